@@ -1,0 +1,24 @@
+// Each subcommand lives in its own file and registers itself on the app; its
+// action runs after parsing and returns the process exit status.
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace jetgate::cli {
+
+using Action = std::function<int()>;
+
+struct Command {
+  CLI::App* app = nullptr;
+  Action run;
+};
+
+Command add_probe_command(CLI::App& app);    // cmd_probe.cpp
+Command add_run_command(CLI::App& app);      // cmd_run.cpp
+Command add_check_command(CLI::App& app);    // cmd_check.cpp
+Command add_support_command(CLI::App& app);  // cmd_support.cpp
+Command add_summary_command(CLI::App& app);  // cmd_summary.cpp
+
+}  // namespace jetgate::cli

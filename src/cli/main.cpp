@@ -1,0 +1,45 @@
+// jetgate's front: parses the command line and hands over to the core library.
+#include <cstdio>
+#include <iostream>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.hpp"
+#include "jetgate/core/exit_codes.hpp"
+#include "jetgate/core/version.hpp"
+
+int main(int argc, char** argv) {
+  using namespace jetgate;
+  CLI::App app{
+      "jetgate: does GPU compute really work on this NVIDIA Jetson or CUDA machine, at full "
+      "speed, and may our project claim support for it? Answers with evidence.",
+      "jetgate"};
+  app.require_subcommand(0, 1);
+  app.set_version_flag("--version", version_text(), "Print the version and the CUDA toolkit the kernels were built with");
+  app.footer(
+      "Exit status: 0 ok, 1 the thing checked does not hold, 2 unusable input or usage.\n"
+      "Docs: docs/evidence-schema.md, docs/gates.md (in the source tree).");
+
+  std::vector<cli::Command> commands = {
+      cli::add_probe_command(app), cli::add_run_command(app), cli::add_check_command(app),
+      cli::add_support_command(app), cli::add_summary_command(app)};
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    std::cerr << "Run 'jetgate --help' for usage.\n";
+    return kExitUsage;
+  }
+  for (auto& c : commands)
+    if (c.app->parsed()) return c.run();
+  std::cout << app.help();
+  return kExitUsage;
+}

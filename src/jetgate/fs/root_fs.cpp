@@ -1,0 +1,166 @@
+#include "jetgate/fs/root_fs.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace jetgate::fs {
+namespace {
+
+std::string relative(std::string_view path) {
+  while (!path.empty() && path.front() == '/') path.remove_prefix(1);
+  return path.empty() ? std::string(".") : std::string(path);
+}
+
+NodeType type_of(mode_t m) {
+  if (S_ISREG(m)) return NodeType::regular;
+  if (S_ISDIR(m)) return NodeType::directory;
+  if (S_ISCHR(m)) return NodeType::char_device;
+  if (S_ISBLK(m)) return NodeType::block_device;
+  if (S_ISFIFO(m)) return NodeType::fifo;
+  if (S_ISSOCK(m)) return NodeType::socket;
+  return NodeType::other;
+}
+
+struct FdCloser {
+  int fd;
+  ~FdCloser() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+}  // namespace
+
+const char* to_string(NodeType t) {
+  switch (t) {
+    case NodeType::missing: return "missing";
+    case NodeType::regular: return "file";
+    case NodeType::directory: return "directory";
+    case NodeType::char_device: return "char";
+    case NodeType::block_device: return "block";
+    case NodeType::fifo: return "fifo";
+    case NodeType::socket: return "socket";
+    case NodeType::other: return "other";
+  }
+  return "other";
+}
+
+Result<RootFs> RootFs::open(const std::string& dir) {
+  if (dir.empty()) return make_error("empty root directory", "--root", "give a directory");
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    int e = errno;
+    std::string hint = e == ENOENT    ? "check the path"
+                       : e == ENOTDIR ? "--root takes a directory holding a recorded machine"
+                                      : "check its permissions";
+    return make_error(std::string("cannot open root directory: ") + std::strerror(e), dir, hint);
+  }
+  auto shared = std::shared_ptr<int>(new int(fd), [](int* p) {
+    ::close(*p);
+    delete p;
+  });
+  struct stat st {};
+  bool live = ::fstat(fd, &st) == 0 && [&] {
+    struct stat rs {};
+    return ::stat("/", &rs) == 0 && rs.st_dev == st.st_dev && rs.st_ino == st.st_ino;
+  }();
+  return RootFs(dir, std::move(shared), live);
+}
+
+int RootFs::open_at(std::string_view path, int flags) const {
+  std::string rel = relative(path);
+  if (!live_) {
+    open_how how{};
+    how.flags = static_cast<std::uint64_t>(flags | O_CLOEXEC);
+    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+    long fd = ::syscall(SYS_openat2, *fd_, rel.c_str(), &how, sizeof how);
+    if (fd >= 0) return static_cast<int>(fd);
+    if (errno != ENOSYS && errno != EPERM) return -errno;
+    // Kernels before 5.6 (and some sandboxes) lack openat2: plain openat.
+  }
+  int fd = ::openat(*fd_, rel.c_str(), flags | O_CLOEXEC);
+  return fd >= 0 ? fd : -errno;
+}
+
+std::string RootFs::display(std::string_view path) const {
+  std::string p(path);
+  if (p.empty() || p.front() != '/') p.insert(p.begin(), '/');
+  if (live_) return p;
+  std::string r = root_;
+  while (r.size() > 1 && r.back() == '/') r.pop_back();
+  return r + p;
+}
+
+Result<std::string> RootFs::read(std::string_view path, std::size_t max_bytes) const {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer.
+  int fd = open_at(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return make_error(std::strerror(-fd), display(path));
+  FdCloser closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return make_error(std::strerror(errno), display(path));
+  if (!S_ISREG(st.st_mode))
+    return make_error(std::string("not a regular file (") + to_string(type_of(st.st_mode)) + ")",
+                      display(path));
+  std::string out;
+  char buf[16384];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return make_error(std::strerror(errno), display(path));
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+    if (out.size() > max_bytes)
+      return make_error("larger than " + std::to_string(max_bytes) + " bytes; not read",
+                        display(path), "is this the right file?");
+  }
+  return out;
+}
+
+NodeInfo RootFs::stat(std::string_view path) const {
+  NodeInfo info;
+  int fd = open_at(path, O_PATH);
+  if (fd < 0) return info;
+  FdCloser closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return info;
+  info.type = type_of(st.st_mode);
+  info.mode = st.st_mode & 07777;
+  info.major = ::major(st.st_rdev);
+  info.minor = ::minor(st.st_rdev);
+  info.uid = st.st_uid;
+  info.gid = st.st_gid;
+  info.size = st.st_size;
+  return info;
+}
+
+Result<std::vector<std::string>> RootFs::list(std::string_view dir) const {
+  int fd = open_at(dir, O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return make_error(std::strerror(-fd), display(dir));
+  DIR* d = ::fdopendir(fd);
+  if (d == nullptr) {
+    ::close(fd);
+    return make_error(std::strerror(errno), display(dir));
+  }
+  std::vector<std::string> names;
+  while (dirent* e = ::readdir(d)) {
+    std::string_view n = e->d_name;
+    if (n == "." || n == "..") continue;
+    names.emplace_back(n);
+    if (names.size() > 100000) break;  // a runaway directory is not a fact source
+  }
+  ::closedir(d);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace jetgate::fs

@@ -1,0 +1,72 @@
+// One root-relative opener for every file jetgate reads (as hwloc's
+// HWLOC_FSROOT): the live machine is RootFs("/"), a recorded machine is
+// RootFs("tests/fixtures/agx-orin-jp6/root"). Reads are capped and refuse
+// anything that is not a regular file, so a FIFO, a device node or a huge file
+// can never hang or exhaust jetgate. On recorded roots, absolute symbolic links
+// resolve inside the root (openat2 RESOLVE_IN_ROOT), never on the host.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "jetgate/core/result.hpp"
+
+namespace jetgate::fs {
+
+enum class NodeType { missing, regular, directory, char_device, block_device, fifo, socket, other };
+
+const char* to_string(NodeType t);
+
+struct NodeInfo {
+  NodeType type = NodeType::missing;
+  unsigned mode = 0;  // permission bits, e.g. 0666
+  unsigned major = 0, minor = 0;
+  unsigned uid = 0, gid = 0;
+  std::int64_t size = 0;
+  bool present() const { return type != NodeType::missing; }
+};
+
+inline constexpr std::size_t kDefaultMaxBytes = 1u << 20;  // 1 MiB
+
+class RootFs {
+ public:
+  // Opens DIR as the root. Fails (an Error naming DIR) when it is missing, not
+  // a directory or unreadable: callers exit 2 then.
+  static Result<RootFs> open(const std::string& dir);
+
+  bool is_live() const { return live_; }
+  const std::string& root() const { return root_; }
+
+  // The contents of a regular file, at most max_bytes. An Error names the path
+  // as the user sees it when the file is missing, unreadable, not a regular
+  // file, or larger than max_bytes.
+  Result<std::string> read(std::string_view path, std::size_t max_bytes = kDefaultMaxBytes) const;
+
+  // What is at path (following symbolic links inside the root); type
+  // NodeType::missing when nothing is there or it cannot be reached.
+  NodeInfo stat(std::string_view path) const;
+  bool exists(std::string_view path) const { return stat(path).present(); }
+
+  // Names in a directory, sorted, without "." and "..".
+  Result<std::vector<std::string>> list(std::string_view dir) const;
+
+  // The path as the user should see it in a message: "/etc/os-release" on the
+  // live machine, "ROOT/etc/os-release" for a recorded root.
+  std::string display(std::string_view path) const;
+
+ private:
+  RootFs(std::string root, std::shared_ptr<int> fd, bool live)
+      : root_(std::move(root)), fd_(std::move(fd)), live_(live) {}
+  // An fd for path opened with flags, or -errno.
+  int open_at(std::string_view path, int flags) const;
+
+  std::string root_;
+  std::shared_ptr<int> fd_;
+  bool live_ = false;
+};
+
+}  // namespace jetgate::fs

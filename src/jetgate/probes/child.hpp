@@ -1,0 +1,48 @@
+// Risky work runs in a child process with a time limit (as DCGM does): a hung
+// or crashing driver call, or a Python interpreter that segfaults, becomes a
+// recorded outcome and jetgate goes on.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace jetgate::probes {
+
+struct ChildOutcome {
+  enum class Kind { exited, signaled, timed_out, spawn_failed } kind = Kind::spawn_failed;
+  int exit_code = -1;     // when exited
+  int signal = 0;         // when signaled (or the signal that finally stopped a timed-out child)
+  std::string output;     // what the child wrote to its result pipe / stdout (capped)
+  std::string error_text; // stderr (capped), or why the spawn failed
+  double wall_ms = 0;
+  // "exit status 3", "killed by signal 11 (SIGSEGV)", "timed out after 5.0 s", ...
+  std::string describe() const;
+};
+
+struct ChildLimits {
+  std::chrono::milliseconds timeout{10000};
+  std::chrono::milliseconds grace{1000};  // between SIGTERM and SIGKILL
+  std::size_t max_output_bytes = 4u << 20;
+};
+
+// Forks; the child runs fn, whose returned string is sent to the parent through
+// a pipe and becomes output; the child exits with status 0 after fn returns.
+// On timeout: SIGTERM, then SIGKILL after the grace period.
+ChildOutcome run_in_child(const std::function<std::string()>& fn, const ChildLimits& limits);
+
+struct ProcessSpec {
+  std::vector<std::string> argv;                 // argv[0] searched in PATH
+  std::map<std::string, std::string> set_env;    // added to / replacing the environment
+  std::vector<std::string> unset_env;
+  std::optional<std::string> stdin_text;         // none: /dev/null
+  std::optional<std::string> cwd;
+};
+
+// Runs an external program; output is its stdout, error_text its stderr.
+ChildOutcome run_process(const ProcessSpec& spec, const ChildLimits& limits);
+
+}  // namespace jetgate::probes

@@ -1,0 +1,38 @@
+// The result of one probe: a status, measured values with units, and a reason
+// a user can act on. Probes never print; reports render these.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace jetgate::probes {
+
+// DCGM's result states.
+enum class ProbeStatus { pass, fail, warn, skip, not_run };
+
+const char* to_string(ProbeStatus s);  // "PASS", "FAIL", "WARN", "SKIP", "NOT_RUN"
+std::optional<ProbeStatus> probe_status_from_string(std::string_view s);
+
+struct Measurement {
+  double value = 0;
+  std::string unit;  // "GB/s", "us", "fraction", "percent", "bytes", "count", ...
+};
+
+struct ProbeResult {
+  std::string id;      // "launch", "memory", "bandwidth", "sync_path", "python_runtime"
+  ProbeStatus status = ProbeStatus::not_run;
+  std::string reason;  // why this status, in words a user can act on
+  std::map<std::string, Measurement> values;  // keyed by metric, e.g. "d2d_gbps"
+  nlohmann::json details = nlohmann::json::object();  // structured extras (per-mode tables, ...)
+  double duration_ms = 0;
+};
+
+// {"id", "status", "reason", "values": {metric: {"value", "unit"}}, "details", "duration_ms"}
+nlohmann::json to_json(const ProbeResult& r);
+// Inverse of to_json; nullopt plus a message in *err when the document does not fit.
+std::optional<ProbeResult> probe_result_from_json(const nlohmann::json& j, std::string* err);
+
+}  // namespace jetgate::probes

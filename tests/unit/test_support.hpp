@@ -1,0 +1,42 @@
+// Helpers shared by the tests: temporary directories, running the built
+// jetgate binary, fixture paths.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace jetgate::test {
+
+// A fresh directory under $JETGATE_TEST_TMP (or /tmp), removed at scope exit.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& dir() const { return dir_; }
+  std::string path(const std::string& rel) const { return dir_ + "/" + rel; }
+  // Writes rel (creating parent directories) and returns its full path.
+  std::string write(const std::string& rel, const std::string& contents) const;
+
+ private:
+  std::string dir_;
+};
+
+std::string read_file(const std::string& path);
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs the built jetgate binary with args (no shell), capturing stdout and
+// stderr; env entries "K=V" are added to the environment.
+CliRun run_jetgate(const std::vector<std::string>& args, const std::vector<std::string>& env = {});
+
+std::string fixtures_dir();  // tests/fixtures
+std::string source_dir();    // repository root
+std::string jetgate_binary();
+
+}  // namespace jetgate::test
