@@ -1,0 +1,48 @@
+// One evidence document per gate run (docs/evidence-schema.md). The fields
+// OBLITERATUS' runner writes come first and keep their meaning, so evidence
+// from either tool is read alike; jetgate adds platform facts, GPU facts,
+// probe results, Python runtime facts and its own version.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "jetgate/core/result.hpp"
+
+namespace jetgate::evidence {
+
+enum class GateStatus { passed, failed, not_run };
+const char* to_string(GateStatus s);  // "passed", "failed", "not_run"
+
+struct Counts {
+  std::int64_t tests = 0, failures = 0, errors = 0, skipped = 0;
+};
+
+struct Evidence {
+  int schema_version = 1;
+  std::string gate;
+  GateStatus status = GateStatus::not_run;
+  std::string generated_at;   // UTC ISO-8601, "2026-11-29T16:23:05Z"
+  std::string git_sha;        // 40 lowercase hex digits or "local"
+  std::string reason;
+  std::optional<int> exit_code;
+  Counts counts;
+  // Everything else in the document (jetgate's additions: "jetgate",
+  // "platform", "gpu", "probes", "python", "requirements", "command", ...),
+  // kept as read so nothing is lost on a round trip.
+  nlohmann::json extra = nlohmann::json::object();
+};
+
+nlohmann::json to_json(const Evidence& e);
+// Validates the OBLITERATUS fields (types, status values, git_sha form);
+// errors name the field.
+Result<Evidence> evidence_from_json(const nlohmann::json& j);
+// Reads and validates PATH (capped size); errors name the file.
+Result<Evidence> read_evidence(const std::string& path);
+// Writes DIR/GATE.json atomically: temporary file in DIR, fsync, rename, fsync DIR.
+Result<std::string> write_evidence(const std::string& dir, const Evidence& e);
+
+}  // namespace jetgate::evidence

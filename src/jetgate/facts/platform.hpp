@@ -1,0 +1,28 @@
+// Platform facts: everything jetgate learns from files under a root (and, on
+// the live machine, from uname and nvcc). The result is the "platform" object
+// of the evidence schema (docs/evidence-schema.md), null where unknown.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "jetgate/facts/warning.hpp"
+#include "jetgate/fs/root_fs.hpp"
+
+namespace jetgate::facts {
+
+struct CollectOptions {
+  bool show_serial = false;  // serial numbers and hostnames only when asked
+  bool run_commands = true;  // live machine only: may run nvcc --version
+};
+
+struct PlatformReport {
+  nlohmann::json platform;         // the /platform object
+  std::vector<Warning> warnings;   // facts that could not be read, each naming its file
+};
+
+PlatformReport collect_platform(const fs::RootFs& root, const CollectOptions& options);
+
+}  // namespace jetgate::facts
