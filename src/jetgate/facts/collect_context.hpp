@@ -1,0 +1,52 @@
+// Shared by the fact collectors: reads through the root, turns unreadable or
+// unparsable files into warnings that name the file.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "jetgate/facts/platform.hpp"
+#include "jetgate/facts/warning.hpp"
+#include "jetgate/fs/root_fs.hpp"
+
+namespace jetgate::facts {
+
+class CollectContext {
+ public:
+  CollectContext(const fs::RootFs& root, const CollectOptions& options, std::vector<Warning>& warnings);
+
+  const fs::RootFs& root() const { return root_; }
+  const CollectOptions& options() const { return options_; }
+
+  // The file's text, or nullopt. A missing file is silent (most facts are
+  // optional); any other failure becomes a warning about `fact`.
+  std::optional<std::string> read(const std::string& path, const std::string& fact,
+                                  std::size_t max_bytes = fs::kDefaultMaxBytes);
+  void warn(const std::string& fact, const std::string& source, const std::string& message);
+
+  // The recorded root's sidecar (jetgate-root.json), or an empty object.
+  const nlohmann::json& sidecar() const { return sidecar_; }
+  // A device node as the machine had it: the sidecar's record for a recorded
+  // root (git cannot store device nodes), else stat().
+  fs::NodeInfo node(const std::string& path) const;
+
+ private:
+  const fs::RootFs& root_;
+  const CollectOptions& options_;
+  std::vector<Warning>& warnings_;
+  nlohmann::json sidecar_ = nlohmann::json::object();
+};
+
+nlohmann::json json_or_null(const std::optional<std::string>& v);
+
+// Collectors, one per group of the report. Each writes its keys into `out`.
+void collect_host(CollectContext& ctx, nlohmann::json& out);         // arch, kernel, os, memory
+void collect_tegra(CollectContext& ctx, nlohmann::json& out);        // /tegra
+void collect_gpu_stack(CollectContext& ctx, nlohmann::json& tegra);  // /tegra/driver
+void collect_container(CollectContext& ctx, nlohmann::json& out);    // /container
+void collect_cuda_stack(CollectContext& ctx, nlohmann::json& out);   // /cuda, /nvidia_driver, /libraries
+
+}  // namespace jetgate::facts

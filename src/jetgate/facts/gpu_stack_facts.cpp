@@ -1,0 +1,130 @@
+// /platform/tegra/driver: the GPU driver stack as the kernel and /dev show it.
+// Reported on every machine (the dGPU nodes and modules are listed too), since
+// a missing piece is exactly what bring-up on custom kernels gets wrong.
+#include <array>
+#include <string_view>
+
+#include "jetgate/facts/cdi.hpp"
+#include "jetgate/facts/collect_context.hpp"
+#include "jetgate/facts/proc_modules.hpp"
+
+namespace jetgate::facts {
+namespace {
+
+// Modules of the Tegra (nvgpu) and discrete (nvidia) GPU stacks. Others whose
+// names start with these prefixes are reported too.
+constexpr std::array<std::string_view, 17> kGpuModules{
+    "nvgpu", "host1x", "host1x_fence", "host1x_nvhost", "nvhost_ctrl_shim", "nvmap",
+    "mc_utils", "tegra_drm", "governor_pod_scaling", "nvhwpm", "nvidia", "nvidia_uvm",
+    "nvidia_modeset", "nvidia_drm", "nvidia_peermem", "nvsciipc", "nvidia_vrs_pseq"};
+constexpr std::array<std::string_view, 3> kGpuModulePrefixes{"nvgpu", "nvidia", "host1x"};
+
+constexpr std::array<std::string_view, 17> kGpuNodes{
+    "/dev/nvhost-ctrl",      "/dev/nvhost-ctrl-gpu",   "/dev/nvhost-gpu",
+    "/dev/nvhost-as-gpu",    "/dev/nvhost-prof-gpu",   "/dev/nvmap",
+    "/dev/host1x-fence",     "/dev/nvgpu/igpu0/ctrl",  "/dev/nvgpu/igpu0/as",
+    "/dev/nvgpu/igpu0/channel", "/dev/nvgpu/igpu0/tsg", "/dev/nvgpu/igpu0/prof",
+    "/dev/nvidiactl",        "/dev/nvidia-uvm",        "/dev/nvidia-uvm-tools",
+    "/dev/nvidia-modeset",   "/dev/dri/renderD128"};
+
+bool is_gpu_module(const std::string& name) {
+  for (auto m : kGpuModules)
+    if (name == m) return true;
+  for (auto p : kGpuModulePrefixes)
+    if (name.rfind(p, 0) == 0) return true;
+  return false;
+}
+
+std::string mode_string(unsigned mode) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "%04o", mode & 07777u);
+  return buf;
+}
+
+nlohmann::json node_json(CollectContext& ctx, const std::string& path) {
+  auto info = ctx.node(path);
+  nlohmann::json j = {{"path", path}, {"present", info.present()}};
+  if (info.present()) {
+    j["type"] = fs::to_string(info.type);
+    j["mode"] = mode_string(info.mode);
+  }
+  return j;
+}
+
+nlohmann::json modules_json(CollectContext& ctx) {
+  nlohmann::json loaded = nlohmann::json::array();
+  auto text = ctx.read("/proc/modules", "/platform/tegra/driver/modules");
+  if (!text) return loaded;
+  for (const auto& m : parse_proc_modules(*text)) {
+    if (!is_gpu_module(m.name)) continue;
+    loaded.push_back({{"name", m.name}, {"size", m.size}, {"refcount", m.refcount},
+                      {"used_by", m.used_by}, {"state", m.state}});
+  }
+  return loaded;
+}
+
+// /dev/nvidia0, /dev/nvidia1, ...: one per discrete GPU.
+std::vector<std::string> numbered_nvidia_nodes(CollectContext& ctx) {
+  std::vector<std::string> out;
+  auto names = ctx.root().list("/dev");
+  if (!names.ok()) return out;
+  for (const auto& n : *names) {
+    if (n.size() > 6 && n.rfind("nvidia", 0) == 0 &&
+        n.find_first_not_of("0123456789", 6) == std::string::npos)
+      out.push_back("/dev/" + n);
+  }
+  return out;
+}
+
+nlohmann::json cdi_json(CollectContext& ctx) {
+  nlohmann::json specs = nlohmann::json::array();
+  for (std::string dir : {"/etc/cdi", "/var/run/cdi"}) {
+    auto names = ctx.root().list(dir);
+    if (!names.ok()) continue;
+    for (const auto& n : *names) {
+      auto dot = n.rfind('.');
+      std::string ext = dot == std::string::npos ? "" : n.substr(dot);
+      if (ext != ".yaml" && ext != ".yml" && ext != ".json") continue;
+      std::string path = dir + "/" + n;
+      nlohmann::json entry = {{"path", path}, {"kind", nullptr}, {"cdi_version", nullptr},
+                              {"devices", nlohmann::json::array()},
+                              {"device_nodes", nlohmann::json::array()}, {"error", nullptr}};
+      auto text = ctx.read(path, "/platform/tegra/driver/cdi");
+      if (!text) {
+        entry["error"] = "unreadable";
+        specs.push_back(entry);
+        continue;
+      }
+      auto spec = parse_cdi_spec(*text);
+      if (!spec.ok()) {
+        entry["error"] = spec.error().message();
+        ctx.warn("/platform/tegra/driver/cdi", ctx.root().display(path), spec.error().message());
+        specs.push_back(entry);
+        continue;
+      }
+      entry["kind"] = spec->kind;
+      entry["cdi_version"] = spec->cdi_version;
+      entry["devices"] = spec->devices;
+      int missing = 0;
+      for (const auto& node : spec->device_nodes) {
+        bool present = ctx.node(node.host_path).present();
+        missing += present ? 0 : 1;
+        entry["device_nodes"].push_back({{"path", node.path}, {"host_path", node.host_path}, {"present", present}});
+      }
+      entry["missing_nodes"] = missing;
+      specs.push_back(entry);
+    }
+  }
+  return specs;
+}
+
+}  // namespace
+
+void collect_gpu_stack(CollectContext& ctx, nlohmann::json& tegra) {
+  nlohmann::json nodes = nlohmann::json::array();
+  for (auto p : kGpuNodes) nodes.push_back(node_json(ctx, std::string(p)));
+  for (const auto& p : numbered_nvidia_nodes(ctx)) nodes.push_back(node_json(ctx, p));
+  tegra["driver"] = {{"modules", modules_json(ctx)}, {"device_nodes", nodes}, {"cdi", cdi_json(ctx)}};
+}
+
+}  // namespace jetgate::facts

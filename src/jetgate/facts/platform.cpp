@@ -1,0 +1,104 @@
+#include "jetgate/facts/platform.hpp"
+
+#include <sys/utsname.h>
+
+#include <charconv>
+
+#include "jetgate/facts/collect_context.hpp"
+#include "jetgate/facts/os_release.hpp"
+#include "jetgate/facts/text.hpp"
+
+namespace jetgate::facts {
+namespace {
+
+std::optional<std::string> normalize_arch(std::string m) {
+  if (m == "arm64") return "aarch64";
+  if (m == "amd64") return "x86_64";
+  if (m.empty() || m.size() > 32 || !is_printable_text(m)) return std::nullopt;
+  return m;
+}
+
+std::optional<std::string> machine_arch(CollectContext& ctx) {
+  if (ctx.root().is_live()) {
+    utsname u{};
+    if (::uname(&u) == 0) return normalize_arch(u.machine);
+    ctx.warn("/platform/arch", "uname()", "uname failed");
+    return std::nullopt;
+  }
+  const auto& side = ctx.sidecar();
+  if (side.contains("machine") && side["machine"].is_string())
+    if (auto a = normalize_arch(side["machine"].get<std::string>())) return a;
+  ctx.warn("/platform/arch", ctx.root().display("/jetgate-root.json"),
+           "a recorded root keeps the machine architecture in jetgate-root.json as "
+           "{\"machine\": \"aarch64\"}; add it (scripts/jetgate-record-root.sh writes it)");
+  return std::nullopt;
+}
+
+std::optional<long long> mem_total_bytes(CollectContext& ctx) {
+  auto text = ctx.read("/proc/meminfo", "/platform/memory/total_bytes");
+  if (!text) return std::nullopt;
+  for (auto line : split_lines(*text)) {
+    if (line.rfind("MemTotal:", 0) != 0) continue;
+    auto v = trim(line.substr(9));
+    long long kb = 0;
+    auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), kb);
+    if (ec == std::errc() && kb > 0 && trim(std::string_view(p, v.data() + v.size() - p)) == "kB")
+      return kb * 1024;
+  }
+  ctx.warn("/platform/memory/total_bytes", ctx.root().display("/proc/meminfo"),
+           "no \"MemTotal: <n> kB\" line");
+  return std::nullopt;
+}
+
+}  // namespace
+
+void collect_host(CollectContext& ctx, nlohmann::json& out) {
+  out["arch"] = json_or_null(machine_arch(ctx));
+
+  std::optional<std::string> release;
+  if (auto t = ctx.read("/proc/sys/kernel/osrelease", "/platform/kernel/release")) {
+    auto r = std::string(trim(*t));
+    if (!r.empty() && r.size() < 128 && is_printable_text(r)) release = r;
+    else ctx.warn("/platform/kernel/release", ctx.root().display("/proc/sys/kernel/osrelease"), "not a kernel release string");
+  } else if (ctx.root().is_live()) {
+    utsname u{};
+    if (::uname(&u) == 0) release = u.release;
+  }
+  out["kernel"] = {{"release", json_or_null(release)}};
+
+  nlohmann::json os = {{"id", nullptr}, {"version_id", nullptr}, {"pretty_name", nullptr},
+                       {"version_codename", nullptr}};
+  auto text = ctx.read("/etc/os-release", "/platform/os/id");
+  if (!text) text = ctx.read("/usr/lib/os-release", "/platform/os/id");
+  if (text) {
+    auto kv = parse_os_release(*text);
+    for (auto [key, field] : {std::pair{"ID", "id"}, {"VERSION_ID", "version_id"},
+                              {"PRETTY_NAME", "pretty_name"}, {"VERSION_CODENAME", "version_codename"}})
+      if (auto it = kv.find(key); it != kv.end() && !it->second.empty()) os[field] = it->second;
+  }
+  out["os"] = os;
+
+  auto mem = mem_total_bytes(ctx);
+  out["memory"] = {{"total_bytes", mem ? nlohmann::json(*mem) : nlohmann::json(nullptr)}};
+
+  if (ctx.options().show_serial) {
+    std::optional<std::string> host;
+    if (auto h = ctx.read("/proc/sys/kernel/hostname", "/platform/hostname")) host = std::string(trim(*h));
+    else if (auto e = ctx.read("/etc/hostname", "/platform/hostname")) host = std::string(trim(*e));
+    out["hostname"] = json_or_null(host);
+  }
+}
+
+PlatformReport collect_platform(const fs::RootFs& root, const CollectOptions& options) {
+  PlatformReport report;
+  CollectContext ctx(root, options, report.warnings);
+  nlohmann::json p = nlohmann::json::object();
+  collect_host(ctx, p);
+  collect_tegra(ctx, p);
+  collect_container(ctx, p);
+  collect_cuda_stack(ctx, p);
+  report.platform = std::move(p);
+  return report;
+}
+
+}  // namespace jetgate::facts
