@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <optional>
@@ -18,6 +19,9 @@ struct ChildOutcome {
   int signal = 0;         // when signaled (or the signal that finally stopped a timed-out child)
   std::string output;     // what the child wrote to its result pipe / stdout (capped)
   std::string error_text; // stderr (capped), or why the spawn failed
+  std::size_t output_discarded = 0;  // bytes beyond max_output_bytes, read and dropped
+  std::size_t error_discarded = 0;
+  double timeout_s = 0;   // the limit, when timed_out (for describe)
   double wall_ms = 0;
   // "exit status 3", "killed by signal 11 (SIGSEGV)", "timed out after 5.0 s", ...
   std::string describe() const;

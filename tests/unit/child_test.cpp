@@ -1,0 +1,353 @@
+#include "jetgate/probes/child.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "test_support.hpp"
+
+namespace jetgate::probes {
+namespace {
+
+using namespace std::chrono_literals;
+using Kind = ChildOutcome::Kind;
+
+// Short limits keep the suite fast; the grace is what a SIGTERM-ignoring child costs.
+ChildLimits short_limits() {
+  ChildLimits l;
+  l.timeout = 300ms;
+  l.grace = 200ms;
+  return l;
+}
+
+// A process that is gone, or a zombie nobody reaps (PID 1 in a container may
+// not), no longer runs.
+bool process_runs(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  auto close_paren = line.rfind(')');
+  return close_paren != std::string::npos && close_paren + 2 < line.size() &&
+         line[close_paren + 2] != 'Z';
+}
+
+bool stops_running_soon(pid_t pid) {
+  for (int i = 0; i < 100 && process_runs(pid); ++i) std::this_thread::sleep_for(10ms);
+  return !process_runs(pid);
+}
+
+ChildOutcome sh(const std::string& script, ChildLimits limits = short_limits()) {
+  ProcessSpec spec;
+  spec.argv = {"sh", "-c", script};
+  return run_process(spec, limits);
+}
+
+// --- describe ----------------------------------------------------------------
+
+TEST(ChildOutcomeDescribe, NamesExitStatusSignalsAndTimeouts) {
+  ChildOutcome o;
+  o.kind = Kind::exited;
+  o.exit_code = 3;
+  EXPECT_EQ(o.describe(), "exit status 3");
+  o.kind = Kind::signaled;
+  o.signal = SIGSEGV;
+  EXPECT_EQ(o.describe(), "killed by signal 11 (SIGSEGV)");
+  o.signal = 63;
+  EXPECT_EQ(o.describe(), "killed by signal 63");
+  o.kind = Kind::timed_out;
+  o.timeout_s = 5;
+  o.signal = SIGTERM;
+  EXPECT_EQ(o.describe(), "timed out after 5.0 s (stopped with SIGTERM)");
+  o.signal = SIGKILL;
+  EXPECT_EQ(o.describe(), "timed out after 5.0 s (stopped with SIGKILL)");
+  o.signal = 0;
+  EXPECT_EQ(o.describe(), "timed out after 5.0 s (still running after SIGKILL: stuck in the kernel?)");
+  o.kind = Kind::spawn_failed;
+  o.error_text = "python3: not found in PATH";
+  EXPECT_EQ(o.describe(), "python3: not found in PATH");
+}
+
+TEST(ChildOutcomeDescribe, MentionsDiscardedOutput) {
+  ChildOutcome o;
+  o.kind = Kind::exited;
+  o.exit_code = 0;
+  o.output_discarded = 42;
+  EXPECT_EQ(o.describe(), "exit status 0; output capped, 42 bytes discarded");
+}
+
+// --- run_in_child ------------------------------------------------------------
+
+TEST(RunInChild, ReturnsTheResultOfFn) {
+  auto o = run_in_child([] { return std::string("hello from ") + std::to_string(getpid()); },
+                        short_limits());
+  ASSERT_EQ(o.kind, Kind::exited) << o.describe();
+  EXPECT_EQ(o.exit_code, 0);
+  EXPECT_EQ(o.output.rfind("hello from ", 0), 0u);
+  EXPECT_NE(o.output, "hello from " + std::to_string(getpid()));  // ran in another process
+}
+
+TEST(RunInChild, NonZeroExitIsReported) {
+  auto o = run_in_child([]() -> std::string { _exit(3); }, short_limits());
+  ASSERT_EQ(o.kind, Kind::exited);
+  EXPECT_EQ(o.exit_code, 3);
+  EXPECT_EQ(o.describe(), "exit status 3");
+}
+
+TEST(RunInChild, SegfaultIsASignalNotACrashOfTheParent) {
+  auto o = run_in_child([]() -> std::string { std::raise(SIGSEGV); return "unreached"; },
+                        short_limits());
+  ASSERT_EQ(o.kind, Kind::signaled);
+  EXPECT_EQ(o.signal, SIGSEGV);
+  EXPECT_EQ(o.describe(), "killed by signal 11 (SIGSEGV)");
+}
+
+TEST(RunInChild, AbortIsReportedAsSigabrt) {
+  auto o = run_in_child([]() -> std::string { std::abort(); }, short_limits());
+  ASSERT_EQ(o.kind, Kind::signaled);
+  EXPECT_EQ(o.signal, SIGABRT);
+  EXPECT_NE(o.describe().find("(SIGABRT)"), std::string::npos);
+}
+
+TEST(RunInChild, ExceptionBecomesNonZeroExitWithMessageOnStderr) {
+  auto o = run_in_child([]() -> std::string { throw std::runtime_error("cuInit exploded"); },
+                        short_limits());
+  ASSERT_EQ(o.kind, Kind::exited);
+  EXPECT_NE(o.exit_code, 0);
+  EXPECT_NE(o.error_text.find("cuInit exploded"), std::string::npos);
+  EXPECT_TRUE(o.output.empty());
+}
+
+TEST(RunInChild, HangIsStoppedWithSigterm) {
+  auto o = run_in_child([]() -> std::string { for (;;) pause(); }, short_limits());
+  ASSERT_EQ(o.kind, Kind::timed_out);
+  EXPECT_EQ(o.signal, SIGTERM);
+  EXPECT_EQ(o.describe(), "timed out after 0.3 s (stopped with SIGTERM)");
+  EXPECT_GE(o.wall_ms, 300);
+  EXPECT_LT(o.wall_ms, 450);  // SIGTERM worked; the grace period was not needed
+}
+
+TEST(RunInChild, ChildIgnoringSigtermGetsSigkill) {
+  auto o = run_in_child(
+      []() -> std::string {
+        std::signal(SIGTERM, SIG_IGN);
+        for (;;) pause();
+      },
+      short_limits());
+  ASSERT_EQ(o.kind, Kind::timed_out);
+  EXPECT_EQ(o.signal, SIGKILL);
+  EXPECT_EQ(o.describe(), "timed out after 0.3 s (stopped with SIGKILL)");
+  EXPECT_GE(o.wall_ms, 500);
+  EXPECT_LT(o.wall_ms, 1500);
+}
+
+TEST(RunInChild, HugeResultIsCappedAndCounted) {
+  ChildLimits l = short_limits();
+  l.timeout = 5s;
+  l.max_output_bytes = 1u << 20;
+  auto o = run_in_child([] { return std::string(10u << 20, 'x'); }, l);
+  ASSERT_EQ(o.kind, Kind::exited) << o.describe();
+  EXPECT_EQ(o.output.size(), 1u << 20);
+  EXPECT_EQ(o.output_discarded, 9u << 20);
+  EXPECT_NE(o.describe().find("bytes discarded"), std::string::npos);
+}
+
+TEST(RunInChild, StdoutChatterGoesToErrorTextNotTheResult) {
+  auto o = run_in_child(
+      [] {
+        std::printf("driver banner\n");
+        return std::string("result");
+      },
+      short_limits());
+  ASSERT_EQ(o.kind, Kind::exited);
+  EXPECT_EQ(o.output, "result");
+  EXPECT_NE(o.error_text.find("driver banner"), std::string::npos);
+}
+
+TEST(RunInChild, ParentStdioBuffersAreNotWrittenTwice) {
+  test::TempDir t;
+  std::string path = t.path("log");
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs("once\n", f);  // still in the buffer at fork time
+  auto o = run_in_child([] { return std::string("ok"); }, short_limits());
+  std::fclose(f);
+  ASSERT_EQ(o.kind, Kind::exited);
+  EXPECT_EQ(test::read_file(path), "once\n");
+}
+
+// --- run_process -------------------------------------------------------------
+
+TEST(RunProcess, SeparatesStdoutStderrAndExitStatus) {
+  auto o = sh("echo out; echo err >&2; exit 3");
+  ASSERT_EQ(o.kind, Kind::exited) << o.describe();
+  EXPECT_EQ(o.exit_code, 3);
+  EXPECT_EQ(o.output, "out\n");
+  EXPECT_EQ(o.error_text, "err\n");
+}
+
+TEST(RunProcess, CrashBySignalIsNamed) {
+  auto o = sh("kill -SEGV $$");
+  ASSERT_EQ(o.kind, Kind::signaled) << o.describe();
+  EXPECT_EQ(o.describe(), "killed by signal 11 (SIGSEGV)");
+}
+
+TEST(RunProcess, DeliversStdinWhileReadingStdoutWithoutDeadlock) {
+  // Far more than a pipe holds in both directions at once.
+  std::string text(4u << 20, 'a');
+  for (std::size_t i = 0; i < text.size(); i += 97) text[i] = '\n';
+  ProcessSpec spec;
+  spec.argv = {"cat"};
+  spec.stdin_text = text;
+  ChildLimits l = short_limits();
+  l.timeout = 10s;
+  l.max_output_bytes = 8u << 20;
+  auto o = run_process(spec, l);
+  ASSERT_EQ(o.kind, Kind::exited) << o.describe();
+  EXPECT_EQ(o.output, text);
+}
+
+TEST(RunProcess, NoStdinTextMeansEmptyStdin) {
+  ProcessSpec spec;
+  spec.argv = {"cat"};
+  auto o = run_process(spec, short_limits());
+  ASSERT_EQ(o.kind, Kind::exited) << o.describe();
+  EXPECT_EQ(o.output, "");
+}
+
+TEST(RunProcess, ChildThatDoesNotReadStdinDoesNotHurtTheParent) {
+  ProcessSpec spec;
+  spec.argv = {"true"};
+  spec.stdin_text = std::string(1u << 20, 'z');
+  auto o = run_process(spec, short_limits());
+  ASSERT_EQ(o.kind, Kind::exited) << o.describe();  // and no SIGPIPE killed the test
+  EXPECT_EQ(o.exit_code, 0);
+}
+
+TEST(RunProcess, HugeOutputIsCapped) {
+  ChildLimits l = short_limits();
+  l.timeout = 10s;
+  l.max_output_bytes = 1000;
+  auto o = run_process({{"head", "-c", "5000000", "/dev/zero"}, {}, {}, {}, {}}, l);
+  ASSERT_EQ(o.kind, Kind::exited) << o.describe();
+  EXPECT_EQ(o.output.size(), 1000u);
+  EXPECT_EQ(o.output_discarded, 5000000u - 1000u);
+}
+
+TEST(RunProcess, SetsAndUnsetsEnvironment) {
+  ::setenv("JETGATE_CHILD_TEST_DROP", "present", 1);
+  ProcessSpec spec;
+  spec.argv = {"sh", "-c", "echo \"$JETGATE_CHILD_TEST_SET:${JETGATE_CHILD_TEST_DROP-unset}\""};
+  spec.set_env["JETGATE_CHILD_TEST_SET"] = "hello";
+  spec.unset_env = {"JETGATE_CHILD_TEST_DROP"};
+  auto o = run_process(spec, short_limits());
+  ::unsetenv("JETGATE_CHILD_TEST_DROP");
+  ASSERT_EQ(o.kind, Kind::exited) << o.describe();
+  EXPECT_EQ(o.output, "hello:unset\n");
+}
+
+TEST(RunProcess, RunsInTheGivenDirectory) {
+  test::TempDir t;
+  ProcessSpec spec;
+  spec.argv = {"pwd", "-P"};
+  spec.cwd = t.dir();
+  auto o = run_process(spec, short_limits());
+  ASSERT_EQ(o.kind, Kind::exited) << o.describe();
+  char resolved[4096];
+  ASSERT_NE(::realpath(t.dir().c_str(), resolved), nullptr);
+  EXPECT_EQ(o.output, std::string(resolved) + "\n");
+}
+
+TEST(RunProcess, MissingDirectoryIsASpawnFailure) {
+  ProcessSpec spec;
+  spec.argv = {"true"};
+  spec.cwd = "/nonexistent/jetgate-dir";
+  auto o = run_process(spec, short_limits());
+  ASSERT_EQ(o.kind, Kind::spawn_failed);
+  EXPECT_NE(o.describe().find("/nonexistent/jetgate-dir"), std::string::npos);
+}
+
+TEST(RunProcess, ProgramNotFoundIsAClearOutcome) {
+  ProcessSpec spec;
+  spec.argv = {"jetgate-no-such-python3"};
+  auto o = run_process(spec, short_limits());
+  ASSERT_EQ(o.kind, Kind::spawn_failed);
+  EXPECT_EQ(o.describe(), "jetgate-no-such-python3: not found in PATH");
+}
+
+TEST(RunProcess, FileThatIsNotExecutableIsASpawnFailure) {
+  test::TempDir t;
+  std::string script = t.write("not-executable", "#!/bin/sh\necho hi\n");
+  ProcessSpec spec;
+  spec.argv = {script};
+  auto o = run_process(spec, short_limits());
+  ASSERT_EQ(o.kind, Kind::spawn_failed);
+  EXPECT_NE(o.describe().find("Permission denied"), std::string::npos) << o.describe();
+  spec.argv = {t.path("absent")};
+  o = run_process(spec, short_limits());
+  ASSERT_EQ(o.kind, Kind::spawn_failed);
+  EXPECT_NE(o.describe().find("No such file"), std::string::npos) << o.describe();
+}
+
+TEST(RunProcess, EmptyArgvIsASpawnFailure) {
+  auto o = run_process(ProcessSpec{}, short_limits());
+  EXPECT_EQ(o.kind, Kind::spawn_failed);
+}
+
+TEST(RunProcess, HangIsStoppedWithSigtermAndTheWholeGroupDies) {
+  auto o = sh("sleep 30 & echo $!; sleep 30");
+  ASSERT_EQ(o.kind, Kind::timed_out) << o.describe();
+  EXPECT_EQ(o.signal, SIGTERM);
+  pid_t grandchild = static_cast<pid_t>(std::stol(o.output));
+  EXPECT_TRUE(stops_running_soon(grandchild));
+}
+
+TEST(RunProcess, SigtermIgnoredNeedsSigkill) {
+  auto o = sh("trap '' TERM; while :; do sleep 0.05; done");
+  ASSERT_EQ(o.kind, Kind::timed_out) << o.describe();
+  EXPECT_EQ(o.signal, SIGKILL);
+  EXPECT_LT(o.wall_ms, 2000);
+}
+
+TEST(RunProcess, SigtermIgnoredByJetgateIsNotInheritedByTheChild) {
+  auto old = std::signal(SIGTERM, SIG_IGN);
+  ProcessSpec spec;
+  spec.argv = {"sleep", "30"};
+  auto o = run_process(spec, short_limits());
+  std::signal(SIGTERM, old);
+  ASSERT_EQ(o.kind, Kind::timed_out) << o.describe();
+  EXPECT_EQ(o.signal, SIGTERM);
+}
+
+TEST(RunProcess, GrandchildThatOutlivesItsParentIsKilled) {
+  ChildLimits l = short_limits();
+  l.timeout = 10s;
+  // The grandchild keeps stdout open: waiting for end of file would take 30 s.
+  auto o = sh("sleep 30 & echo $!; exit 0", l);
+  ASSERT_EQ(o.kind, Kind::exited) << o.describe();
+  EXPECT_LT(o.wall_ms, 2000);
+  pid_t grandchild = static_cast<pid_t>(std::stol(o.output));
+  EXPECT_TRUE(stops_running_soon(grandchild));
+}
+
+TEST(RunProcess, DescriptorsOfJetgateDoNotLeakIntoTheChild) {
+  int leaked = ::fcntl(STDERR_FILENO, F_DUPFD, 200);  // no FD_CLOEXEC
+  ASSERT_GE(leaked, 200);
+  auto o = sh("ls /proc/$$/fd");
+  ::close(leaked);
+  ASSERT_EQ(o.kind, Kind::exited) << o.describe();
+  EXPECT_EQ(o.output.find(std::to_string(leaked)), std::string::npos) << o.output;
+}
+
+}  // namespace
+}  // namespace jetgate::probes
