@@ -1,0 +1,176 @@
+#include "jetgate/evidence/evidence.hpp"
+
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "jetgate/evidence/atomic_write.hpp"
+#include "jetgate/evidence/dates.hpp"
+#include "jetgate/evidence/gate_id.hpp"
+#include "jetgate/fs/root_fs.hpp"
+
+namespace jetgate::evidence {
+namespace {
+
+// Generous for probe details and per-mode tables, small enough that a wrong
+// file (a log, a core dump) is refused rather than parsed.
+constexpr std::size_t kMaxEvidenceBytes = 8u << 20;
+
+const char* const kObliteratusKeys[] = {"schema_version", "generated_at", "git_sha", "reason",
+                                        "exit_code",      "counts",       "gate",    "status"};
+
+bool is_lower_hex_sha(const std::string& s) {
+  if (s.size() != 40) return false;
+  for (char c : s)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return true;
+}
+
+Error field_error(const std::string& field, const std::string& what) {
+  return make_error(what, "/" + field,
+                    "evidence files are written by `jetgate run` or OBLITERATUS' "
+                    "run_conditional_gate.py; re-run the gate instead of editing the file");
+}
+
+Result<std::int64_t> read_count(const nlohmann::json& counts, const char* key) {
+  if (!counts.contains(key) || counts[key].is_null()) return std::int64_t{0};
+  const auto& v = counts[key];
+  if (!v.is_number_integer() || v.get<std::int64_t>() < 0)
+    return field_error(std::string("counts/") + key,
+                       fmt::format("counts.{} must be a non-negative integer, not {}", key,
+                                   v.dump()));
+  return v.get<std::int64_t>();
+}
+
+Result<Counts> read_counts(const nlohmann::json& j) {
+  Counts c;
+  if (!j.contains("counts") || j["counts"].is_null()) return c;
+  const auto& counts = j["counts"];
+  if (!counts.is_object()) return field_error("counts", "counts must be an object");
+  std::int64_t* fields[] = {&c.tests, &c.failures, &c.errors, &c.skipped};
+  const char* names[] = {"tests", "failures", "errors", "skipped"};
+  for (int i = 0; i < 4; ++i) {
+    auto v = read_count(counts, names[i]);
+    if (!v) return v.error();
+    *fields[i] = *v;
+  }
+  return c;
+}
+
+Result<GateStatus> read_status(const nlohmann::json& j) {
+  if (!j.contains("status") || !j["status"].is_string())
+    return field_error("status", "missing string field \"status\"");
+  auto s = j["status"].get<std::string>();
+  for (auto st : {GateStatus::passed, GateStatus::failed, GateStatus::not_run})
+    if (s == to_string(st)) return st;
+  return field_error("status", fmt::format("status \"{}\" is not passed, failed or not_run", s));
+}
+
+Result<std::string> read_string(const nlohmann::json& j, const char* key, bool required) {
+  if (!j.contains(key) || j[key].is_null()) {
+    if (required) return field_error(key, fmt::format("missing string field \"{}\"", key));
+    return std::string();
+  }
+  if (!j[key].is_string()) return field_error(key, fmt::format("\"{}\" must be a string", key));
+  return j[key].get<std::string>();
+}
+
+}  // namespace
+
+const char* to_string(GateStatus s) {
+  switch (s) {
+    case GateStatus::passed: return "passed";
+    case GateStatus::failed: return "failed";
+    case GateStatus::not_run: return "not_run";
+  }
+  return "not_run";
+}
+
+nlohmann::json to_json(const Evidence& e) {
+  nlohmann::json j = e.extra.is_object() ? e.extra : nlohmann::json::object();
+  j["schema_version"] = e.schema_version;
+  j["gate"] = e.gate;
+  j["status"] = to_string(e.status);
+  j["generated_at"] = e.generated_at;
+  j["git_sha"] = e.git_sha;
+  j["reason"] = e.reason;
+  j["exit_code"] = e.exit_code ? nlohmann::json(*e.exit_code) : nlohmann::json(nullptr);
+  j["counts"] = {{"tests", e.counts.tests},
+                 {"failures", e.counts.failures},
+                 {"errors", e.counts.errors},
+                 {"skipped", e.counts.skipped}};
+  return j;
+}
+
+Result<Evidence> evidence_from_json(const nlohmann::json& j) {
+  if (!j.is_object()) return field_error("", "evidence must be a JSON object");
+  Evidence e;
+  if (!j.contains("schema_version") || !j["schema_version"].is_number_integer())
+    return field_error("schema_version", "missing integer field \"schema_version\"");
+  if (j["schema_version"].get<std::int64_t>() != 1)
+    return field_error("schema_version", fmt::format("schema_version {} is not supported (only 1)",
+                                                     j["schema_version"].dump()));
+  auto gate = read_string(j, "gate", true);
+  if (!gate) return gate.error();
+  if (gate->empty()) return field_error("gate", "\"gate\" is empty");
+  e.gate = *gate;
+  auto status = read_status(j);
+  if (!status) return status.error();
+  e.status = *status;
+  auto generated = read_string(j, "generated_at", true);
+  if (!generated) return generated.error();
+  if (!utc_date_of_timestamp(*generated))
+    return field_error("generated_at",
+                       fmt::format("generated_at \"{}\" is not an ISO-8601 timestamp with a UTC "
+                                   "offset (e.g. 2026-11-29T16:23:05Z)",
+                                   *generated));
+  e.generated_at = *generated;
+  auto sha = read_string(j, "git_sha", true);
+  if (!sha) return sha.error();
+  if (*sha != "local" && !is_lower_hex_sha(*sha))
+    return field_error("git_sha", fmt::format("git_sha \"{}\" is neither 40 lowercase hex digits "
+                                              "nor \"local\"",
+                                              *sha));
+  e.git_sha = *sha;
+  auto reason = read_string(j, "reason", false);
+  if (!reason) return reason.error();
+  e.reason = *reason;
+  if (j.contains("exit_code") && !j["exit_code"].is_null()) {
+    if (!j["exit_code"].is_number_integer())
+      return field_error("exit_code", "exit_code must be an integer or null");
+    e.exit_code = static_cast<int>(j["exit_code"].get<std::int64_t>());
+  }
+  auto counts = read_counts(j);
+  if (!counts) return counts.error();
+  e.counts = *counts;
+  e.extra = j;
+  for (const char* k : kObliteratusKeys) e.extra.erase(k);
+  return e;
+}
+
+Result<Evidence> read_evidence(const std::string& path) {
+  std::filesystem::path p(path);
+  std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
+  auto root = fs::RootFs::open(dir);
+  if (!root) return make_error("cannot open directory: " + root.error().what, dir);
+  auto text = root->read(p.filename().string(), kMaxEvidenceBytes);
+  if (!text) return make_error(text.error().what, path, text.error().hint);
+  nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded())
+    return make_error("not valid JSON (empty, truncated or corrupt)", path,
+                      "re-run the gate to write fresh evidence");
+  auto e = evidence_from_json(j);
+  if (!e) {
+    const auto& err = e.error();
+    return make_error(err.what, path + (err.where.empty() || err.where == "/" ? "" : "#" + err.where),
+                      err.hint);
+  }
+  return e;
+}
+
+Result<std::string> write_evidence(const std::string& dir, const Evidence& e) {
+  if (auto st = validate_gate_id(e.gate, "evidence gate"); !st) return st.error();
+  return write_file_atomically(dir, e.gate + ".json", to_json(e).dump(2) + "\n");
+}
+
+}  // namespace jetgate::evidence

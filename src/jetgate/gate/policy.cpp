@@ -1,0 +1,261 @@
+#include "jetgate/gate/policy.hpp"
+
+#include <filesystem>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "jetgate/core/embedded.hpp"
+#include "jetgate/evidence/gate_id.hpp"
+#include "jetgate/fs/root_fs.hpp"
+#include "jetgate/gate/policy_parse_detail.hpp"
+
+namespace jetgate::gate {
+namespace {
+
+using detail::IssueSink;
+
+constexpr std::size_t kMaxPolicyBytes = 4u << 20;
+
+// OBLITERATUS' check_conditional_policy.py requires these on every gate.
+const char* const kObliteratusGateFields[] = {"id",     "job",           "marker",
+                                              "runner", "prerequisites", "expected_cost",
+                                              "coverage_paths"};
+
+const char* const kSoftwareOnlyIds[] = {"model-download-runtime", "external-evaluation",
+                                        "network-services", "operator-ui"};
+
+void check_top_level(const nlohmann::json& j, Policy& p, const IssueSink& sink) {
+  detail::warn_unknown_keys(j,
+                            {"$schema", "schema_version", "owner", "cadence",
+                             "evidence_retention_days", "maximum_evidence_age_days", "gates",
+                             "environment_waivers", "repository", "description"},
+                            "policy", sink);
+  if (j.contains("schema_version") && j["schema_version"].is_number_integer())
+    p.schema_version = static_cast<int>(j["schema_version"].get<std::int64_t>());
+  if (p.schema_version != 1)
+    sink.issue("policy", "schema_version must be 1", "this is the OBLITERATUS policy format version 1");
+  for (const char* key : {"owner", "cadence"}) {
+    if (j.contains(key) && j[key].is_string() && !j[key].get<std::string>().empty())
+      (std::string(key) == "owner" ? p.owner : p.cadence) = j[key].get<std::string>();
+    else
+      sink.issue("policy", fmt::format("missing non-empty string \"{}\"", key),
+                 "say who maintains the gates and how often they run");
+  }
+  for (const char* key : {"evidence_retention_days", "maximum_evidence_age_days"}) {
+    auto& field = std::string(key) == "evidence_retention_days" ? p.evidence_retention_days
+                                                               : p.maximum_evidence_age_days;
+    if (j.contains(key) && j[key].is_number_integer() && j[key].get<std::int64_t>() > 0)
+      field = j[key].get<std::int64_t>();
+    else
+      sink.issue("policy", fmt::format("\"{}\" must be a positive integer (days)", key),
+                 "e.g. 30");
+  }
+  if (j.contains("repository")) {
+    const auto& r = j["repository"];
+    std::string s = r.is_string() ? r.get<std::string>() : "";
+    auto slash = s.find('/');
+    bool ok = slash != std::string::npos && slash > 0 && slash + 1 < s.size() &&
+              s.find('/', slash + 1) == std::string::npos &&
+              s.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_./") ==
+                  std::string::npos;
+    if (ok) p.repository = s;
+    else sink.issue("policy", "\"repository\" must be \"OWNER/NAME\"", "e.g. \"elder-plinius/OBLITERATUS\"");
+  }
+  if (j.contains("environment_waivers")) p.environment_waivers = j["environment_waivers"];
+}
+
+bool has_obliteratus_fields(const nlohmann::json& g, std::vector<std::string>* missing) {
+  for (const char* f : kObliteratusGateFields)
+    if (!g.contains(f)) missing->push_back(f);
+  return missing->empty();
+}
+
+void read_obliteratus_fields(const nlohmann::json& g, Gate& gate, const IssueSink& sink) {
+  for (const char* key : {"job", "marker", "runner"}) {
+    if (!g.contains(key)) continue;
+    std::string& field = std::string(key) == "job" ? gate.job : std::string(key) == "marker" ? gate.marker : gate.runner;
+    if (g[key].is_string()) field = g[key].get<std::string>();
+    else field = g[key].dump();
+  }
+  gate.prerequisites = g.value("prerequisites", nlohmann::json());
+  gate.expected_cost = g.value("expected_cost", nlohmann::json());
+  if (!g.contains("coverage_paths")) return;
+  const auto& paths = g["coverage_paths"];
+  if (!paths.is_array() ||
+      !std::all_of(paths.begin(), paths.end(), [](const auto& x) { return x.is_string(); })) {
+    sink.issue(gate.id, "coverage_paths must be a list of file paths", "paths are relative to the repository root");
+    return;
+  }
+  if (paths.empty())
+    sink.issue(gate.id, "has no coverage paths", "list the source files this gate covers");
+  for (const auto& x : paths) gate.coverage_paths.push_back(x.get<std::string>());
+}
+
+void read_jetgate_fields(const nlohmann::json& g, Gate& gate, const IssueSink& sink) {
+  gate.software_only = is_obliteratus_software_only(gate.id);
+  if (g.contains("software_only")) {
+    if (g["software_only"].is_boolean()) gate.software_only = g["software_only"].get<bool>();
+    else sink.issue(gate.id, "software_only must be true or false", "");
+  }
+  if (g.contains("requires")) gate.requirements = detail::parse_requirements(g["requires"], gate.id, sink);
+  if (g.contains("probes")) gate.probes = detail::parse_probe_checks(g["probes"], gate.id, sink);
+  if (g.contains("command")) {
+    gate.command = detail::parse_command(g["command"], gate.id, sink);
+    if (!gate.command)  // keep the gate "runnable" so `run` reports the issue, not "nothing to run"
+      gate.command = CommandSpec{};
+  }
+}
+
+std::optional<Gate> parse_gate(const nlohmann::json& g, std::size_t index, const IssueSink& sink) {
+  std::string label = fmt::format("gate {}", index);
+  if (!g.is_object()) {
+    sink.issue("policy", label + " must be an object", "");
+    return std::nullopt;
+  }
+  if (!g.contains("id") || !g["id"].is_string()) {
+    sink.issue("policy", label + " has no string \"id\"", "give every gate an id such as cuda-runtime");
+    return std::nullopt;
+  }
+  Gate gate;
+  gate.id = g["id"].get<std::string>();
+  gate.raw = g;
+  if (!evidence::is_valid_gate_id(gate.id)) {
+    sink.issue("policy", fmt::format("{} has invalid id \"{}\"", label, gate.id.substr(0, 80)),
+               "ids are [a-z0-9][a-z0-9-]*, at most 64 characters");
+    return std::nullopt;
+  }
+  detail::warn_unknown_keys(g,
+                            {"id", "job", "marker", "runner", "prerequisites", "expected_cost",
+                             "coverage_paths", "software_only", "requires", "probes", "command",
+                             "description"},
+                            "gate " + gate.id, sink);
+  read_obliteratus_fields(g, gate, sink);
+  read_jetgate_fields(g, gate, sink);
+  std::vector<std::string> missing;
+  // A gate jetgate cannot run is run by OBLITERATUS' runner: hold it to their rules.
+  if (!gate.runnable() && !has_obliteratus_fields(g, &missing))
+    sink.issue(gate.id, fmt::format("is missing fields: {}", fmt::join(missing, ", ")),
+               "a gate without jetgate \"probes\" or \"command\" needs OBLITERATUS' fields "
+               "(id, job, marker, runner, prerequisites, expected_cost, coverage_paths)");
+  return gate;
+}
+
+void parse_gates(const nlohmann::json& j, Policy& p, const IssueSink& sink) {
+  if (!j.contains("gates") || !j["gates"].is_array() || j["gates"].empty()) {
+    sink.issue("policy", "gates must be a non-empty list", "define at least one gate");
+    return;
+  }
+  std::set<std::string> seen;
+  const auto& gates = j["gates"];
+  for (std::size_t i = 0; i < gates.size(); ++i) {
+    auto gate = parse_gate(gates[i], i, sink);
+    if (!gate) continue;
+    if (!seen.insert(gate->id).second) {
+      sink.issue(gate->id, "duplicate gate id", "give each gate a unique id; the later one is ignored");
+      continue;
+    }
+    p.gates.push_back(std::move(*gate));
+  }
+}
+
+void check_coverage_paths(const Policy& p, const IssueSink& sink) {
+  namespace fsys = std::filesystem;
+  for (const auto& g : p.gates) {
+    for (const auto& path : g.coverage_paths) {
+      fsys::path full = fsys::path(p.repo_root) / path;
+      std::error_code ec;
+      if (path.empty() || !fsys::is_regular_file(full, ec))
+        sink.issue(g.id, fmt::format("maps missing source path: {}", path),
+                   fmt::format("fix coverage_paths (relative to the repository root {})", p.repo_root));
+    }
+  }
+}
+
+}  // namespace
+
+std::string PolicyIssue::line() const {
+  std::string out = subject + ": " + what;
+  if (!next.empty()) out += "; " + next;
+  return out;
+}
+
+std::vector<std::string> Gate::probe_ids() const {
+  std::vector<std::string> ids;
+  for (const auto& c : probes)
+    if (std::find(ids.begin(), ids.end(), c.probe) == ids.end()) ids.push_back(c.probe);
+  return ids;
+}
+
+bool is_obliteratus_software_only(std::string_view id) {
+  for (const char* s : kSoftwareOnlyIds)
+    if (id == s) return true;
+  return false;
+}
+
+Result<LoadedPolicy> parse_policy(std::string_view text, const std::string& source,
+                                  const std::string& repo_root) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded())
+    return make_error("not valid JSON", source, "fix the syntax (a JSON linter shows the line)");
+  if (!j.is_object()) return make_error("the policy must be a JSON object", source);
+  LoadedPolicy out;
+  out.policy.source = source;
+  out.policy.repo_root = repo_root.empty() ? "." : repo_root;
+  IssueSink sink{&out.issues, &out.warnings};
+  check_top_level(j, out.policy, sink);
+  parse_gates(j, out.policy, sink);
+  check_coverage_paths(out.policy, sink);
+  return out;
+}
+
+Result<LoadedPolicy> load_policy_file(const std::string& path, const std::string& repo_root) {
+  namespace fsys = std::filesystem;
+  fsys::path p(path);
+  std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
+  auto root = fs::RootFs::open(dir);
+  if (!root) return make_error("cannot open the policy's directory", path, "check --policy");
+  auto text = root->read(p.filename().string(), kMaxPolicyBytes);
+  if (!text) return make_error("cannot read the policy: " + text.error().what, path, "check --policy");
+  std::string repo = repo_root;
+  if (repo.empty()) {
+    repo = find_repo_root(dir);
+    if (repo.empty()) repo = dir;
+  }
+  return parse_policy(*text, path, repo);
+}
+
+Result<LoadedPolicy> load_default_policy(const std::string& repo_root) {
+  auto bytes = embedded_file("default-policy.json");
+  if (!bytes) return make_error("no embedded default-policy.json in this build", "jetgate", "rebuild jetgate");
+  return parse_policy(*bytes, "embedded default-policy.json", repo_root);
+}
+
+const Gate* find_gate(const Policy& p, std::string_view id) {
+  for (const auto& g : p.gates)
+    if (g.id == id) return &g;
+  return nullptr;
+}
+
+std::vector<PolicyIssue> issues_of(const LoadedPolicy& p, std::string_view gate_id) {
+  std::vector<PolicyIssue> out;
+  for (const auto& i : p.issues)
+    if (i.subject == gate_id) out.push_back(i);
+  return out;
+}
+
+std::string find_repo_root(const std::string& start) {
+  namespace fsys = std::filesystem;
+  std::error_code ec;
+  fsys::path dir = fsys::absolute(start.empty() ? "." : start, ec);
+  if (ec) return {};
+  dir = dir.lexically_normal();
+  for (int depth = 0; depth < 256; ++depth) {
+    if (fsys::exists(dir / ".git", ec)) return dir.string();
+    if (!dir.has_parent_path() || dir.parent_path() == dir) break;
+    dir = dir.parent_path();
+  }
+  return {};
+}
+
+}  // namespace jetgate::gate

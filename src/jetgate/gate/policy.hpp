@@ -1,0 +1,124 @@
+// A gate policy: OBLITERATUS' ci/conditional-test-policy.json (schema_version
+// 1, anchors.md §2) plus jetgate's optional additions ("repository"; per gate
+// "software_only", "requires", "probes", "command"). docs/gates.md documents
+// every field; docs/policy.schema.json is the JSON Schema.
+//
+// Loading separates two kinds of trouble: a file that cannot be used at all
+// (missing, not JSON, not an object) is an Error (exit 2); a rule the policy
+// breaks (duplicate gate id, missing owner, bad waiver, missing coverage path)
+// is a PolicyIssue, reported by `check` as a violation (exit 1).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "jetgate/core/result.hpp"
+
+namespace jetgate::gate {
+
+// Dotted versions compared on the components the bound gives: max "36"
+// admits 36.4.3, min "36.4" admits 36.4.0 and later.
+struct VersionRange {
+  std::optional<std::string> min, max;
+};
+
+// Constraints on the platform facts, checked before anything runs.
+struct Requirements {
+  std::vector<std::string> arch;               // any of; empty: any
+  std::optional<bool> is_tegra;
+  std::optional<VersionRange> l4t;             // present: an L4T release must be known
+  bool cuda = false;                           // a CUDA driver that loads, >= 1 device
+  std::optional<std::string> min_cuda_driver;  // "12.2": the driver's CUDA version
+  std::optional<std::int64_t> min_memory_bytes;  // largest device's total memory
+  bool any() const {
+    return !arch.empty() || is_tegra || l4t || cuda || min_cuda_driver || min_memory_bytes;
+  }
+};
+
+// One threshold on a built-in probe: its status, or one of its metrics.
+struct ProbeCheck {
+  std::string probe;                   // "launch", "memory", "bandwidth", "sync_path", "python_runtime"
+  std::optional<std::string> metric;   // a key of ProbeResult::values
+  std::optional<double> min, max;      // inclusive bounds on the metric
+  std::optional<std::string> status;   // "PASS": nothing else (not even WARN) is accepted
+};
+
+// An external test command whose JUnit XML decides the gate.
+struct CommandSpec {
+  std::vector<std::string> argv;
+  double timeout_s = 1800;
+  std::string junit;                   // relative to cwd unless absolute
+  std::optional<std::string> cwd;      // relative to the repository root; default: the root
+  std::map<std::string, std::string> env;
+};
+
+struct Gate {
+  std::string id;
+  // OBLITERATUS' fields, kept as written (jetgate does not interpret them).
+  std::string job, marker, runner;
+  nlohmann::json prerequisites, expected_cost;
+  std::vector<std::string> coverage_paths;
+  // jetgate's additions.
+  bool software_only = false;          // never waivable
+  Requirements requirements;           // "requires"
+  std::vector<ProbeCheck> probes;
+  std::optional<CommandSpec> command;
+  nlohmann::json raw;                  // the gate object as written
+
+  // Probe ids named by "probes", in first-mention order, without duplicates.
+  std::vector<std::string> probe_ids() const;
+  // jetgate can run it: it names probes or a command.
+  bool runnable() const { return !probes.empty() || command.has_value(); }
+};
+
+struct Policy {
+  int schema_version = 0;
+  std::string owner, cadence;
+  std::optional<std::int64_t> evidence_retention_days, maximum_evidence_age_days;
+  std::optional<std::string> repository;  // "OWNER/NAME"
+  std::vector<Gate> gates;
+  nlohmann::json environment_waivers = nlohmann::json::array();  // validated by waivers.hpp
+  std::string source;     // the file as the user named it, or "embedded default-policy.json"
+  std::string repo_root;  // coverage_paths and command cwd are relative to it
+};
+
+// A broken rule: SUBJECT ("policy" or a gate id) + what is wrong + what to do.
+struct PolicyIssue {
+  std::string subject;
+  std::string what;
+  std::string next;
+  std::string line() const;  // "SUBJECT: what; next"
+};
+
+struct LoadedPolicy {
+  Policy policy;
+  std::vector<PolicyIssue> issues;
+  std::vector<std::string> warnings;  // unknown keys (likely typos) and similar
+};
+
+// Parses policy text. Errors only when the text is not a JSON object.
+Result<LoadedPolicy> parse_policy(std::string_view text, const std::string& source,
+                                  const std::string& repo_root);
+// Reads PATH (capped); repo_root empty: the nearest directory above PATH that
+// holds .git, else PATH's directory. Coverage paths are checked against it.
+Result<LoadedPolicy> load_policy_file(const std::string& path, const std::string& repo_root = {});
+// The policy compiled into the binary (data/default-policy.json).
+Result<LoadedPolicy> load_default_policy(const std::string& repo_root = ".");
+
+const Gate* find_gate(const Policy& p, std::string_view id);
+// Issues whose subject is this gate.
+std::vector<PolicyIssue> issues_of(const LoadedPolicy& p, std::string_view gate_id);
+// Walks up from start to the first directory containing .git; empty if none.
+std::string find_repo_root(const std::string& start);
+
+// The gate ids OBLITERATUS' checker hard-codes as software-only; jetgate
+// treats them so unless the gate says "software_only": false.
+bool is_obliteratus_software_only(std::string_view id);
+
+}  // namespace jetgate::gate

@@ -1,0 +1,38 @@
+// Internal to the policy loader: parsing of jetgate's per-gate additions
+// ("requires", "probes", "command"), shared by policy.cpp. Each parser
+// appends PolicyIssues naming the gate and field instead of failing.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "jetgate/gate/policy.hpp"
+
+namespace jetgate::gate::detail {
+
+struct IssueSink {
+  std::vector<PolicyIssue>* issues;
+  std::vector<std::string>* warnings;
+  void issue(const std::string& subject, std::string what, std::string next) const {
+    issues->push_back({subject, std::move(what), std::move(next)});
+  }
+  void warn(std::string w) const { warnings->push_back(std::move(w)); }
+};
+
+// Warns about keys outside `known` (a typo must not silently disable a rule).
+void warn_unknown_keys(const nlohmann::json& obj, std::initializer_list<const char*> known,
+                       const std::string& where, const IssueSink& sink);
+
+Requirements parse_requirements(const nlohmann::json& j, const std::string& gate,
+                                const IssueSink& sink);
+std::vector<ProbeCheck> parse_probe_checks(const nlohmann::json& j, const std::string& gate,
+                                           const IssueSink& sink);
+std::optional<CommandSpec> parse_command(const nlohmann::json& j, const std::string& gate,
+                                         const IssueSink& sink);
+
+// "12.6.1" -> {12, 6, 1}; nullopt when any component is not a number.
+std::optional<std::vector<long>> parse_version(const std::string& v);
+
+}  // namespace jetgate::gate::detail
