@@ -1,0 +1,309 @@
+#!/usr/bin/env bash
+# Records the files jetgate reads from this machine into OUTDIR/root/, at their real
+# paths, so the machine can become a test fixture (tests/fixtures/<name>/root) or be
+# attached to a bug report. Facts that are not files (uname -m, device nodes) go to
+# OUTDIR/root/jetgate-root.json, because git cannot store device nodes or modes.
+#
+# Usage: scripts/jetgate-record-root.sh [--keep-identifiers] [OUTDIR]
+#
+# Needs only bash and coreutils (tar, if present, packs the result). Reading is bounded
+# and a missing file is never an error: every machine has a different subset.
+# Serial numbers, GPU UUIDs and the hostname are masked unless --keep-identifiers.
+set -u
+shopt -s nullglob
+
+readonly MAX_FILE_BYTES=$((4 * 1024 * 1024))   # any single recorded file
+readonly MAX_DPKG_BYTES=$((64 * 1024 * 1024))  # dpkg status is read, then trimmed
+readonly MAX_GLOB_MATCHES=256                  # per wildcard, against runaway /dev trees
+readonly MAX_LINK_DEPTH=8                      # symbolic-link chains we follow
+
+keep_identifiers=0
+outdir=""
+
+usage() {
+  echo "usage: $0 [--keep-identifiers] [OUTDIR]" >&2
+  echo "  records the files jetgate reads into OUTDIR/root and packs OUTDIR.tar.gz" >&2
+}
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --keep-identifiers) keep_identifiers=1 ;;
+    -h|--help) usage; exit 0 ;;
+    -*) echo "error: unknown option '$1'" >&2; usage; exit 2 ;;
+    *)
+      if [ -n "$outdir" ]; then echo "error: more than one OUTDIR given" >&2; usage; exit 2; fi
+      outdir="$1" ;;
+  esac
+  shift
+done
+[ -n "$outdir" ] || outdir="./jetgate-root-$(date -u +%Y%m%dT%H%M%SZ)"
+
+if [ -e "$outdir/root" ]; then
+  echo "error: $outdir/root already exists; choose an empty OUTDIR so recordings never mix" >&2
+  exit 2
+fi
+root="$outdir/root"
+if ! mkdir -p "$root"; then
+  echo "error: cannot create $root; check the path and permissions" >&2
+  exit 2
+fi
+
+recorded=0
+skipped=()
+# Where identifiers landed inside OUTDIR/root, as resolved paths: masking must never write
+# through a recorded symbolic link, whose absolute target would point at this host.
+last_recorded=""
+serial_files=()
+uuid_files=()
+hostname_file=""
+
+note_skip() { skipped+=("$1: $2"); }
+
+# A regular file copied byte-exactly, at most MAX_FILE_BYTES. head -c reads /proc and
+# /sys files correctly although stat reports their size as 0 or 4096.
+copy_regular() {
+  local src="$1" dest="$root$1"
+  mkdir -p "$(dirname "$dest")" || return 1
+  if ! head -c "$MAX_FILE_BYTES" -- "$src" > "$dest" 2>/dev/null; then
+    rm -f -- "$dest"
+    note_skip "$src" "unreadable"
+    return 1
+  fi
+  recorded=$((recorded + 1))
+}
+
+# Follows the path component by component so that symbolic links on the way
+# (/usr/local/cuda -> /etc/alternatives/cuda -> /usr/local/cuda-12.6, /proc/device-tree
+# -> /sys/firmware/devicetree/base) are recorded as links, the way the reader meets them.
+# Prints the fully resolved path; returns 1 when nothing is there.
+resolve_recording_links() {
+  local path="$1" depth="${2:-0}"
+  if [ "$depth" -gt "$MAX_LINK_DEPTH" ]; then
+    note_skip "$1" "symbolic links nested deeper than $MAX_LINK_DEPTH"
+    return 1
+  fi
+  local cur="" rest="${path#/}" comp target resolved
+  while [ -n "$rest" ]; do
+    comp="${rest%%/*}"
+    if [ "$comp" = "$rest" ]; then rest=""; else rest="${rest#*/}"; fi
+    cur="$cur/$comp"
+    if [ -L "$cur" ]; then
+      target="$(readlink -- "$cur")" || return 1
+      if [ ! -L "$root$cur" ] && [ ! -e "$root$cur" ]; then
+        mkdir -p "$(dirname "$root$cur")" && ln -s -- "$target" "$root$cur"
+      fi
+      case "$target" in
+        /*) resolved="$target" ;;
+        *) resolved="$(dirname "$cur")/$target" ;;
+      esac
+      [ -n "$rest" ] && resolved="$resolved/$rest"
+      resolve_recording_links "$resolved" $((depth + 1))
+      return $?
+    fi
+    [ -e "$cur" ] || return 1
+  done
+  printf '%s\n' "$cur"
+}
+
+# Records a file (contents) or, with mode "placeholder", an empty file with the real
+# name: jetgate only needs to know that a library exists, never its bytes.
+record() {
+  local path="$1" mode="${2:-contents}" real
+  last_recorded=""
+  real="$(resolve_recording_links "$path")" || return 0
+  [ -f "$real" ] || return 0
+  if [ "$mode" = placeholder ]; then
+    mkdir -p "$(dirname "$root$real")" && : > "$root$real" && recorded=$((recorded + 1))
+  else
+    copy_regular "$real" || return 0
+  fi
+  last_recorded="$root$real"
+}
+
+# Expands a wildcard (nullglob: no match, no iteration), capped.
+record_glob() {
+  local mode="$1"; shift
+  local n=0 p
+  for p in "$@"; do
+    n=$((n + 1))
+    if [ "$n" -gt "$MAX_GLOB_MATCHES" ]; then note_skip "$1" "more than $MAX_GLOB_MATCHES matches"; break; fi
+    record "$p" "$mode"
+    case "$p" in
+      */cdi/*) [ -n "$last_recorded" ] && uuid_files+=("$last_recorded") ;;
+    esac
+  done
+}
+
+json_string() {
+  local s="$1"
+  s="${s//\\/\\\\}"; s="${s//\"/\\\"}"
+  s="${s//$'\n'/\\n}"; s="${s//$'\t'/\\t}"; s="${s//$'\r'/\\r}"
+  printf '"%s"' "$s"
+}
+
+# Device nodes: type, permission bits and major:minor go to jetgate-root.json; an empty
+# regular file marks the path in the tree.
+node_entries=()
+record_node() {
+  local path="$1" info type mode major minor kind
+  [ -e "$path" ] || return 0
+  info="$(stat -L -c '%F|%a|%t|%T' -- "$path" 2>/dev/null)" || { note_skip "$path" "stat failed"; return 0; }
+  IFS='|' read -r type mode major minor <<< "$info"
+  case "$type" in
+    "character special file") kind=char ;;
+    "block special file") kind=block ;;
+    *) return 0 ;;  # only device nodes belong in "nodes"
+  esac
+  mkdir -p "$(dirname "$root$path")" && : > "$root$path"
+  node_entries+=("    $(json_string "$path"): {\"type\": \"$kind\", \"mode\": \"0$mode\", \"major\": $((16#$major)), \"minor\": $((16#$minor))}")
+  recorded=$((recorded + 1))
+}
+
+record_node_glob() {
+  local n=0 p
+  for p in "$@"; do
+    n=$((n + 1))
+    if [ "$n" -gt "$MAX_GLOB_MATCHES" ]; then note_skip "$1" "more than $MAX_GLOB_MATCHES matches"; break; fi
+    record_node "$p"
+  done
+}
+
+# Keeps only the dpkg paragraphs jetgate reads: L4T, JetPack, CUDA, cuDNN, TensorRT.
+# The whole status file lists every package and would bloat a fixture.
+record_dpkg_status() {
+  local src=/var/lib/dpkg/status dest="$root/var/lib/dpkg/status"
+  [ -f "$src" ] || return 0
+  mkdir -p "$(dirname "$dest")" || return 0
+  local para="" keep=0 line wrote=0
+  head -c "$MAX_DPKG_BYTES" -- "$src" 2>/dev/null | {
+    while IFS= read -r line || [ -n "$line" ]; do
+      if [ -z "$line" ]; then
+        if [ "$keep" = 1 ]; then
+          [ "$wrote" = 1 ] && printf '\n'
+          printf '%s' "$para"; wrote=1
+        fi
+        para=""; keep=0
+        continue
+      fi
+      para+="$line"$'\n'
+      case "$line" in
+        "Package: nvidia-l4t-"*|"Package: nvidia-jetpack"*|"Package: cuda-"*|"Package: libcudnn"*|\
+        "Package: cudnn"*|"Package: tensorrt"*|"Package: libnvinfer"*) keep=1 ;;
+      esac
+    done
+    if [ "$keep" = 1 ]; then [ "$wrote" = 1 ] && printf '\n'; printf '%s' "$para"; fi
+  } > "$dest"
+  recorded=$((recorded + 1))
+}
+
+mask_identifiers() {
+  [ "$keep_identifiers" = 1 ] && return 0
+  local f content
+  [ -n "$hostname_file" ] && printf 'masked-hostname\n' > "$hostname_file"
+  # Serial numbers in the device tree: keep the NUL terminator the kernel adds.
+  for f in "${serial_files[@]}"; do printf 'MASKED\0' > "$f"; done
+  # GPU UUIDs in CDI specs identify one physical board.
+  for f in "${uuid_files[@]}"; do
+    content="$(head -c "$MAX_FILE_BYTES" -- "$f")"
+    content="${content//GPU-????????-????-????-????-????????????/GPU-00000000-0000-0000-0000-000000000000}"
+    printf '%s\n' "$content" > "$f"
+  done
+}
+
+write_root_json() {
+  local machine joined="" i
+  machine="$(uname -m 2>/dev/null || echo unknown)"
+  for i in "${!node_entries[@]}"; do
+    [ "$i" -gt 0 ] && joined+=$',\n'
+    joined+="${node_entries[$i]}"
+  done
+  {
+    printf '{\n  "machine": %s,\n  "nodes": {' "$(json_string "$machine")"
+    if [ -n "$joined" ]; then printf '\n%s\n  }\n}\n' "$joined"; else printf '}\n}\n'; fi
+  } > "$root/jetgate-root.json"
+}
+
+write_source_stub() {
+  local uname_line
+  # uname -n (the hostname) is left out on purpose.
+  uname_line="$(uname -s -r -v -m 2>/dev/null || echo unknown)"
+  {
+    echo "# $(basename "$outdir"): recorded machine root"
+    echo
+    echo "Recorded with scripts/jetgate-record-root.sh on $(date -u +%Y-%m-%dT%H:%M:%SZ)."
+    echo "uname (without hostname): $uname_line"
+    if [ "$keep_identifiers" = 1 ]; then
+      echo "Identifiers: KEPT (--keep-identifiers); review before publishing."
+    else
+      echo "Identifiers: hostname, device-tree serial numbers and GPU UUIDs masked."
+    fi
+    echo
+    echo "Files are byte-exact copies (at most $MAX_FILE_BYTES bytes each), except:"
+    echo "/var/lib/dpkg/status is trimmed to L4T, JetPack, CUDA, cuDNN and TensorRT paragraphs;"
+    echo "libraries are empty placeholders with their real names; device nodes are empty files,"
+    echo "their type, mode and numbers are in root/jetgate-root.json."
+    echo
+    echo "TODO for whoever adds this as a fixture: say what the machine is (board, module,"
+    echo "JetPack), how it was set up, and anything unusual about it."
+    if [ "${#skipped[@]}" -gt 0 ]; then
+      echo
+      echo "Not recorded:"
+      local s
+      for s in "${skipped[@]}"; do echo "- $s"; done
+    fi
+  } > "$outdir/SOURCE.md"
+}
+
+# --- what jetgate reads ---------------------------------------------------------------
+record /etc/os-release
+record /proc/sys/kernel/osrelease
+record /proc/sys/kernel/hostname
+hostname_file="$last_recorded"
+record /etc/nv_tegra_release
+record /usr/share/nv_tegra/nv_tegra_release
+record_dpkg_status
+for f in model compatible nvidia,boardids serial-number nvidia,dtsfilename; do
+  record "/proc/device-tree/$f"
+  [ "$f" = serial-number ] && [ -n "$last_recorded" ] && serial_files+=("$last_recorded")
+done
+for f in family soc_id machine revision; do record "/sys/devices/soc0/$f"; done
+record /proc/modules
+record /proc/driver/nvidia/version
+record /.dockerenv
+record /run/.containerenv
+record /proc/1/cgroup
+record /usr/local/cuda/version.json
+record /usr/local/cuda/version.txt
+record /usr/include/cudnn_version.h
+record /usr/local/cuda/include/cudnn_version.h
+record_glob contents /usr/include/*-linux-gnu/cudnn_version_v*.h
+record_glob contents /usr/include/*-linux-gnu/NvInferVersion.h /usr/include/NvInferVersion.h
+record_glob contents /etc/cdi/*.yaml /etc/cdi/*.json /var/run/cdi/*.yaml /var/run/cdi/*.json
+record_glob contents /etc/nvidia-container-runtime/host-files-for-container.d/*.csv
+record_glob placeholder /usr/lib/*-linux-gnu/libcudnn.so* /usr/lib/*-linux-gnu/libnvinfer.so*
+record_glob placeholder /usr/lib/*-linux-gnu/libcuda.so* /usr/lib/*-linux-gnu/libnvidia-ml.so*
+record_glob placeholder /usr/lib/aarch64-linux-gnu/nvidia/libcuda.so* /usr/lib/aarch64-linux-gnu/nvidia/libnvrm_*.so
+record_glob placeholder /usr/lib/aarch64-linux-gnu/tegra/libcuda.so* /usr/lib/aarch64-linux-gnu/tegra/libnvrm*.so
+
+record_node_glob /dev/nvhost-* /dev/nvmap /dev/host1x-fence /dev/nvsciipc
+record_node_glob /dev/nvgpu/*/* /dev/nvidia* /dev/nvidia-caps/*
+
+mask_identifiers
+write_root_json
+write_source_stub
+
+echo "recorded $recorded entries into $root"
+if [ "${#skipped[@]}" -gt 0 ]; then
+  echo "not recorded: ${#skipped[@]} (listed in $outdir/SOURCE.md)"
+fi
+if command -v tar >/dev/null 2>&1; then
+  archive="${outdir%/}.tar.gz"
+  if tar -C "$(dirname "$outdir")" -czf "$archive" "$(basename "$outdir")" 2>/dev/null; then
+    echo "packed: $archive (send this one file)"
+  else
+    echo "warning: could not pack $archive; send the folder $outdir instead" >&2
+  fi
+else
+  echo "tar not found: send the folder $outdir"
+fi
+exit 0
