@@ -365,11 +365,20 @@ bool is_executable_file(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
 }
 
+// A relative program path means relative to jetgate's directory, also when
+// the child is to run elsewhere (spec.cwd).
+std::string absolute(const std::string& path) {
+  if (path.front() == '/') return path;
+  char cwd[PATH_MAX];
+  if (::getcwd(cwd, sizeof cwd) == nullptr) return path;
+  return std::string(cwd) + "/" + path;
+}
+
 // PATH is searched here, before fork, with the child's PATH: execvp in the
 // child would allocate, and could not tell "not found" from "not runnable".
 std::optional<std::string> find_program(const ProcessSpec& spec) {
   const std::string& name = spec.argv.front();
-  if (name.find('/') != std::string::npos) return name;
+  if (name.find('/') != std::string::npos) return absolute(name);
   std::string path = lookup_env(spec, "PATH");
   if (path.empty()) path = "/usr/local/bin:/usr/bin:/bin";
   std::size_t begin = 0;
@@ -377,7 +386,7 @@ std::optional<std::string> find_program(const ProcessSpec& spec) {
     std::size_t end = std::min(path.find(':', begin), path.size());
     std::string dir = path.substr(begin, end - begin);
     std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + name;
-    if (is_executable_file(candidate)) return candidate;
+    if (is_executable_file(candidate)) return absolute(candidate);
     begin = end + 1;
   }
   return std::nullopt;
