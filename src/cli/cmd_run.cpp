@@ -1,16 +1,95 @@
-// Placeholder until the gate/claims work lands: registered so --help lists it.
+// `jetgate run GATE`: runs one gate of a policy (the embedded default policy
+// when --policy is not given) and writes its evidence (docs/gates.md).
 #include <iostream>
 
 #include "cli/commands.hpp"
 #include "jetgate/core/exit_codes.hpp"
+#include "jetgate/evidence/gate_id.hpp"
+#include "jetgate/gate/gate_runner.hpp"
 
 namespace jetgate::cli {
+namespace {
+
+struct RunArgs {
+  std::string gate;
+  std::string policy;
+  std::string repo_root;
+  gate::RunOptions options;
+};
+
+// The tail of the command's output: CI logs should show why pytest failed.
+void print_command_output(const std::string& output) {
+  if (output.empty()) return;
+  constexpr std::size_t kTail = 8000;
+  std::cerr << "--- command output" << (output.size() > kTail ? " (last 8000 bytes)" : "") << " ---\n"
+            << (output.size() > kTail ? output.substr(output.size() - kTail) : output);
+  if (output.back() != '\n') std::cerr << '\n';
+  std::cerr << "--- end of command output ---\n";
+}
+
+Result<gate::LoadedPolicy> load(const RunArgs& a) {
+  if (a.policy.empty()) return gate::load_default_policy(a.repo_root.empty() ? "." : a.repo_root);
+  return gate::load_policy_file(a.policy, a.repo_root);
+}
+
+int run(const RunArgs& a) {
+  if (auto st = evidence::validate_gate_id(a.gate, "GATE"); !st) {
+    std::cerr << "jetgate run: " << st.error().message() << "\n";
+    return kExitUsage;
+  }
+  auto policy = load(a);
+  if (!policy) {
+    std::cerr << "jetgate run: " << policy.error().message() << "\n";
+    return kExitUsage;
+  }
+  const auto* g = gate::find_gate(policy->policy, a.gate);
+  if (!g) {
+    std::cerr << "jetgate run: " << policy->policy.source << ": no gate \"" << a.gate
+              << "\" (gates:";
+    for (const auto& x : policy->policy.gates) std::cerr << " " << x.id;
+    std::cerr << ")\n";
+    return kExitUsage;
+  }
+  for (const auto& w : policy->warnings) std::cerr << "warning: " << w << "\n";
+  auto outcome = gate::run_gate(*g, gate::issues_of(*policy, a.gate), policy->policy, a.options,
+                                gate::live_run_deps());
+  if (!outcome) {
+    std::cerr << "jetgate run: " << outcome.error().message() << "\n";
+    return kExitUsage;
+  }
+  print_command_output(outcome->command_output);
+  for (const auto& w : outcome->warnings) std::cerr << "warning: " << w << "\n";
+  const auto& e = outcome->evidence;
+  std::cout << e.gate << ": " << evidence::to_string(e.status) << ": " << e.reason << "\n"
+            << "counts: tests " << e.counts.tests << ", failures " << e.counts.failures
+            << ", errors " << e.counts.errors << ", skipped " << e.counts.skipped << "\n"
+            << "evidence: " << outcome->path << " (git_sha " << e.git_sha << ")\n";
+  return outcome->exit_code;
+}
+
+}  // namespace
 
 Command add_run_command(CLI::App& app) {
-  auto* sub = app.add_subcommand("run", "(not available in this build yet)");
-  return {sub, [] {
-            std::cerr << "jetgate run: not available in this build yet\n";
-            return kExitUsage;
+  auto args = std::make_shared<RunArgs>();
+  auto* sub = app.add_subcommand(
+      "run", "Run one gate (requirements, probes, test command) and write its evidence");
+  sub->add_option("gate", args->gate, "Gate id, e.g. cuda-runtime or jetson-cuda-runtime")->required();
+  sub->add_option("--policy", args->policy,
+                  "Policy JSON (OBLITERATUS ci/conditional-test-policy.json format); default: the "
+                  "embedded policy with cuda-runtime and jetson-cuda-runtime");
+  sub->add_option("--evidence-dir", args->options.evidence_dir, "Where GATE.json is written")
+      ->capture_default_str();
+  sub->add_option("--python", args->options.python, "Python interpreter for the python_runtime probe")
+      ->capture_default_str();
+  sub->add_option("--root", args->options.root, "Read platform facts under DIR (a recorded machine)")
+      ->capture_default_str();
+  sub->add_option("--repo-root", args->repo_root,
+                  "Repository root for coverage paths, the command's cwd and git_sha; default: the "
+                  "nearest directory above the policy that holds .git");
+  sub->footer("Exit status: 0 passed, 1 failed, 2 not run (requirements unmet) or unusable input.");
+  return {sub, [args] {
+            args->options.repo_root = args->repo_root;
+            return run(*args);
           }};
 }
 

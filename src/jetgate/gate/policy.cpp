@@ -1,5 +1,6 @@
 #include "jetgate/gate/policy.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 

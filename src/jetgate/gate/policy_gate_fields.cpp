@@ -1,4 +1,5 @@
 // jetgate's per-gate additions: "requires", "probes" and "command".
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>

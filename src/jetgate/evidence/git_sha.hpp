@@ -1,0 +1,29 @@
+// The commit evidence is for: GITHUB_SHA, then CI_COMMIT_SHA (GitLab), then
+// `git rev-parse HEAD`, else "local". Evidence never records anything but 40
+// lowercase hex digits or "local": a malformed value becomes "local" with a
+// warning, because a SHA that cannot match a candidate is worse than none.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace jetgate::evidence {
+
+struct GitSha {
+  std::string sha = "local";
+  std::string source;  // "GITHUB_SHA", "CI_COMMIT_SHA", "git rev-parse HEAD" or "none"
+  std::vector<std::string> warnings;
+};
+
+bool is_commit_sha(const std::string& s);  // 40 lowercase hex digits
+
+using EnvLookup = std::function<std::optional<std::string>(const char* name)>;
+using GitHead = std::function<std::optional<std::string>()>;  // stdout of git rev-parse HEAD
+
+GitSha resolve_git_sha(const EnvLookup& env, const GitHead& git_head);
+// The live environment and `git -C repo_root rev-parse HEAD` (5 s limit).
+GitSha resolve_git_sha_live(const std::string& repo_root);
+
+}  // namespace jetgate::evidence

@@ -1,0 +1,40 @@
+// The real machine behind RunDeps.
+#include <fmt/format.h>
+
+#include "jetgate/evidence/dates.hpp"
+#include "jetgate/facts/platform.hpp"
+#include "jetgate/fs/root_fs.hpp"
+#include "jetgate/gate/gate_runner.hpp"
+
+namespace jetgate::gate {
+namespace {
+
+PlatformFacts live_platform(const std::string& root_dir) {
+  PlatformFacts out;
+  auto root = fs::RootFs::open(root_dir);
+  if (!root) {
+    out.platform = nullptr;
+    out.warnings.push_back(fmt::format("platform facts unavailable: {}", root.error().message()));
+    return out;
+  }
+  auto report = facts::collect_platform(*root, {});
+  out.platform = std::move(report.platform);
+  for (const auto& w : report.warnings)
+    out.warnings.push_back(fmt::format("{}: {} ({})", w.fact, w.message, w.source));
+  return out;
+}
+
+}  // namespace
+
+RunDeps live_run_deps() {
+  RunDeps d;
+  d.platform = live_platform;
+  d.cuda = probes::collect_cuda;
+  d.python = probes::probe_python_runtime;
+  d.process = probes::run_process;
+  d.git_sha = evidence::resolve_git_sha_live;
+  d.now = evidence::utc_timestamp_now;
+  return d;
+}
+
+}  // namespace jetgate::gate

@@ -1,0 +1,33 @@
+// A gate's "requires", checked against the facts before anything runs: the
+// platform object (facts::collect_platform: /arch, /tegra/is_tegra,
+// /tegra/l4t) and the gpu object (probes::collect_cuda: /driver/loaded,
+// /driver/version, /device_count, /devices/N/total_memory_bytes). A fact
+// that is unknown (null or absent) never meets a requirement.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "jetgate/gate/policy.hpp"
+
+namespace jetgate::gate {
+
+struct RequirementOutcome {
+  std::string requirement;  // "arch in [aarch64]", "l4t >= 36.0", ...
+  bool met = false;
+  std::string why;          // what was found
+};
+
+std::vector<RequirementOutcome> evaluate_requirements(const Requirements& r,
+                                                      const nlohmann::json& platform,
+                                                      const nlohmann::json& gpu);
+bool all_met(const std::vector<RequirementOutcome>& outcomes);
+nlohmann::json to_json(const std::vector<RequirementOutcome>& outcomes);
+
+// Compares version with bound on the bound's components only: "36.4.3" vs
+// "36" -> 0; vs "36.5" -> -1. nullopt when either is not a dotted version.
+std::optional<int> compare_version_prefix(const std::string& version, const std::string& bound);
+
+}  // namespace jetgate::gate

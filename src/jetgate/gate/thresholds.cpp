@@ -1,0 +1,83 @@
+#include "jetgate/gate/thresholds.hpp"
+
+#include <fmt/format.h>
+
+namespace jetgate::gate {
+namespace {
+
+using probes::ProbeStatus;
+
+std::string describe(const ProbeCheck& c) {
+  if (c.min && c.max) return fmt::format("{} in [{}, {}]", *c.metric, *c.min, *c.max);
+  if (c.min) return fmt::format("{} >= {}", *c.metric, *c.min);
+  return fmt::format("{} <= {}", *c.metric, *c.max);
+}
+
+// Empty when the check holds; otherwise what is wrong.
+std::string check_problem(const ProbeCheck& c, const probes::ProbeResult& r) {
+  if (c.status && r.status != ProbeStatus::pass)
+    return fmt::format("status is {}, the gate requires PASS{}", probes::to_string(r.status),
+                       r.reason.empty() ? "" : " (" + r.reason + ")");
+  if (!c.metric) return {};
+  auto it = r.values.find(*c.metric);
+  if (it == r.values.end())
+    return fmt::format("did not report {} (needed for {})", *c.metric, describe(c));
+  double v = it->second.value;
+  if ((c.min && !(v >= *c.min)) || (c.max && !(v <= *c.max)))  // NaN fails both
+    return fmt::format("{} = {:.4g}{} misses {}", *c.metric, v,
+                       it->second.unit.empty() ? "" : " " + it->second.unit, describe(c));
+  return {};
+}
+
+}  // namespace
+
+std::vector<ProbeOutcome> evaluate_probe_checks(
+    const std::vector<ProbeCheck>& checks,
+    const std::map<std::string, probes::ProbeResult>& results) {
+  std::vector<ProbeOutcome> out;
+  auto outcome_for = [&](const std::string& id) -> ProbeOutcome& {
+    for (auto& o : out)
+      if (o.probe == id) return o;
+    out.push_back({id, ProbeVerdict::passed, {}});
+    return out.back();
+  };
+  for (const auto& c : checks) {
+    ProbeOutcome& o = outcome_for(c.probe);
+    auto it = results.find(c.probe);
+    if (it == results.end()) {
+      o.verdict = ProbeVerdict::skipped;
+      o.problems.push_back("did not run (no result)");
+      continue;
+    }
+    const auto& r = it->second;
+    if (r.status == ProbeStatus::skip || r.status == ProbeStatus::not_run) {
+      o.verdict = ProbeVerdict::skipped;
+      if (o.problems.empty())
+        o.problems.push_back(fmt::format("did not run: {}{}", probes::to_string(r.status),
+                                         r.reason.empty() ? "" : " (" + r.reason + ")"));
+      continue;
+    }
+    if (r.status == ProbeStatus::fail) {
+      o.verdict = ProbeVerdict::failed;
+      if (o.problems.empty()) o.problems.push_back("FAIL: " + r.reason);
+      continue;
+    }
+    if (auto p = check_problem(c, r); !p.empty()) {
+      o.verdict = ProbeVerdict::failed;
+      o.problems.push_back(std::move(p));
+    }
+  }
+  return out;
+}
+
+evidence::Counts probe_counts(const std::vector<ProbeOutcome>& outcomes) {
+  evidence::Counts c;
+  for (const auto& o : outcomes) {
+    ++c.tests;
+    if (o.verdict == ProbeVerdict::failed) ++c.failures;
+    if (o.verdict == ProbeVerdict::skipped) ++c.skipped;
+  }
+  return c;
+}
+
+}  // namespace jetgate::gate

@@ -1,0 +1,35 @@
+// A gate's "probes": thresholds on built-in probe results. Each probe id the
+// gate names counts as one test in the evidence counts (so gates without a
+// command still have honest, consistent counts): a probe that did not run
+// (SKIP, NOT_RUN, or missing) is skipped; one whose status is FAIL, or that
+// misses any of its checks, is a failure; otherwise it passed. WARN passes
+// unless the gate asks for "status": "PASS".
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "jetgate/evidence/evidence.hpp"
+#include "jetgate/gate/policy.hpp"
+#include "jetgate/probes/probe_result.hpp"
+
+namespace jetgate::gate {
+
+enum class ProbeVerdict { passed, failed, skipped };
+
+struct ProbeOutcome {
+  std::string probe;
+  ProbeVerdict verdict = ProbeVerdict::skipped;
+  std::vector<std::string> problems;  // each unmet check, in words
+};
+
+std::vector<ProbeOutcome> evaluate_probe_checks(
+    const std::vector<ProbeCheck>& checks,
+    const std::map<std::string, probes::ProbeResult>& results);
+
+evidence::Counts probe_counts(const std::vector<ProbeOutcome>& outcomes);
+
+}  // namespace jetgate::gate
