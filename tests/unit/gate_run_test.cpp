@@ -1,0 +1,364 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "jetgate/evidence/evidence.hpp"
+#include "jetgate/gate/gate_runner.hpp"
+#include "test_support.hpp"
+
+namespace jetgate::gate {
+namespace {
+
+using evidence::GateStatus;
+using probes::ProbeResult;
+using probes::ProbeStatus;
+
+const std::string kSha = "0123456789abcdef0123456789abcdef01234567";
+
+ProbeResult probe(const std::string& id, ProbeStatus st, std::map<std::string, double> values = {}) {
+  ProbeResult r;
+  r.id = id;
+  r.status = st;
+  r.reason = "measured";
+  for (const auto& [k, v] : values) r.values[k] = {v, "fraction"};
+  return r;
+}
+
+nlohmann::json jetson_platform() {
+  return {{"arch", "aarch64"}, {"tegra", {{"is_tegra", true}, {"l4t", "36.4.3"}}}};
+}
+
+nlohmann::json gpu_with_device() {
+  return {{"driver", {{"loaded", true}, {"version", "12.6"}}},
+          {"device_count", 1},
+          {"devices", {{{"name", "Orin"}, {"total_memory_bytes", 64LL << 30}}}}};
+}
+
+// Fakes for everything outside: recorded facts, canned probe results.
+struct Fakes {
+  nlohmann::json platform = jetson_platform();
+  nlohmann::json gpu = gpu_with_device();
+  std::vector<ProbeResult> cuda_probes;
+  ProbeResult python = probe("python_runtime", ProbeStatus::pass);
+  int cuda_calls = 0;
+  probes::CudaOptions last_cuda_options;
+
+  RunDeps deps() {
+    RunDeps d;
+    d.platform = [this](const std::string&) { return PlatformFacts{platform, {}}; };
+    d.cuda = [this](const probes::CudaOptions& o) {
+      ++cuda_calls;
+      last_cuda_options = o;
+      probes::CudaSection s;
+      s.gpu = gpu;
+      for (const auto& p : cuda_probes)
+        if (std::find(o.only.begin(), o.only.end(), p.id) != o.only.end()) s.probes.push_back(p);
+      return s;
+    };
+    d.python = [this](const probes::PythonOptions&) {
+      probes::PythonRuntime rt;
+      rt.facts = {{"torch", {{"cuda_available", true}}}};
+      rt.result = python;
+      return rt;
+    };
+    d.process = probes::run_process;
+    d.git_sha = [](const std::string&) {
+      evidence::GitSha s;
+      s.sha = kSha;
+      return s;
+    };
+    d.now = [] { return std::string("2026-11-29T16:23:05Z"); };
+    return d;
+  }
+};
+
+Gate gate_from(const std::string& json) {
+  auto p = parse_policy(R"({"schema_version": 1, "owner": "o", "cadence": "c", "evidence_retention_days": 9,
+      "maximum_evidence_age_days": 9, "gates": [)" + json + "]}",
+                        "p.json", ".");
+  EXPECT_TRUE(p.ok());
+  EXPECT_TRUE(p->issues.empty()) << p->issues.at(0).line();
+  return p->policy.gates.at(0);
+}
+
+RunOutcome run(const Gate& g, Fakes& f, const test::TempDir& t) {
+  Policy policy;
+  policy.source = "p.json";
+  policy.repo_root = t.dir();
+  RunOptions o;
+  o.evidence_dir = t.path("evidence");
+  auto r = run_gate(g, {}, policy, o, f.deps());
+  EXPECT_TRUE(r.ok()) << r.error().message();
+  return r.ok() ? *r : RunOutcome{};
+}
+
+const char* kJetsonGate = R"({"id": "jetson-cuda-runtime",
+    "requires": {"arch": "aarch64", "is_tegra": true, "l4t": {"min": "36.0"}, "cuda": true, "min_memory_gib": 8},
+    "probes": [{"probe": "launch", "status": "PASS"},
+               {"probe": "bandwidth", "metric": "d2d_fraction_of_peak", "min": 0.8},
+               {"probe": "sync_path", "metric": "sync_blocking_sync_cpu_fraction", "max": 0.1},
+               {"probe": "python_runtime", "status": "PASS"}]})";
+
+void add_good_probes(Fakes& f) {
+  f.cuda_probes = {probe("launch", ProbeStatus::pass),
+                   probe("bandwidth", ProbeStatus::pass, {{"d2d_fraction_of_peak", 0.8}}),
+                   probe("sync_path", ProbeStatus::warn, {{"sync_blocking_sync_cpu_fraction", 0.1}})};
+}
+
+TEST(GateRunTest, ProbesAtTheirThresholdsPass) {
+  test::TempDir t;
+  Fakes f;
+  add_good_probes(f);
+  auto out = run(gate_from(kJetsonGate), f, t);
+  EXPECT_EQ(out.exit_code, 0) << out.evidence.reason;
+  EXPECT_EQ(out.evidence.status, GateStatus::passed);
+  EXPECT_EQ(out.evidence.counts.tests, 4);  // one per probe: consistent for `check`
+  EXPECT_EQ(f.last_cuda_options.only, (std::vector<std::string>{"launch", "bandwidth", "sync_path"}));
+  EXPECT_TRUE(f.last_cuda_options.run_probes);
+  auto back = evidence::read_evidence(out.path);
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  EXPECT_EQ(back->git_sha, kSha);
+  EXPECT_EQ(back->extra["probes"]["bandwidth"]["status"], "PASS");
+  EXPECT_EQ(back->extra["python"]["torch"]["cuda_available"], true);
+  EXPECT_EQ(back->extra["platform"]["tegra"]["l4t"], "36.4.3");
+  EXPECT_EQ(back->extra["requirements"].size(), 5u);
+  EXPECT_TRUE(back->extra.contains("jetgate"));
+}
+
+TEST(GateRunTest, MissedThresholdsFailWithReasons) {
+  test::TempDir t;
+  Fakes f;
+  add_good_probes(f);
+  f.cuda_probes[1].values["d2d_fraction_of_peak"].value = 0.79;
+  f.cuda_probes[2].values.clear();
+  f.python = probe("python_runtime", ProbeStatus::warn);
+  auto out = run(gate_from(kJetsonGate), f, t);
+  EXPECT_EQ(out.exit_code, 1);
+  EXPECT_EQ(out.evidence.status, GateStatus::failed);
+  EXPECT_EQ(out.evidence.counts.failures, 3);
+  EXPECT_NE(out.evidence.reason.find("d2d_fraction_of_peak = 0.79 fraction misses d2d_fraction_of_peak >= 0.8"),
+            std::string::npos) << out.evidence.reason;
+  EXPECT_NE(out.evidence.reason.find("did not report sync_blocking_sync_cpu_fraction"), std::string::npos);
+  EXPECT_NE(out.evidence.reason.find("python_runtime: status is WARN, the gate requires PASS"), std::string::npos);
+}
+
+TEST(GateRunTest, ProbeThatDidNotRunCountsAsSkippedAndFails) {
+  test::TempDir t;
+  Fakes f;
+  add_good_probes(f);
+  f.cuda_probes[0].status = ProbeStatus::not_run;
+  auto out = run(gate_from(kJetsonGate), f, t);
+  EXPECT_EQ(out.exit_code, 1);
+  EXPECT_EQ(out.evidence.counts.skipped, 1);
+}
+
+TEST(GateRunTest, UnmetPlatformRequirementsAreNotRunWithoutTouchingTheGpu) {
+  test::TempDir t;
+  Fakes f;
+  f.platform = {{"arch", "x86_64"}, {"tegra", {{"is_tegra", false}, {"l4t", nullptr}}}};
+  auto out = run(gate_from(kJetsonGate), f, t);
+  EXPECT_EQ(out.exit_code, 2);
+  EXPECT_EQ(out.evidence.status, GateStatus::not_run);
+  EXPECT_EQ(f.cuda_calls, 0);
+  EXPECT_EQ(out.evidence.reason,
+            "requirements not met: arch in [aarch64] (arch is x86_64); is_tegra = true (is_tegra is false); "
+            "an L4T release >= 36.0 (no L4T release detected)");
+  EXPECT_TRUE(evidence::read_evidence(out.path).ok());  // not_run evidence is still written
+}
+
+TEST(GateRunTest, NoCudaDriverIsNotRun) {
+  test::TempDir t;
+  Fakes f;
+  f.gpu = {{"driver", {{"loaded", false}, {"error", "libcuda.so.1: cannot open shared object file"}}},
+           {"device_count", 0}};
+  auto out = run(gate_from(kJetsonGate), f, t);
+  EXPECT_EQ(out.exit_code, 2);
+  EXPECT_NE(out.evidence.reason.find("a CUDA driver and device (no CUDA driver: libcuda.so.1"), std::string::npos)
+      << out.evidence.reason;
+}
+
+TEST(GateRunTest, L4tRangeAndMemoryBounds) {
+  test::TempDir t;
+  Fakes f;
+  add_good_probes(f);
+  f.platform["tegra"]["l4t"] = "35.6.0";
+  EXPECT_EQ(run(gate_from(kJetsonGate), f, t).exit_code, 2);
+  f.platform["tegra"]["l4t"] = "36.0";
+  f.gpu["devices"][0]["total_memory_bytes"] = (8LL << 30) - 1;
+  auto out = run(gate_from(kJetsonGate), f, t);
+  EXPECT_EQ(out.exit_code, 2);
+  EXPECT_NE(out.evidence.reason.find("device memory >= 8589934592 bytes"), std::string::npos);
+}
+
+TEST(GateRunTest, GateIssuesMakeItUnusable) {
+  test::TempDir t;
+  Fakes f;
+  Policy policy;
+  auto r = run_gate(gate_from(kJetsonGate), {{"jetson-cuda-runtime", "command.argv must be ...", ""}}, policy,
+                    RunOptions{}, f.deps());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message().find("cannot run"), std::string::npos);
+  Gate plain;
+  plain.id = "obliteratus-only";
+  r = run_gate(plain, {}, policy, RunOptions{}, f.deps());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message().find("neither \"probes\" nor a \"command\""), std::string::npos);
+}
+
+// Real pytest runs (Debian's /usr/bin/python3 with python3-pytest).
+bool have_pytest() { return std::system("/usr/bin/python3 -c 'import pytest' 2>/dev/null") == 0; }
+
+std::string pytest_gate(const std::string& subdir, const test::TempDir& t) {
+  std::string project = test::fixtures_dir() + "/gates/pytest-project";
+  std::string id = "pytest-" + subdir;
+  std::replace(id.begin(), id.end(), '_', '-');
+  nlohmann::json g = {{"id", id},
+                      {"command",
+                       {{"argv", {"/usr/bin/python3", "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                                  "--junitxml=" + t.path("report.xml"), subdir}},
+                        {"timeout_s", 120},
+                        {"cwd", project},
+                        {"junit", t.path("report.xml")},
+                        {"env", {{"PYTHONDONTWRITEBYTECODE", "1"}}}}}};
+  return g.dump();
+}
+
+TEST(GateRunTest, PytestOnlyPassingTestsPasses) {
+  if (!have_pytest()) GTEST_SKIP() << "Debian python3-pytest is not installed";
+  test::TempDir t;
+  Fakes f;
+  auto out = run(gate_from(pytest_gate("passing", t)), f, t);
+  EXPECT_EQ(out.exit_code, 0) << out.evidence.reason << out.command_output;
+  EXPECT_EQ(out.evidence.counts.tests, 2);
+  EXPECT_EQ(out.evidence.exit_code, 0);
+  EXPECT_EQ(out.evidence.extra["command"]["junit_counts"]["tests"], 2);
+}
+
+TEST(GateRunTest, PytestFailureSkipAndXfailFail) {
+  if (!have_pytest()) GTEST_SKIP() << "Debian python3-pytest is not installed";
+  test::TempDir t;
+  Fakes f;
+  auto out = run(gate_from(pytest_gate("mixed", t)), f, t);
+  EXPECT_EQ(out.exit_code, 1);
+  EXPECT_EQ(out.evidence.exit_code, 1);
+  EXPECT_EQ(out.evidence.counts.tests, 4);
+  EXPECT_EQ(out.evidence.counts.failures, 1);
+  EXPECT_EQ(out.evidence.counts.skipped, 2);
+  EXPECT_NE(out.evidence.reason.find("exited with status 1"), std::string::npos) << out.evidence.reason;
+}
+
+TEST(GateRunTest, PytestGreenWithSkipsStillFails) {
+  if (!have_pytest()) GTEST_SKIP() << "Debian python3-pytest is not installed";
+  test::TempDir t;
+  Fakes f;
+  auto out = run(gate_from(pytest_gate("skips_only", t)), f, t);
+  EXPECT_EQ(out.evidence.exit_code, 0);  // pytest itself is happy
+  EXPECT_EQ(out.exit_code, 1);
+  EXPECT_NE(out.evidence.reason.find("2 test(s) skipped or xfailed: a gate passes only without skips"),
+            std::string::npos) << out.evidence.reason;
+}
+
+TEST(GateRunTest, StaleReportIsNeverReusedAndTimeoutsFail) {
+  test::TempDir t;
+  Fakes f;
+  t.write("report.xml", test::read_file(test::fixtures_dir() + "/gates/junit/pytest-passing.xml"));
+  nlohmann::json g = {{"id", "sleepy"},
+                      {"command", {{"argv", {"/bin/sh", "-c", "sleep 30"}}, {"timeout_s", 0.5},
+                                   {"junit", t.path("report.xml")}}}};
+  auto out = run(gate_from(g.dump()), f, t);
+  EXPECT_EQ(out.exit_code, 1);
+  EXPECT_NE(out.evidence.reason.find("did not finish"), std::string::npos) << out.evidence.reason;
+  EXPECT_NE(out.evidence.reason.find("cannot read the JUnit report"), std::string::npos) << out.evidence.reason;
+  EXPECT_FALSE(out.evidence.exit_code.has_value());
+}
+
+TEST(GateRunTest, MissingProgramFails) {
+  test::TempDir t;
+  Fakes f;
+  nlohmann::json g = {{"id", "ghost"},
+                      {"command", {{"argv", {"/nonexistent/jetgate-no-such-program"}}, {"junit", "r.xml"}}}};
+  auto out = run(gate_from(g.dump()), f, t);
+  EXPECT_EQ(out.exit_code, 1);
+  EXPECT_EQ(out.evidence.status, GateStatus::failed);
+}
+
+// End to end through the binary.
+struct CliRepo {
+  test::TempDir t;
+  std::string policy;
+  CliRepo() {
+    std::filesystem::create_directories(t.path(".git"));
+    nlohmann::json p = {{"schema_version", 1}, {"owner", "o"}, {"cadence", "c"}, {"evidence_retention_days", 9},
+                        {"maximum_evidence_age_days", 9},
+                        {"gates", {nlohmann::json::parse(pytest_gate("passing", t)),
+                                   nlohmann::json::parse(pytest_gate("mixed", t)),
+                                   {{"id", "riscv-only"}, {"requires", {{"arch", "riscv64"}}},
+                                    {"probes", {{{"probe", "launch"}, {"status", "PASS"}}}}}}}};
+    policy = t.write("ci/policy.json", p.dump(2));
+  }
+  test::CliRun run(const std::string& gate, std::vector<std::string> env = {}) const {
+    return test::run_jetgate({"run", gate, "--policy", policy, "--evidence-dir", t.path("ev")}, std::move(env));
+  }
+};
+
+TEST(GateRunCliTest, ExitCodesAndEvidence) {
+  if (!have_pytest()) GTEST_SKIP() << "Debian python3-pytest is not installed";
+  CliRepo repo;
+  auto pass = repo.run("pytest-passing", {"GITHUB_SHA=" + kSha});
+  EXPECT_EQ(pass.exit_code, 0) << pass.out << pass.err;
+  EXPECT_NE(pass.out.find("pytest-passing: passed"), std::string::npos) << pass.out;
+  auto e = evidence::read_evidence(repo.t.path("ev/pytest-passing.json"));
+  ASSERT_TRUE(e.ok()) << e.error().message();
+  EXPECT_EQ(e->git_sha, kSha);
+
+  auto fail = repo.run("pytest-mixed");
+  EXPECT_EQ(fail.exit_code, 1) << fail.out << fail.err;
+  EXPECT_NE(fail.err.find("--- command output"), std::string::npos);
+
+  auto not_run = repo.run("riscv-only");
+  EXPECT_EQ(not_run.exit_code, 2) << not_run.out << not_run.err;
+  EXPECT_NE(not_run.out.find("riscv-only: not_run: requirements not met: arch in [riscv64]"), std::string::npos)
+      << not_run.out;
+
+  auto bad_sha = repo.run("riscv-only", {"GITHUB_SHA=NOT-A-SHA"});
+  EXPECT_NE(bad_sha.err.find("warning: GITHUB_SHA is \"NOT-A-SHA\""), std::string::npos) << bad_sha.err;
+  EXPECT_EQ(evidence::read_evidence(repo.t.path("ev/riscv-only.json"))->git_sha, "local");
+
+  // Only whole evidence files, no temporaries, after all runs.
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(repo.t.path("ev")))
+    names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"pytest-mixed.json", "pytest-passing.json", "riscv-only.json"}));
+}
+
+TEST(GateRunCliTest, UnusableInput) {
+  CliRepo repo;
+  auto bad_id = repo.run("../etc/passwd");
+  EXPECT_EQ(bad_id.exit_code, 2);
+  EXPECT_NE(bad_id.err.find("invalid gate id"), std::string::npos) << bad_id.err;
+  auto unknown = repo.run("no-such-gate");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("no gate \"no-such-gate\" (gates: pytest-passing pytest-mixed riscv-only)"),
+            std::string::npos) << unknown.err;
+  auto no_policy = test::run_jetgate({"run", "x", "--policy", repo.t.path("missing.json")});
+  EXPECT_EQ(no_policy.exit_code, 2);
+  EXPECT_FALSE(std::filesystem::exists(repo.t.path("ev")));
+}
+
+TEST(GateRunCliTest, DefaultPolicyJetsonGateIsNotRunOffJetson) {
+  test::TempDir t;
+  // A recorded Raspberry Pi root: aarch64 but not Tegra.
+  std::string root = test::fixtures_dir() + "/rpi5-arm64/root";
+  if (!std::filesystem::exists(root)) GTEST_SKIP() << "fixture rpi5-arm64 not present";
+  auto r = test::run_jetgate({"run", "jetson-cuda-runtime", "--root", root, "--evidence-dir", t.path("ev")});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.out.find("is_tegra = true (is_tegra is false)"), std::string::npos) << r.out;
+  auto e = evidence::read_evidence(t.path("ev/jetson-cuda-runtime.json"));
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->status, GateStatus::not_run);
+}
+
+}  // namespace
+}  // namespace jetgate::gate
