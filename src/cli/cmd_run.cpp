@@ -51,6 +51,9 @@ int run(const RunArgs& a) {
     return kExitUsage;
   }
   for (const auto& w : policy->warnings) std::cerr << "warning: " << w << "\n";
+  // Other gates' and policy-wide problems do not stop this gate; `check` reports them.
+  for (const auto& i : policy->issues)
+    if (i.subject != a.gate) std::cerr << "warning: policy: " << i.line() << "\n";
   auto outcome = gate::run_gate(*g, gate::issues_of(*policy, a.gate), policy->policy, a.options,
                                 gate::live_run_deps());
   if (!outcome) {
