@@ -1,13 +1,141 @@
+// `jetgate probe`: the platform evidence (and, with --cuda, the GPU probes).
+#include <chrono>
 #include <iostream>
 
 #include "cli/commands.hpp"
 #include "jetgate/core/exit_codes.hpp"
+#include "jetgate/evidence/probe_document.hpp"
+#include "jetgate/facts/platform.hpp"
+#if __has_include("jetgate/report/cuda_text.hpp")  // TEMP until the CUDA report lands
+#include "jetgate/report/cuda_text.hpp"
+#define JETGATE_HAVE_CUDA_TEXT 1
+#endif
+#include "jetgate/report/platform_text.hpp"
 
 namespace jetgate::cli {
+namespace {
+
+struct ProbeArgs {
+  std::string root = "/";
+  bool json = false;
+  bool show_serial = false;
+  bool cuda = false;
+  std::vector<std::string> only;
+  double memory_fraction = 0.25;
+  double probe_timeout_s = 20;
+  bool python_runtime = false;
+  std::string python;
+  double python_timeout_s = 60;
+};
+
+bool any_probe_failed(const probes::CudaSection* cuda, const probes::PythonRuntime* py) {
+  if (cuda)
+    for (const auto& r : cuda->probes)
+      if (r.status == probes::ProbeStatus::fail) return true;
+  return py && py->result.status == probes::ProbeStatus::fail;
+}
+
+std::string render_python_text(const probes::PythonRuntime& py) {
+  std::string out = "Python ML runtime\n";
+  out += "  " + std::string(probes::to_string(py.result.status)) + ": " + py.result.reason + "\n";
+  return out;
+}
+
+int run_probe(const ProbeArgs& a) {
+  auto root = fs::RootFs::open(a.root);
+  if (!root.ok()) {
+    std::cerr << "jetgate probe: " << root.error().message() << "\n";
+    return kExitUsage;
+  }
+  if (!root->is_live() && (a.cuda || a.python_runtime)) {
+    std::cerr << "jetgate probe: --cuda and --python measure the live machine; they cannot be "
+                 "combined with --root (a recorded root has no driver to talk to)\n";
+    return kExitUsage;
+  }
+  facts::CollectOptions copts;
+  copts.show_serial = a.show_serial;
+  auto platform = facts::collect_platform(*root, copts);
+
+  std::optional<probes::CudaSection> cuda;
+  if (root->is_live()) {
+    probes::CudaOptions o;
+    o.run_probes = a.cuda;
+    o.only = a.only;
+    o.memory_fraction = a.memory_fraction;
+    o.probe_timeout = std::chrono::milliseconds(static_cast<long>(a.probe_timeout_s * 1000));
+    cuda = probes::collect_cuda(o);
+  }
+  std::optional<probes::PythonRuntime> python;
+  if (a.python_runtime) {
+    probes::PythonOptions o;
+    if (!a.python.empty()) o.python = a.python;
+    o.timeout = std::chrono::milliseconds(static_cast<long>(a.python_timeout_s * 1000));
+    python = probes::probe_python_runtime(o);
+  }
+
+  evidence::ProbeDocumentInput in;
+  in.root = a.root;
+  in.platform = &platform;
+  in.cuda = cuda ? &*cuda : nullptr;
+  in.python = python ? &*python : nullptr;
+  if (root->is_live()) in.generated_at = evidence::utc_now_iso8601();
+  auto doc = evidence::build_probe_document(in);
+
+  std::cerr << report::render_warnings_text(doc["warnings"]);
+  if (a.json) {
+    std::cout << doc.dump(2) << "\n";
+  } else {
+    std::cout << report::render_platform_text(doc["platform"]);
+#ifdef JETGATE_HAVE_CUDA_TEXT
+    if (cuda) std::cout << report::render_cuda_text(*cuda);
+#endif
+    if (python) std::cout << render_python_text(*python);
+  }
+  return any_probe_failed(in.cuda, in.python) ? kExitDoesNotHold : kExitOk;
+}
+
+}  // namespace
 
 Command add_probe_command(CLI::App& app) {
-  auto* sub = app.add_subcommand("probe", "Report platform facts (placeholder)");
-  return {sub, [] { return kExitUsage; }};
+  auto args = std::make_shared<ProbeArgs>();
+  auto* sub = app.add_subcommand(
+      "probe",
+      "Report the platform facts (hardware, L4T/JetPack, libraries, GPU driver stack) and, on the "
+      "live machine, the CUDA driver and devices; --cuda also runs the GPU probes");
+  sub->add_option("--root", args->root,
+                  "Read every file under DIR instead of / (a recorded machine; see "
+                  "scripts/jetgate-record-root.sh)")
+      ->type_name("DIR");
+  sub->add_flag("--json", args->json, "Print one JSON document (docs/evidence-schema.md)");
+  sub->add_flag("--show-serial", args->show_serial, "Include serial numbers and the hostname");
+  sub->add_flag("--cuda", args->cuda,
+                "Run the GPU probes: launch, memory, bandwidth, sync_path (docs/probes.md)");
+  sub->add_option("--probe", args->only, "Run only this GPU probe (repeatable); implies --cuda")
+      ->type_name("ID")
+      ->check(CLI::IsMember({"launch", "memory", "bandwidth", "sync_path"}));
+  sub->add_option("--memory-fraction", args->memory_fraction,
+                  "Share of free GPU memory the memory probe writes and verifies")
+      ->check(CLI::Range(0.001, 0.9))
+      ->capture_default_str();
+  sub->add_option("--probe-timeout", args->probe_timeout_s,
+                  "Seconds before a probe's child process is stopped (SIGTERM, then SIGKILL)")
+      ->check(CLI::Range(1.0, 3600.0))
+      ->capture_default_str();
+  sub->add_flag("--ml", args->python_runtime,
+                "Record the Python ML runtime (torch, bitsandbytes) with python3");
+  sub->add_option("--python", args->python,
+                  "Python interpreter for the ML runtime facts; implies --ml")
+      ->type_name("PATH");
+  sub->add_option("--python-timeout", args->python_timeout_s,
+                  "Seconds before the Python child is stopped")
+      ->check(CLI::Range(1.0, 3600.0))
+      ->capture_default_str();
+  return {sub, [args] {
+            ProbeArgs a = *args;
+            if (!a.only.empty()) a.cuda = true;
+            if (!a.python.empty()) a.python_runtime = true;
+            return run_probe(a);
+          }};
 }
 
 }  // namespace jetgate::cli

@@ -1,0 +1,58 @@
+#include "jetgate/evidence/probe_document.hpp"
+
+#include <ctime>
+
+#include "jetgate/core/version.hpp"
+#include "jetgate/cuda/kernel_image.hpp"
+
+namespace jetgate::evidence {
+
+nlohmann::json jetgate_identity() {
+  auto image = cuda::kernel_image();
+  nlohmann::json archs = nlohmann::json::array();
+  std::string list = image.archs;
+  for (std::size_t start = 0; start < list.size();) {
+    auto comma = list.find(',', start);
+    archs.push_back("sm_" + list.substr(start, comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return {{"version", version()},
+          {"kernels",
+           {{"toolkit", image.present() ? nlohmann::json(image.toolkit_version) : nlohmann::json(nullptr)},
+            {"archs", archs}}}};
+}
+
+std::string utc_now_iso8601() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+nlohmann::json build_probe_document(const ProbeDocumentInput& in) {
+  nlohmann::json doc;
+  doc["schema_version"] = kEvidenceSchemaVersion;
+  doc["jetgate"] = jetgate_identity();
+  if (in.generated_at) doc["generated_at"] = *in.generated_at;
+  doc["root"] = in.root;
+  doc["platform"] = in.platform->platform;
+  nlohmann::json probes = nlohmann::json::object();
+  if (in.cuda) {
+    doc["gpu"] = in.cuda->gpu;
+    for (const auto& r : in.cuda->probes) probes[r.id] = probes::to_json(r);
+  }
+  if (in.python) {
+    doc["python"] = in.python->facts;
+    probes[in.python->result.id] = probes::to_json(in.python->result);
+  }
+  if (!probes.empty()) doc["probes"] = probes;
+  nlohmann::json warnings = nlohmann::json::array();
+  for (const auto& w : in.platform->warnings) warnings.push_back(facts::to_json(w));
+  doc["warnings"] = warnings;
+  return doc;
+}
+
+}  // namespace jetgate::evidence

@@ -1,0 +1,37 @@
+// The document `jetgate probe --json` prints, and the facts part of every
+// gate's evidence (docs/evidence-schema.md).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "jetgate/facts/platform.hpp"
+#include "jetgate/probes/cuda_section.hpp"
+#include "jetgate/probes/python_runtime.hpp"
+
+namespace jetgate::evidence {
+
+inline constexpr int kEvidenceSchemaVersion = 1;
+
+struct ProbeDocumentInput {
+  std::string root;                                 // "/" or the recorded root
+  const facts::PlatformReport* platform = nullptr;  // required
+  const probes::CudaSection* cuda = nullptr;        // live machine only
+  const probes::PythonRuntime* python = nullptr;    // when asked
+  std::optional<std::string> generated_at;          // UTC ISO-8601; none for reproducible output
+};
+
+// {"schema_version", "jetgate": {...}, "root", "platform", "gpu", "probes",
+//  "python", "warnings"}; keys of absent sections are left out.
+nlohmann::json build_probe_document(const ProbeDocumentInput& in);
+
+// {"version": "0.1.0", "kernels": {"toolkit": "13.0" | null, "archs": [...]}}
+nlohmann::json jetgate_identity();
+
+// The current time as "YYYY-MM-DDTHH:MM:SSZ".
+std::string utc_now_iso8601();
+
+}  // namespace jetgate::evidence

@@ -1,0 +1,233 @@
+// Fact parsers on real lines from real machines, and on malformed input.
+#include <gtest/gtest.h>
+
+#include "jetgate/facts/cdi.hpp"
+#include "jetgate/facts/device_tree.hpp"
+#include "jetgate/facts/l4t.hpp"
+#include "jetgate/facts/os_release.hpp"
+#include "jetgate/facts/proc_modules.hpp"
+#include "jetgate/facts/text.hpp"
+#include "jetgate/facts/versions.hpp"
+
+namespace jetgate::facts {
+namespace {
+
+using namespace std::string_literals;
+
+TEST(NvTegraRelease, JetPack62Line) {
+  auto v = parse_nv_tegra_release(
+      "# R36 (release), REVISION: 4.3, GCID: 38968081, BOARD: generic, EABI: aarch64, DATE: Wed "
+      "Jan  8 01:49:37 UTC 2025\n# KERNEL_VARIANT: oot\nTARGET_USERSPACE_LIB_DIR=nvidia\n");
+  ASSERT_TRUE(v.ok()) << v.error().message();
+  EXPECT_EQ(*v, "36.4.3");
+}
+
+TEST(NvTegraRelease, JetPack4AndThorLines) {
+  EXPECT_EQ(*parse_nv_tegra_release("# R32 (release), REVISION: 7.1, GCID: 29818004, BOARD: t210ref, "
+                                    "EABI: aarch64, DATE: Sat Feb 19 17:05:08 UTC 2022"),
+            "32.7.1");
+  EXPECT_EQ(*parse_nv_tegra_release("# R38 (release), REVISION: 2.0, GCID: 41844464, BOARD: generic, "
+                                    "EABI: aarch64, DATE: Fri Aug 22 00:55:42 UTC 2025"),
+            "38.2.0");
+  EXPECT_EQ(*parse_nv_tegra_release("# R35 (release), REVISION: 4.1\n"), "35.4.1");
+}
+
+TEST(NvTegraRelease, NeverAPartialVersion) {
+  EXPECT_FALSE(parse_nv_tegra_release("# R36 (release), REVISION: 4, GCID: 1").ok());
+  EXPECT_FALSE(parse_nv_tegra_release("# R36 (release), GCID: 38968081").ok());
+  EXPECT_FALSE(parse_nv_tegra_release("REVISION: 4.3").ok());
+  EXPECT_FALSE(parse_nv_tegra_release("").ok());
+  EXPECT_FALSE(parse_nv_tegra_release("\n\n").ok());
+  EXPECT_FALSE(parse_nv_tegra_release("# R36 (rele").ok());                 // truncated
+  EXPECT_FALSE(parse_nv_tegra_release("\x7f" "ELF\x02\x01\x01\0\0"s).ok());  // binary
+  EXPECT_FALSE(parse_nv_tegra_release(std::string(100000, '#')).ok());
+  auto e = parse_nv_tegra_release("# R36 (release), GCID: 1");
+  EXPECT_NE(e.error().what.find("REVISION"), std::string::npos);
+}
+
+TEST(L4tPackage, VersionFromDpkg) {
+  EXPECT_EQ(l4t_from_package_version("36.3.0-20240506102626"), "36.3.0");
+  EXPECT_EQ(l4t_from_package_version("32.7.1-20220219090432"), "32.7.1");
+  EXPECT_EQ(l4t_from_package_version("36.4.3-20250107174145"), "36.4.3");
+  EXPECT_FALSE(l4t_from_package_version("36.3-1"));
+  EXPECT_FALSE(l4t_from_package_version("garbage"));
+  EXPECT_FALSE(l4t_from_package_version(""));
+}
+
+TEST(JetPack, TableAndPackage) {
+  EXPECT_EQ(jetpack_for_l4t("36.4.3"), "6.2");
+  EXPECT_EQ(jetpack_for_l4t("36.3.0"), "6.0");
+  EXPECT_EQ(jetpack_for_l4t("35.4.1"), "5.1.2");
+  EXPECT_EQ(jetpack_for_l4t("32.7.1"), "4.6.1");
+  EXPECT_EQ(jetpack_for_l4t("38.2.0"), "7.0");
+  EXPECT_EQ(jetpack_for_l4t("36.5.0"), "6.2.2");
+  EXPECT_FALSE(jetpack_for_l4t("36.9.9"));
+  EXPECT_EQ(jetpack_from_package_version("6.2+b77"), "6.2");
+  EXPECT_EQ(jetpack_from_package_version("5.1.2-b104"), "5.1.2");
+  EXPECT_EQ(jetpack_from_package_version("4.6.1-b110"), "4.6.1");
+  EXPECT_FALSE(jetpack_from_package_version("b77"));
+}
+
+TEST(DpkgStatus, InstalledPackagesOnly) {
+  auto pkgs = parse_dpkg_status(
+      "Package: nvidia-l4t-core\nStatus: install ok installed\nPriority: standard\n"
+      "Architecture: arm64\nVersion: 36.3.0-20240506102626\nDescription: NVIDIA Core Package\n"
+      " continuation line: Version: 1.0\n\n"
+      "Package: nvidia-jetpack\nStatus: deinstall ok config-files\nVersion: 6.0+b106\n\n"
+      "Package: cuda-toolkit-12-6\nStatus: install ok installed\nVersion: 12.6.11-1\n");
+  EXPECT_EQ(pkgs.size(), 2u);
+  EXPECT_EQ(pkgs["nvidia-l4t-core"], "36.3.0-20240506102626");
+  EXPECT_EQ(pkgs["cuda-toolkit-12-6"], "12.6.11-1");
+  EXPECT_FALSE(pkgs.count("nvidia-jetpack"));
+  EXPECT_TRUE(parse_dpkg_status("").empty());
+  EXPECT_TRUE(parse_dpkg_status("Package: x\nVersion").empty());  // truncated
+}
+
+TEST(DeviceTree, SocAndPartNumbers) {
+  auto agx = split_nul_list("nvidia,p3737-0000+p3701-0005\0nvidia,p3701-0005\0nvidia,tegra234\0"s);
+  EXPECT_EQ(agx.size(), 3u);
+  EXPECT_EQ(soc_from_compatible(agx), "tegra234");
+  EXPECT_EQ(module_part_number(agx, ""), "p3701-0005");
+  EXPECT_EQ(module_name("p3701-0005"), "Jetson AGX Orin 64GB");
+  EXPECT_EQ(cuda_arch_for_soc("tegra234"), "8.7");
+
+  auto nano = split_nul_list("nvidia,p3450-0000\0nvidia,jetson-nano\0nvidia,tegra210\0"s);
+  EXPECT_EQ(soc_from_compatible(nano), "tegra210");
+  EXPECT_EQ(module_part_number(nano, ""), "p3450-0000");
+  EXPECT_EQ(module_part_number(nano, "3448:0000:400"), "p3448-0000");
+  EXPECT_EQ(cuda_arch_for_soc("tegra210"), "5.3");
+
+  auto xnx = split_nul_list("nvidia,p3509-0000+p3668-0001\0nvidia,tegra194\0"s);
+  EXPECT_EQ(module_part_number(xnx, ""), "p3668-0001");
+  EXPECT_EQ(cuda_arch_for_soc("tegra194"), "7.2");
+
+  // An unknown future module still yields its part number, from the carrier+module form.
+  auto future = split_nul_list("nvidia,p9999-0000+p8888-0003\0nvidia,tegra300\0"s);
+  EXPECT_EQ(module_part_number(future, ""), "p8888-0003");
+  EXPECT_EQ(soc_from_compatible(future), "tegra300");
+  EXPECT_FALSE(module_name("p8888-0003"));
+  EXPECT_FALSE(cuda_arch_for_soc("tegra300"));
+
+  auto rpi = split_nul_list("raspberrypi,5-model-b\0brcm,bcm2712\0"s);
+  EXPECT_FALSE(soc_from_compatible(rpi));
+  EXPECT_FALSE(module_part_number(rpi, ""));
+  EXPECT_TRUE(split_nul_list("").empty());
+  EXPECT_TRUE(split_nul_list("\0\0\0"s).empty());
+}
+
+TEST(OsRelease, QuotedAndMalformed) {
+  auto kv = parse_os_release(
+      "PRETTY_NAME=\"Ubuntu 22.04.5 LTS\"\nNAME=\"Ubuntu\"\nVERSION_ID=\"22.04\"\nID=ubuntu\n"
+      "# comment\nbroken line\nlower=ignored\nVERSION_CODENAME='jammy'\nX=\"a\\\"b\"\n");
+  EXPECT_EQ(kv["ID"], "ubuntu");
+  EXPECT_EQ(kv["VERSION_ID"], "22.04");
+  EXPECT_EQ(kv["PRETTY_NAME"], "Ubuntu 22.04.5 LTS");
+  EXPECT_EQ(kv["VERSION_CODENAME"], "jammy");
+  EXPECT_EQ(kv["X"], "a\"b");
+  EXPECT_FALSE(kv.count("lower"));
+  EXPECT_TRUE(parse_os_release("\x01\x02\xff").empty());
+}
+
+TEST(ProcModules, RealJetsonLines) {
+  auto mods = parse_proc_modules(
+      "nvgpu 2760704 22 - Live 0x0000000000000000 (O)\n"
+      "host1x 176128 8 nvgpu,host1x_fence,nvhost_ctrl_shim, Live 0x0000000000000000 (O)\n"
+      "nvmap 212992 71 nvgpu, Live 0xffffffc0012a0000 (O)\n"
+      "truncated 12\n"
+      "bad name! 1 2 - Live\n");
+  ASSERT_EQ(mods.size(), 3u);
+  EXPECT_EQ(mods[0].name, "nvgpu");
+  EXPECT_EQ(mods[0].refcount, 22);
+  EXPECT_EQ(mods[0].taints, "(O)");
+  EXPECT_EQ(mods[1].used_by, (std::vector<std::string>{"nvgpu", "host1x_fence", "nvhost_ctrl_shim"}));
+  EXPECT_TRUE(parse_proc_modules("").empty());
+}
+
+TEST(Versions, CudaToolkitFiles) {
+  EXPECT_EQ(*parse_cuda_version_json(R"({"cuda": {"name": "CUDA SDK", "version": "12.6.68"}, "cuda_cudart": {"version": "12.6.68"}})"),
+            "12.6.68");
+  EXPECT_FALSE(parse_cuda_version_json("{\"cuda\": {\"version\": 12}}").ok());
+  EXPECT_FALSE(parse_cuda_version_json("{\"cuda\": ").ok());
+  EXPECT_FALSE(parse_cuda_version_json("[]").ok());
+  EXPECT_EQ(*parse_cuda_version_txt("CUDA Version 10.2.300\n"), "10.2.300");
+  EXPECT_FALSE(parse_cuda_version_txt("CUDA Version ten\n").ok());
+  EXPECT_EQ(*parse_nvcc_version("nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, "
+                                "release 13.0, V13.0.88\nBuild cuda_13.0.r13.0/compiler.36424714_0\n"),
+            "13.0.88");
+  EXPECT_FALSE(parse_nvcc_version("bash: nvcc: command not found").ok());
+}
+
+TEST(Versions, NvidiaDriver) {
+  EXPECT_EQ(*parse_nvidia_driver_version(
+                "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu Oct  9 00:45:48 UTC 2025\n"
+                "GCC version:  gcc version 13.3.0 (Ubuntu 13.3.0-6ubuntu2~24.04)\n"),
+            "580.159.04");
+  EXPECT_EQ(*parse_nvidia_driver_version(
+                "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.86.15  Release Build  "
+                "(dvs-builder@U16-I3-B03-4-3)  Thu Jan 23 22:52:51 UTC 2025\n"),
+            "570.86.15");
+  EXPECT_FALSE(parse_nvidia_driver_version("garbage\n").ok());
+  EXPECT_FALSE(parse_nvidia_driver_version("").ok());
+}
+
+TEST(Versions, HeaderDefinesAndLibraryNames) {
+  auto cudnn = parse_header_defines("#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 3\n#define CUDNN_PATCHLEVEL 0\n"
+                                    "#define CUDNN_VERSION (CUDNN_MAJOR * 10000 + CUDNN_MINOR * 100)\n");
+  EXPECT_EQ(version_from_defines(cudnn, "CUDNN_MAJOR", "CUDNN_MINOR", "CUDNN_PATCHLEVEL"), "9.3.0");
+  // TensorRT 10 defines its version through one level of indirection.
+  auto trt = parse_header_defines(
+      "#define TRT_MAJOR_ENTERPRISE 10\n#define TRT_MINOR_ENTERPRISE 3\n#define TRT_PATCH_ENTERPRISE 0\n"
+      "#define NV_TENSORRT_MAJOR TRT_MAJOR_ENTERPRISE //!< TensorRT major version.\n"
+      "#define NV_TENSORRT_MINOR TRT_MINOR_ENTERPRISE\n#define NV_TENSORRT_PATCH TRT_PATCH_ENTERPRISE\n");
+  EXPECT_EQ(version_from_defines(trt, "NV_TENSORRT_MAJOR", "NV_TENSORRT_MINOR", "NV_TENSORRT_PATCH"), "10.3.0");
+  EXPECT_FALSE(version_from_defines(parse_header_defines("#define CUDNN_MAJOR 9\n"), "CUDNN_MAJOR",
+                                    "CUDNN_MINOR", "CUDNN_PATCHLEVEL"));
+  EXPECT_EQ(version_from_library_name("libcudnn.so.9.3.0", "libcudnn.so."), "9.3.0");
+  EXPECT_FALSE(version_from_library_name("libcudnn.so.9", "libcudnn.so."));
+  EXPECT_FALSE(version_from_library_name("libcudnn_ops.so.9.3.0", "libcudnn.so."));
+}
+
+TEST(Cdi, NvidiaCtkSpec) {
+  auto spec = parse_cdi_spec(R"(---
+cdiVersion: 0.5.0
+kind: nvidia.com/gpu
+devices:
+- name: all
+  containerEdits:
+    deviceNodes:
+    - path: /dev/nvhost-ctrl
+    - path: /dev/nvmap
+    - path: /dev/nvgpu/igpu0/ctrl
+containerEdits:
+  deviceNodes:
+  - path: /dev/nvmap
+  - path: /dev/host1x-fence
+    hostPath: /dev/host1x-fence
+)");
+  ASSERT_TRUE(spec.ok()) << spec.error().message();
+  EXPECT_EQ(spec->kind, "nvidia.com/gpu");
+  EXPECT_EQ(spec->devices, (std::vector<std::string>{"all"}));
+  EXPECT_EQ(spec->device_nodes.size(), 4u);
+}
+
+TEST(Cdi, JsonAndMalformed) {
+  EXPECT_TRUE(parse_cdi_spec(R"({"cdiVersion": "0.6.0", "kind": "nvidia.com/gpu", "devices": []})").ok());
+  EXPECT_FALSE(parse_cdi_spec("kind: nvidia.com/gpu\n").ok());
+  EXPECT_FALSE(parse_cdi_spec("cdiVersion: [").ok());
+  EXPECT_FALSE(parse_cdi_spec("- a\n- b\n").ok());
+  EXPECT_FALSE(parse_cdi_spec(std::string(10000, '[')).ok());
+  EXPECT_FALSE(parse_cdi_spec("\xff\xfe\x00\x01"s).ok());
+  EXPECT_FALSE(parse_cdi_spec("cdiVersion: 0.5.0\nkind: x\ndevices: 3\n").ok());
+}
+
+TEST(Text, VersionsCompare) {
+  EXPECT_LT(compare_versions("36.4.3", "36.10.0"), 0);
+  EXPECT_EQ(compare_versions("36.4", "36.4.0"), 0);
+  EXPECT_TRUE(is_numeric_version("36.4.3", 3));
+  EXPECT_FALSE(is_numeric_version("36.4.", 3));
+  EXPECT_FALSE(is_numeric_version("36..4", 3));
+  EXPECT_EQ(first_dotted_version("release 12.6, V12.6.68"), "12.6");
+}
+
+}  // namespace
+}  // namespace jetgate::facts

@@ -1,0 +1,174 @@
+// collect_platform on small synthetic roots: the rules for each fact, the
+// fallbacks and the warnings.
+#include <gtest/gtest.h>
+
+#include "jetgate/facts/platform.hpp"
+#include "test_support.hpp"
+
+namespace jetgate::facts {
+namespace {
+
+using nlohmann::json;
+using namespace std::string_literals;
+
+PlatformReport collect(const test::TempDir& t, CollectOptions o = {}) {
+  auto root = fs::RootFs::open(t.dir());
+  EXPECT_TRUE(root.ok());
+  return collect_platform(*root, o);
+}
+
+bool warned(const PlatformReport& r, const std::string& fact, const std::string& needle) {
+  for (const auto& w : r.warnings)
+    if (w.fact == fact && (w.message + w.source).find(needle) != std::string::npos) return true;
+  return false;
+}
+
+TEST(PlatformFacts, EmptyRootGivesNullsAndAnArchWarning) {
+  test::TempDir t;
+  auto r = collect(t);
+  EXPECT_TRUE(r.platform["arch"].is_null());
+  EXPECT_TRUE(r.platform["os"]["id"].is_null());
+  EXPECT_FALSE(r.platform["tegra"]["is_tegra"].get<bool>());
+  EXPECT_TRUE(r.platform["tegra"]["l4t"].is_null());
+  EXPECT_TRUE(warned(r, "/platform/arch", "jetgate-root.json"));
+}
+
+TEST(PlatformFacts, L4tFallsBackToDpkgWhenReleaseFileIsGarbage) {
+  test::TempDir t;
+  t.write("jetgate-root.json", R"({"machine": "aarch64"})");
+  t.write("etc/nv_tegra_release", "\x01\x02garbage");
+  t.write("var/lib/dpkg/status",
+          "Package: nvidia-l4t-core\nStatus: install ok installed\nVersion: 36.3.0-20240506102626\n");
+  auto r = collect(t);
+  EXPECT_TRUE(r.platform["tegra"]["is_tegra"].get<bool>());
+  EXPECT_EQ(r.platform["tegra"]["l4t"], "36.3.0");
+  EXPECT_EQ(r.platform["tegra"]["l4t_source"], "dpkg:nvidia-l4t-core");
+  EXPECT_EQ(r.platform["tegra"]["jetpack"], "6.0");
+}
+
+TEST(PlatformFacts, NullL4tWithAWarningNamingTheFile) {
+  test::TempDir t;
+  t.write("etc/nv_tegra_release", "# R36 (release), REVISION: 4\n");
+  auto r = collect(t);
+  EXPECT_TRUE(r.platform["tegra"]["l4t"].is_null());
+  EXPECT_TRUE(warned(r, "/platform/tegra/l4t", "nv_tegra_release"));
+}
+
+TEST(PlatformFacts, UnknownL4tWarnsHowToReport) {
+  test::TempDir t;
+  t.write("etc/nv_tegra_release", "# R36 (release), REVISION: 9.9, GCID: 1\n");
+  auto r = collect(t);
+  EXPECT_EQ(r.platform["tegra"]["l4t"], "36.9.9");
+  EXPECT_TRUE(r.platform["tegra"]["jetpack"].is_null());
+  EXPECT_TRUE(warned(r, "/platform/tegra/jetpack", "please report"));
+}
+
+TEST(PlatformFacts, JetpackFromPackageWhenTableLacksTheRelease) {
+  test::TempDir t;
+  t.write("etc/nv_tegra_release", "# R36 (release), REVISION: 9.9, GCID: 1\n");
+  t.write("var/lib/dpkg/status", "Package: nvidia-jetpack\nStatus: install ok installed\nVersion: 6.9+b1\n");
+  auto r = collect(t);
+  EXPECT_EQ(r.platform["tegra"]["jetpack"], "6.9");
+  EXPECT_EQ(r.platform["tegra"]["jetpack_source"], "dpkg:nvidia-jetpack");
+}
+
+TEST(PlatformFacts, TegraFromDeviceTreeAloneAsOnMainlineKernels) {
+  test::TempDir t;
+  t.write("proc/device-tree/compatible", "nvidia,p3768-0000+p3767-0000\0nvidia,p3767-0000\0nvidia,tegra234\0"s);
+  t.write("proc/device-tree/model", "NVIDIA Jetson Orin NX Engineering Reference Developer Kit\0"s);
+  t.write("proc/device-tree/serial-number", "1424321012345\0"s);
+  auto r = collect(t);
+  const auto& tg = r.platform["tegra"];
+  EXPECT_TRUE(tg["is_tegra"].get<bool>());
+  EXPECT_EQ(tg["soc"], "tegra234");
+  EXPECT_EQ(tg["part_number"], "p3767-0000");
+  EXPECT_EQ(tg["module"], "Jetson Orin NX 16GB");
+  EXPECT_EQ(tg["cuda_arch"], "8.7");
+  EXPECT_EQ(tg["model"], "NVIDIA Jetson Orin NX Engineering Reference Developer Kit");
+  EXPECT_FALSE(tg.contains("serial_number"));
+  EXPECT_TRUE(warned(r, "/platform/tegra/l4t", "") == false);
+  CollectOptions show;
+  show.show_serial = true;
+  EXPECT_EQ(collect(t, show).platform["tegra"]["serial_number"], "1424321012345");
+}
+
+TEST(PlatformFacts, SocFamilyAloneMarksTegra) {
+  test::TempDir t;
+  t.write("sys/devices/soc0/family", "Tegra\n");
+  EXPECT_TRUE(collect(t).platform["tegra"]["is_tegra"].get<bool>());
+}
+
+TEST(PlatformFacts, DeviceNodesFromSidecarAndDanglingCdiNode) {
+  test::TempDir t;
+  t.write("jetgate-root.json",
+          R"({"machine": "aarch64", "nodes": {"/dev/nvmap": {"type": "char", "mode": "0666", "major": 10, "minor": 125}}})");
+  t.write("dev/nvmap", "");
+  t.write("etc/cdi/nvidia.yaml",
+          "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices:\n- name: all\n  containerEdits:\n"
+          "    deviceNodes:\n    - path: /dev/nvmap\n    - path: /dev/nvhost-ctrl\n");
+  t.write("etc/cdi/broken.json", "{");
+  auto r = collect(t);
+  const auto& d = r.platform["tegra"]["driver"];
+  bool saw_nvmap = false;
+  for (const auto& n : d["device_nodes"])
+    if (n["path"] == "/dev/nvmap") {
+      saw_nvmap = true;
+      EXPECT_TRUE(n["present"].get<bool>());
+      EXPECT_EQ(n["type"], "char");
+      EXPECT_EQ(n["mode"], "0666");
+    }
+  EXPECT_TRUE(saw_nvmap);
+  ASSERT_EQ(d["cdi"].size(), 2u);
+  EXPECT_FALSE(d["cdi"][0]["error"].is_null());  // broken.json sorts first
+  EXPECT_EQ(d["cdi"][1]["missing_nodes"], 1);
+  EXPECT_TRUE(warned(r, "/platform/tegra/driver/cdi", "broken.json"));
+}
+
+TEST(PlatformFacts, ContainerSigns) {
+  test::TempDir a;
+  a.write(".dockerenv", "");
+  EXPECT_TRUE(collect(a).platform["container"]["detected"].get<bool>());
+  test::TempDir b;
+  b.write("proc/1/cgroup", "0::/kubepods/besteffort/pod1234/abcd\n");
+  EXPECT_EQ(collect(b).platform["container"]["sign"], "/proc/1/cgroup mentions kubepods");
+  test::TempDir c;
+  c.write("proc/1/cgroup", "0::/init.scope\n");
+  EXPECT_FALSE(collect(c).platform["container"]["detected"].get<bool>());
+}
+
+TEST(PlatformFacts, OversizedAndBinaryFilesBecomeWarningsNotCrashes) {
+  test::TempDir t;
+  t.write("proc/modules", std::string(2u << 20, 'x'));
+  t.write("usr/local/cuda/version.json", "\x00\x01\x02"s);
+  t.write("etc/os-release", std::string(5000, '\xff'));
+  auto r = collect(t);
+  EXPECT_TRUE(r.platform["tegra"]["driver"]["modules"].empty());
+  EXPECT_TRUE(r.platform["cuda"]["toolkit_version"].is_null());
+  EXPECT_TRUE(warned(r, "/platform/tegra/driver/modules", "larger than"));
+  EXPECT_TRUE(warned(r, "/platform/cuda/toolkit_version", "version.json"));
+}
+
+TEST(PlatformFacts, LibrariesFromFileNamesWithoutDpkg) {
+  test::TempDir t;
+  t.write("usr/lib/aarch64-linux-gnu/libcudnn.so.8.6.0", "");
+  t.write("usr/lib/aarch64-linux-gnu/libcudnn.so.8.9.4", "");
+  t.write("usr/lib/aarch64-linux-gnu/libnvinfer.so.8.5.2", "");
+  t.write("usr/local/cuda/version.txt", "CUDA Version 10.2.300\n");
+  auto r = collect(t);
+  EXPECT_EQ(r.platform["libraries"]["cudnn"], "8.9.4");
+  EXPECT_EQ(r.platform["libraries"]["tensorrt"], "8.5.2");
+  EXPECT_EQ(r.platform["cuda"]["toolkit_version"], "10.2.300");
+}
+
+TEST(PlatformFacts, LiveMachineHasArchAndKernel) {
+  auto root = fs::RootFs::open("/");
+  ASSERT_TRUE(root.ok());
+  CollectOptions o;
+  o.run_commands = false;
+  auto r = collect_platform(*root, o);
+  EXPECT_TRUE(r.platform["arch"].is_string());
+  EXPECT_TRUE(r.platform["kernel"]["release"].is_string());
+}
+
+}  // namespace
+}  // namespace jetgate::facts
