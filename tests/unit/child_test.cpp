@@ -329,6 +329,17 @@ TEST(RunProcess, SigtermIgnoredByJetgateIsNotInheritedByTheChild) {
   EXPECT_EQ(o.signal, SIGTERM);
 }
 
+TEST(RunProcess, ChildReapedElsewhereDoesNotHangAndSaysSo) {
+  auto old = std::signal(SIGCHLD, SIG_IGN);  // the kernel reaps children at once
+  auto o = sh("echo out");
+  std::signal(SIGCHLD, old);
+  ASSERT_EQ(o.kind, Kind::exited) << o.describe();
+  EXPECT_EQ(o.output, "out\n");
+  EXPECT_EQ(o.exit_code, -1);
+  EXPECT_NE(o.error_text.find("unknown"), std::string::npos);
+  EXPECT_LT(o.wall_ms, 250);  // not the 300 ms timeout
+}
+
 TEST(RunProcess, GrandchildThatOutlivesItsParentIsKilled) {
   ChildLimits l = short_limits();
   l.timeout = 10s;

@@ -336,7 +336,15 @@ ChildOutcome supervise(pid_t pid, Streams& s, const ChildLimits& limits, Clock::
   }
   if (stuck) return o;  // cannot be reaped now; it becomes init's zombie later
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  pid_t reaped;
+  while ((reaped = ::waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
+  }
+  if (reaped < 0) {
+    // Someone else reaped it (SIGCHLD ignored, or a handler calling wait):
+    // the output is real, how it ended is not known.
+    if (stop_signal == 0) o.kind = ChildOutcome::Kind::exited;
+    o.error_text += "[jetgate: the exit status was collected elsewhere; it is unknown]\n";
+    return o;
   }
   if (stop_signal != 0) {
     if (WIFEXITED(status)) o.exit_code = WEXITSTATUS(status);
