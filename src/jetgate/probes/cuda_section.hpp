@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@ struct CudaOptions {
   bool run_probes = false;              // launch, memory, bandwidth, sync_path
   std::vector<std::string> only;        // probe ids to run; empty: all
   double memory_fraction = 0.25;        // share of free memory the memory probe touches
+  std::size_t memory_max_bytes = std::size_t{16} << 30;  // ... but at most this much
   std::chrono::milliseconds probe_timeout{20000};
   std::vector<std::string> driver_paths;  // empty: the built-in ordered list
 };

@@ -1,0 +1,37 @@
+// The kernel-based CUDA probes. Each runs inside its own child process (see
+// cuda_section.cpp) with the driver already loaded and initialised, on
+// device 0, and returns its result; none prints.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "jetgate/core/result.hpp"
+#include "jetgate/cuda/driver.hpp"
+#include "jetgate/probes/cuda_section.hpp"
+#include "jetgate/probes/probe_result.hpp"
+
+namespace jetgate::probes {
+
+using CudaProbeFn = ProbeResult (*)(const cuda::Driver&, const CudaOptions&);
+
+struct CudaProbe {
+  const char* id;
+  CudaProbeFn run;
+};
+
+// In the order they run: cheap correctness first, timing-sensitive last.
+const std::vector<CudaProbe>& cuda_probes();
+
+ProbeResult probe_launch(const cuda::Driver& driver, const CudaOptions& options);
+ProbeResult probe_memory(const cuda::Driver& driver, const CudaOptions& options);
+ProbeResult probe_bandwidth(const cuda::Driver& driver, const CudaOptions& options);
+ProbeResult probe_sync_path(const cuda::Driver& driver, const CudaOptions& options);
+
+// A FAIL result whose reason is the error's message (what, where, hint).
+ProbeResult failed_probe(const std::string& id, const Error& e);
+
+// The device the probes use.
+inline constexpr int kProbeDevice = 0;
+
+}  // namespace jetgate::probes

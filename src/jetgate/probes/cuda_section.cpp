@@ -1,0 +1,186 @@
+// Collects the CUDA section: one child process reads the driver and device
+// facts; then each kernel probe runs in a child of its own, so a hang or a
+// crash in one is recorded as that probe's FAIL and the others still run.
+// The parent never loads the driver.
+#include <chrono>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "jetgate/cuda/context.hpp"
+#include "jetgate/cuda/device_facts.hpp"
+#include "jetgate/cuda/driver.hpp"
+#include "jetgate/cuda/kernel_image.hpp"
+#include "jetgate/probes/child.hpp"
+#include "jetgate/probes/cuda_probes.hpp"
+#include "jetgate/probes/cuda_section.hpp"
+
+namespace jetgate::probes {
+
+const std::vector<CudaProbe>& cuda_probes() {
+  static const std::vector<CudaProbe> probes = {{"launch", probe_launch},
+                                                {"memory", probe_memory},
+                                                {"bandwidth", probe_bandwidth},
+                                                {"sync_path", probe_sync_path}};
+  return probes;
+}
+
+ProbeResult failed_probe(const std::string& id, const Error& e) {
+  ProbeResult r;
+  r.id = id;
+  r.status = ProbeStatus::fail;
+  r.reason = e.message();
+  return r;
+}
+
+namespace {
+
+ChildLimits limits_for(const CudaOptions& options) {
+  ChildLimits limits;
+  limits.timeout = options.probe_timeout;
+  return limits;
+}
+
+// Runs in the child: the /gpu document, or {"load_error": reason}.
+std::string query_driver_facts(const std::vector<std::string>& paths) {
+  auto driver = cuda::Driver::load(paths);
+  if (!driver) return nlohmann::json{{"load_error", driver.error().message()}}.dump();
+  return cuda::collect_gpu_facts(*driver).dump();
+}
+
+// Runs in the child: one probe's result as JSON.
+std::string run_probe_in_child(const CudaProbe& probe, const std::vector<std::string>& paths,
+                               const CudaOptions& options) {
+  auto driver = cuda::Driver::load(paths);
+  if (!driver) return to_json(failed_probe(probe.id, driver.error())).dump();
+  if (auto st = cuda::init_driver(*driver); !st)
+    return to_json(failed_probe(probe.id, st.error())).dump();
+  return to_json(probe.run(*driver, options)).dump();
+}
+
+nlohmann::json kernel_facts() {
+  const cuda::KernelImage image = cuda::kernel_image();
+  return {{"embedded", image.present()},
+          {"toolkit_version", image.present() ? nlohmann::json(image.toolkit_version) : nullptr},
+          {"archs", image.present() ? nlohmann::json(image.archs) : nullptr}};
+}
+
+void read_facts(const CudaOptions& options, const std::vector<std::string>& paths,
+                CudaSection& s) {
+  ChildOutcome out = run_in_child([&] { return query_driver_facts(paths); }, limits_for(options));
+  nlohmann::json doc = nlohmann::json::parse(out.output, nullptr, false);
+  if (out.kind != ChildOutcome::Kind::exited || out.exit_code != 0 || !doc.is_object()) {
+    const std::string why = fmt::format("querying the CUDA driver failed: the child process was {}",
+                                        out.describe());
+    s.gpu = cuda::gpu_facts_without_driver(why);
+    s.notes.push_back("CUDA driver unusable: " + why);
+    return;
+  }
+  if (doc.contains("load_error")) {
+    const std::string why = doc["load_error"].is_string() ? doc["load_error"].get<std::string>()
+                                                          : "unknown reason";
+    s.gpu = cuda::gpu_facts_without_driver(why);
+    s.notes.push_back("no CUDA driver: " + why);
+    return;
+  }
+  s.gpu = std::move(doc);
+  const auto& drv = s.gpu["driver"];
+  if (drv.contains("error") && drv["error"].is_string())
+    s.notes.push_back("CUDA driver found but not usable: " + drv["error"].get<std::string>());
+  else if (s.gpu.value("device_count", 0) == 0)
+    s.notes.push_back("no CUDA device: the driver reports 0 devices");
+}
+
+void note_version_gap(CudaSection& s) {
+  const cuda::KernelImage image = cuda::kernel_image();
+  const auto& version = s.gpu["driver"]["version"];
+  if (!image.present() || !version.is_string()) return;
+  const int driver = cuda::parse_cuda_version(version.get<std::string>());
+  const int toolkit = cuda::parse_cuda_version(image.toolkit_version);
+  if (driver > 0 && toolkit > 0 && driver < toolkit)
+    s.notes.push_back(cuda::kernel_load_advice(cuda::kCudaErrorUnsupportedPtxVersion, driver,
+                                               image.toolkit_version));
+}
+
+bool wanted(const CudaOptions& options, const std::string& id) {
+  if (options.only.empty()) return true;
+  for (const auto& o : options.only)
+    if (o == id) return true;
+  return false;
+}
+
+// SKIP or NOT_RUN without a child, when the probe cannot run here at all.
+std::optional<ProbeResult> precheck(const CudaSection& s, const std::string& id) {
+  ProbeResult r;
+  r.id = id;
+  const auto& drv = s.gpu["driver"];
+  if (!drv.value("loaded", false) || (drv.contains("error") && drv["error"].is_string())) {
+    r.status = ProbeStatus::skip;
+    r.reason = "no usable CUDA driver (see /gpu/driver/error)";
+    return r;
+  }
+  if (s.gpu.value("device_count", 0) == 0) {
+    r.status = ProbeStatus::skip;
+    r.reason = "no CUDA device";
+    return r;
+  }
+  if (!cuda::kernel_image().present()) {
+    r.status = ProbeStatus::not_run;
+    r.reason = "built without CUDA toolkit: rebuild jetgate where nvcc is installed to run the "
+               "kernel probes";
+    return r;
+  }
+  return std::nullopt;
+}
+
+ProbeResult run_probe(const CudaProbe& probe, const CudaOptions& options,
+                      const std::vector<std::string>& paths) {
+  ChildOutcome out =
+      run_in_child([&] { return run_probe_in_child(probe, paths, options); }, limits_for(options));
+  ProbeResult r;
+  std::string parse_error;
+  nlohmann::json doc = nlohmann::json::parse(out.output, nullptr, false);
+  if (out.kind == ChildOutcome::Kind::exited && out.exit_code == 0) {
+    if (auto parsed = probe_result_from_json(doc, &parse_error)) {
+      r = std::move(*parsed);
+    } else {
+      r = failed_probe(probe.id, make_error("the probe's child process returned unreadable "
+                                            "output: " + parse_error));
+    }
+  } else {
+    r.id = probe.id;
+    r.status = ProbeStatus::fail;
+    r.reason = fmt::format("the probe's child process was {}: a CUDA call hung or crashed",
+                           out.describe());
+    if (!out.error_text.empty()) r.details["stderr"] = out.error_text;
+  }
+  r.duration_ms = out.wall_ms;
+  return r;
+}
+
+}  // namespace
+
+CudaSection collect_cuda(const CudaOptions& options) {
+  CudaSection s;
+  const std::vector<std::string> paths = cuda::driver_search_paths(options.driver_paths);
+  read_facts(options, paths, s);
+  s.gpu["kernels"] = kernel_facts();
+  note_version_gap(s);
+  if (!options.run_probes) return s;
+  for (const auto& id : options.only) {
+    bool known = false;
+    for (const auto& p : cuda_probes()) known = known || id == p.id;
+    if (!known) s.notes.push_back(fmt::format("unknown CUDA probe \"{}\" ignored", id));
+  }
+  for (const auto& probe : cuda_probes()) {
+    if (!wanted(options, probe.id)) continue;
+    if (auto r = precheck(s, probe.id)) {
+      s.probes.push_back(*r);
+      continue;
+    }
+    s.probes.push_back(run_probe(probe, options, paths));
+  }
+  return s;
+}
+
+}  // namespace jetgate::probes
