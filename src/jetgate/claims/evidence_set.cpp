@@ -1,0 +1,47 @@
+#include "jetgate/claims/evidence_set.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+
+namespace jetgate::claims {
+namespace {
+
+namespace stdfs = std::filesystem;
+
+Result<std::vector<std::string>> json_files_in(const std::string& dir) {
+  std::error_code ec;
+  if (!stdfs::is_directory(dir, ec))
+    return make_error("not a directory", dir, "pass the folder `jetgate run --evidence-dir` wrote to");
+  std::vector<std::string> files;
+  stdfs::directory_iterator it(dir, ec), end;
+  if (ec) return make_error("cannot list directory: " + ec.message(), dir);
+  for (; it != end; it.increment(ec)) {
+    if (ec) return make_error("cannot list directory: " + ec.message(), dir);
+    const auto& p = it->path();
+    if (p.extension() == ".json") files.push_back((stdfs::path(dir) / p.filename()).string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace
+
+Result<EvidenceSet> load_evidence_dirs(const std::vector<std::string>& dirs) {
+  EvidenceSet set;
+  for (const auto& dir : dirs) {
+    auto files = json_files_in(dir);
+    if (!files) return files.error();
+    for (const auto& file : *files) {
+      auto e = evidence::read_evidence(file);
+      if (e) set.loaded.push_back({file, std::move(*e)});
+      else set.skipped.push_back({file, e.error().message()});
+    }
+  }
+  auto by_file = [](const auto& a, const auto& b) { return a.file < b.file; };
+  std::sort(set.loaded.begin(), set.loaded.end(), by_file);
+  std::sort(set.skipped.begin(), set.skipped.end(), by_file);
+  return set;
+}
+
+}  // namespace jetgate::claims

@@ -1,0 +1,49 @@
+// One row per gate for `jetgate summary`: its newest evidence judged like the
+// support matrix judges it, its constraint ("requires") and its waiver from
+// the policy when one is given. Rendering is report/summary_markdown's job.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "jetgate/claims/evidence_set.hpp"
+#include "jetgate/claims/support_matrix.hpp"
+#include "jetgate/gate/policy.hpp"
+
+namespace jetgate::claims {
+
+struct WaiverNote {
+  bool active = false;
+  std::string expires;  // "YYYY-MM-DD" for an active waiver
+  std::string issue;    // tracker URL
+  std::string reason;   // the waiver's reason, or why it is not valid
+};
+
+struct SummaryRow {
+  std::string gate;
+  bool in_policy = false;
+  std::string constraint;              // the gate's requires in words; "" when none or no policy
+  std::optional<WaiverNote> waiver;
+  std::optional<GateEntry> evidence;   // the newest evidence for the gate, on any platform
+  std::optional<PlatformKey> platform; // where that evidence was recorded
+};
+
+struct GateSummary {
+  Date today{};
+  int max_age_days = kDefaultMaxEvidenceAgeDays;
+  std::string policy_source;           // "" without a policy
+  std::vector<SummaryRow> rows;        // policy gates in policy order, then others sorted
+  SupportMatrix matrix;                // the same evidence by platform (for the issue body)
+  std::vector<LoadedEvidence> evidence;
+};
+
+// policy may be null. max_age_days: the caller resolves option vs policy.
+GateSummary build_gate_summary(const EvidenceSet& set, const gate::LoadedPolicy* policy, Date today,
+                               int max_age_days);
+
+// "aarch64; Jetson; L4T >= 36.0; a CUDA device; CUDA driver >= 12.2;
+// GPU memory >= 16 GiB" ("" when the gate requires nothing).
+std::string describe_requirements(const gate::Requirements& r);
+
+}  // namespace jetgate::claims

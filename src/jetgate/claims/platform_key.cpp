@@ -1,0 +1,129 @@
+#include "jetgate/claims/platform_key.hpp"
+
+#include <vector>
+
+namespace jetgate::claims {
+namespace {
+
+constexpr const char* kNotRecorded = "not recorded";
+
+bool is_jetson(const nlohmann::json& extra) {
+  const auto* tegra = value_at(extra, {"platform", "tegra", "is_tegra"});
+  if (tegra && tegra->is_boolean()) return tegra->get<bool>();
+  return !string_at(extra, {"platform", "tegra", "l4t"}).empty();
+}
+
+// "NVIDIA H200", "2x NVIDIA H200", "NVIDIA H200 + NVIDIA L40S"
+std::string gpu_names(const nlohmann::json& extra) {
+  const auto* devices = value_at(extra, {"gpu", "devices"});
+  if (!devices || !devices->is_array()) return {};
+  std::vector<std::string> names;
+  for (const auto& d : *devices)
+    if (d.is_object() && d.contains("name") && d["name"].is_string() && !d["name"].get<std::string>().empty())
+      names.push_back(d["name"].get<std::string>());
+  if (names.empty()) return {};
+  bool all_same = true;
+  for (const auto& n : names) all_same = all_same && n == names.front();
+  if (all_same) return names.size() == 1 ? names.front() : std::to_string(names.size()) + "x " + names.front();
+  std::string joined;
+  for (const auto& n : names) joined += (joined.empty() ? "" : " + ") + n;
+  return joined;
+}
+
+// Toolkit first (what the gate was built against), then torch's CUDA.
+std::string cuda_version(const nlohmann::json& extra) {
+  std::string toolkit = string_at(extra, {"platform", "cuda", "toolkit_version"});
+  if (!toolkit.empty()) return cuda_major_minor(toolkit);
+  return cuda_major_minor(string_at(extra, {"python", "torch", "cuda_version"}));
+}
+
+// ", torch T" or ", torch T (CUDA X)" when torch was built for another CUDA
+// than the toolkit; empty when torch was not recorded.
+std::string torch_part(const nlohmann::json& extra, const std::string& cuda) {
+  std::string torch = string_at(extra, {"python", "torch", "version"});
+  if (torch.empty()) return {};
+  std::string torch_cuda = cuda_major_minor(string_at(extra, {"python", "torch", "cuda_version"}));
+  std::string part = ", torch " + torch;
+  if (!torch_cuda.empty() && torch_cuda != cuda) part += " (CUDA " + torch_cuda + ")";
+  return part;
+}
+
+PlatformKey jetson_key(const nlohmann::json& extra) {
+  PlatformKey k;
+  std::string module = string_at(extra, {"platform", "tegra", "module"});
+  std::string model = string_at(extra, {"platform", "tegra", "model"});
+  std::string part = string_at(extra, {"platform", "tegra", "part_number"});
+  std::string soc = string_at(extra, {"platform", "tegra", "soc"});
+  std::string l4t = string_at(extra, {"platform", "tegra", "l4t"});
+  std::string jetpack = string_at(extra, {"platform", "tegra", "jetpack"});
+  std::string cuda = cuda_version(extra);
+  if (!module.empty()) k.platform = module;
+  else if (!model.empty()) k.platform = part.empty() ? model : model + " (" + part + ")";
+  else if (!soc.empty()) k.platform = "Jetson " + soc;
+  else k.platform = "Jetson, module " + std::string(kNotRecorded);
+  k.runtime = "JetPack " + (jetpack.empty() ? std::string("unknown") : jetpack) + " (L4T " +
+              (l4t.empty() ? std::string("unknown") : l4t) + "), CUDA " + (cuda.empty() ? "unknown" : cuda) +
+              torch_part(extra, cuda);
+  k.identified = k.platform.rfind("Jetson, module", 0) != 0 && !l4t.empty();
+  if (!k.identified) k.missing = "the evidence records neither the Jetson module nor its L4T release";
+  k.facts = {{"kind", "jetson"}, {"module", module}, {"model", model}, {"part_number", part}, {"soc", soc},
+             {"l4t", l4t}, {"jetpack", jetpack}, {"cuda", cuda},
+             {"torch", string_at(extra, {"python", "torch", "version"})}};
+  return k;
+}
+
+PlatformKey host_key(const nlohmann::json& extra) {
+  PlatformKey k;
+  std::string gpus = gpu_names(extra);
+  std::string arch = string_at(extra, {"platform", "arch"});
+  std::string driver = string_at(extra, {"platform", "nvidia_driver", "version"});
+  std::string cuda = cuda_version(extra);
+  k.platform = (gpus.empty() ? "GPU " + std::string(kNotRecorded) : gpus) + (arch.empty() ? "" : " (" + arch + ")");
+  k.runtime = "driver " + (driver.empty() ? std::string("unknown") : driver) + ", CUDA " +
+              (cuda.empty() ? "unknown" : cuda) + torch_part(extra, cuda);
+  k.identified = !gpus.empty() && (!driver.empty() || !cuda.empty());
+  if (!k.identified) k.missing = "the evidence records no GPU name, or neither driver nor CUDA version";
+  k.facts = {{"kind", "host"}, {"gpu", gpus}, {"arch", arch}, {"driver", driver}, {"cuda", cuda},
+             {"torch", string_at(extra, {"python", "torch", "version"})}};
+  return k;
+}
+
+}  // namespace
+
+const nlohmann::json* value_at(const nlohmann::json& root, std::initializer_list<const char*> path) {
+  const nlohmann::json* node = &root;
+  for (const char* key : path) {
+    if (!node->is_object()) return nullptr;
+    auto it = node->find(key);
+    if (it == node->end()) return nullptr;
+    node = &*it;
+  }
+  return node;
+}
+
+std::string string_at(const nlohmann::json& root, std::initializer_list<const char*> path) {
+  const auto* v = value_at(root, path);
+  return v && v->is_string() ? v->get<std::string>() : std::string{};
+}
+
+std::string cuda_major_minor(const std::string& version) {
+  auto first = version.find('.');
+  if (first == std::string::npos) return version;
+  auto second = version.find('.', first + 1);
+  return second == std::string::npos ? version : version.substr(0, second);
+}
+
+PlatformKey platform_key(const evidence::Evidence& e) {
+  const auto& extra = e.extra;
+  if (!value_at(extra, {"platform"}) && !value_at(extra, {"gpu"})) {
+    PlatformKey k;
+    k.platform = "platform " + std::string(kNotRecorded);
+    k.runtime = kNotRecorded;
+    k.missing = "the evidence carries no platform facts (as OBLITERATUS' runner writes it)";
+    k.facts = {{"kind", "unrecorded"}};
+    return k;
+  }
+  return is_jetson(extra) ? jetson_key(extra) : host_key(extra);
+}
+
+}  // namespace jetgate::claims

@@ -1,0 +1,42 @@
+// Which platform combination an evidence document speaks for. A support claim
+// names exactly this combination, so the key is built only from recorded
+// facts, never guessed (docs/claims.md, "How the matrix is keyed"):
+//   Jetson: platform = module (else board model, else SoC);
+//           runtime  = "JetPack J (L4T L), CUDA C[, torch T]"
+//   other:  platform = GPU name(s) "(arch)";
+//           runtime  = "driver D, CUDA C[, torch T]"
+// Evidence without these facts (OBLITERATUS' runner records none) is keyed
+// "not recorded" and can never back a claim.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "jetgate/evidence/evidence.hpp"
+
+namespace jetgate::claims {
+
+struct PlatformKey {
+  std::string platform;  // "Jetson AGX Orin 64GB", "NVIDIA H200 (x86_64)"
+  std::string runtime;   // "JetPack 6.2 (L4T 36.4.3), CUDA 12.6, torch 2.5.0a0+872d972e41.nv24.08"
+  bool identified = false;  // false: the facts a claim must name are missing
+  std::string missing;      // what is missing when !identified, in words
+  nlohmann::json facts = nlohmann::json::object();  // the parts, for JSON output
+
+  friend bool operator==(const PlatformKey& a, const PlatformKey& b) {
+    return a.platform == b.platform && a.runtime == b.runtime;
+  }
+};
+
+PlatformKey platform_key(const evidence::Evidence& e);
+
+// "12.6.68" -> "12.6"; other forms are returned unchanged.
+std::string cuda_major_minor(const std::string& version);
+
+// The string at a key path in an evidence document's extra blocks, or "" when
+// any step is missing or not of the expected type. Never throws.
+std::string string_at(const nlohmann::json& root, std::initializer_list<const char*> path);
+const nlohmann::json* value_at(const nlohmann::json& root, std::initializer_list<const char*> path);
+
+}  // namespace jetgate::claims

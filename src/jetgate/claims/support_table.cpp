@@ -1,0 +1,117 @@
+#include "jetgate/claims/support_table.hpp"
+
+#include "jetgate/evidence/dates.hpp"
+#include "jetgate/evidence/gate_id.hpp"
+
+namespace jetgate::claims {
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+constexpr std::pair<std::string_view, char> kEntities[] = {{"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}};
+
+}  // namespace
+
+std::string escape_cell(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '\\': out += "\\\\"; break;
+      case '|': out += "\\|"; break;
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      default: out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? ' ' : c;
+    }
+  }
+  return std::string(trim(out));
+}
+
+std::string unescape_cell(std::string_view cell) {
+  std::string out;
+  for (std::size_t i = 0; i < cell.size(); ++i) {
+    if (cell[i] == '\\' && i + 1 < cell.size() && (cell[i + 1] == '\\' || cell[i + 1] == '|')) {
+      out += cell[++i];
+      continue;
+    }
+    bool replaced = false;
+    for (const auto& [entity, c] : kEntities) {
+      if (cell.substr(i, entity.size()) == entity) {
+        out += c;
+        i += entity.size() - 1;
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) out += cell[i];
+  }
+  return out;
+}
+
+std::optional<std::vector<std::string>> split_row(std::string_view line) {
+  line = trim(line);
+  if (line.size() < 2 || line.front() != '|' || line.back() != '|') return std::nullopt;
+  if (line.size() >= 3 && line[line.size() - 2] == '\\') {
+    // "\|" at the end is an escaped bar, not the closing one, unless the
+    // backslash itself is escaped; count the run of backslashes.
+    std::size_t n = 0;
+    for (std::size_t i = line.size() - 2; i > 0 && line[i] == '\\'; --i) ++n;
+    if (n % 2 == 1) return std::nullopt;
+  }
+  std::vector<std::string> cells;
+  std::string current;
+  for (std::size_t i = 1; i < line.size(); ++i) {
+    char c = line[i];
+    if (c == '\\' && i + 1 < line.size()) {
+      current += c;
+      current += line[++i];
+    } else if (c == '|') {
+      cells.emplace_back(trim(current));
+      current.clear();
+    } else {
+      current += c;
+    }
+  }
+  return cells;
+}
+
+std::string format_gate_cell(const std::vector<GateClaim>& gates) {
+  std::string out;
+  for (const auto& g : gates) {
+    if (!out.empty()) out += ", ";
+    out += g.gate;
+    if (!g.evidence_date.empty()) out += " (" + g.evidence_date + ")";
+  }
+  return out;
+}
+
+Result<std::vector<GateClaim>> parse_gate_cell(std::string_view cell) {
+  std::vector<GateClaim> gates;
+  std::string_view rest = trim(cell);
+  if (rest.empty()) return make_error("the gates cell is empty", "", "list gates as `gate-id (YYYY-MM-DD)`");
+  while (!rest.empty()) {
+    auto comma = rest.find(',');
+    std::string_view item = trim(rest.substr(0, comma));
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    GateClaim g;
+    auto paren = item.find(" (");
+    if (paren != std::string_view::npos) {
+      std::string_view date = item.substr(paren + 2);
+      if (date.empty() || date.back() != ')' || !evidence::parse_iso_date(date.substr(0, date.size() - 1)))
+        return make_error("'" + std::string(item) + "' is not `gate-id (YYYY-MM-DD)`");
+      g.evidence_date = std::string(date.substr(0, date.size() - 1));
+      item = trim(item.substr(0, paren));
+    }
+    if (!evidence::is_valid_gate_id(item))
+      return make_error("'" + std::string(item) + "' is not a gate id", "", "gate ids are [a-z0-9][a-z0-9-]*");
+    g.gate = std::string(item);
+    gates.push_back(std::move(g));
+  }
+  return gates;
+}
+
+}  // namespace jetgate::claims

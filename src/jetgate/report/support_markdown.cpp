@@ -1,0 +1,71 @@
+#include "jetgate/report/support_markdown.hpp"
+
+#include <fmt/format.h>
+
+#include "jetgate/claims/support_table.hpp"
+
+namespace jetgate::report {
+namespace {
+
+using claims::escape_cell;
+
+std::string why_not_claimed(const claims::MatrixRow& row, const claims::GateEntry& g) {
+  if (!row.key.identified) return "platform not recorded in the evidence";
+  std::string state;
+  switch (g.verdict.state) {
+    case claims::GateState::stale: state = "stale"; break;
+    case claims::GateState::failed: state = "failed"; break;
+    case claims::GateState::not_run: state = "not run"; break;
+    case claims::GateState::inconsistent: state = "inconsistent counts"; break;
+    case claims::GateState::future_dated: state = "dated in the future"; break;
+    case claims::GateState::undated: state = "undated"; break;
+    case claims::GateState::fresh_green: state = "fresh green"; break;
+  }
+  if (g.verdict.evidence_date.empty()) return state;
+  return fmt::format("{} (evidence of {})", state, g.verdict.evidence_date);
+}
+
+std::string claims_table(const claims::SupportMatrix& m) {
+  std::string out = fmt::format("{}\n{}\n", claims::kClaimsHeader, claims::kClaimsSeparator);
+  for (const auto& row : m.rows) {
+    std::vector<claims::GateClaim> gates;
+    for (const auto& g : row.gates)
+      if (row.key.identified && claims::backs_claim(g.verdict)) gates.push_back({g.gate, g.verdict.evidence_date});
+    if (gates.empty()) continue;
+    out += fmt::format("| {} | {} | {} |\n", escape_cell(row.key.platform), escape_cell(row.key.runtime),
+                       claims::format_gate_cell(gates));
+  }
+  return out;
+}
+
+std::string not_claimed_rows(const claims::SupportMatrix& m) {
+  std::string out;
+  for (const auto& row : m.rows)
+    for (const auto& g : row.gates)
+      if (!row.key.identified || !claims::backs_claim(g.verdict))
+        out += fmt::format("| {} | {} | {} | {} |\n", escape_cell(row.key.platform), escape_cell(row.key.runtime),
+                           escape_cell(g.gate), escape_cell(why_not_claimed(row, g)));
+  return out;
+}
+
+}  // namespace
+
+std::string render_support_markdown(const claims::SupportMatrix& m) {
+  std::string out = fmt::format("{}\n", claims::kGeneratedComment);
+  if (claims::supported_claims(m).empty()) {
+    out += fmt::format("{}\n", claims::kNoClaims);
+  } else {
+    out += fmt::format(
+        "{} Each listed gate passed without skips on exactly that combination, with evidence at most {} days old.\n\n",
+        claims::kClaimsIntro, m.max_age_days);
+    out += claims_table(m);
+  }
+  std::string rest = not_claimed_rows(m);
+  if (!rest.empty())
+    out += fmt::format("\n{} the evidence below is stale, failed, not run, inconsistent, dated in the future, "
+                       "or does not name its platform.\n\n{}\n{}\n{}",
+                       claims::kNotClaimedIntro, claims::kNotClaimedHeader, claims::kNotClaimedSeparator, rest);
+  return out;
+}
+
+}  // namespace jetgate::report

@@ -1,0 +1,153 @@
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "jetgate/report/sanitize.hpp"
+
+namespace jetgate::report {
+namespace {
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+void expect_redacted(const std::string& input, const std::string& secret, const std::string& cls,
+                     const SanitizeOptions& o = {}) {
+  std::string out = sanitize(input, o);
+  EXPECT_FALSE(contains(out, secret)) << "input: " << input << "\noutput: " << out;
+  EXPECT_TRUE(contains(out, "[redacted:" + cls + "]")) << "input: " << input << "\noutput: " << out;
+  EXPECT_EQ(sanitize(out, o), out) << "not idempotent on: " << input;
+}
+
+void expect_kept(const std::string& input) { EXPECT_EQ(sanitize(input), input); }
+
+TEST(Sanitize, KeepsVersionsShasDatesAndPublicUrls) {
+  for (const char* s : {"L4T 36.4.3, JetPack 6.2.1", "torch 2.5.0a0+872d972e41.nv24.08",
+                        "torch==2.11.0+cu130", "NVIDIA driver 580.159.04", "cuDNN 9.3.0.75", "TensorRT: 10.3.0.30",
+                        "libnvinfer version=10.3.0.30", "CUDA toolkit 12.6.68", "compute capability 8.7",
+                        "git sha 3f1c2a9d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39", "generated at 2026-11-29T16:23:05Z",
+                        "2026-11-29T16:23:05.123456+00:00", "https://github.com/elder-plinius/OBLITERATUS/issues/31",
+                        "nvidia,p3737-0000+p3701-0005", "Jetson AGX Orin 64GB (p3701-0005, tegra234)",
+                        "| cuda-runtime | passed | aarch64; Jetson (Tegra); L4T >= 36.0 | none |",
+                        "probe bandwidth: PASS (83.6% of the 204.8 GB/s peak)", "jetgate::claims::sanitize",
+                        "# R36 (release), REVISION: 4.3, GCID: 38968081, BOARD: generic, EABI: aarch64",
+                        "host memory 64 GiB", "serial console", "counts.tests=12", "/usr/local/cuda-12.6/lib64",
+                        "/etc/nv_tegra_release", "max_tokens=128", "nvidia-l4t-core 36.3.0-20240506102626"})
+    expect_kept(s);
+}
+
+TEST(Sanitize, EnvironmentVariableValues) {
+  expect_redacted("env: LD_LIBRARY_PATH=/usr/local/cuda/lib64:/opt/x", "/opt/x", "env");
+  expect_redacted("CUDA_VISIBLE_DEVICES=0 HF_HOME=\"/data/hf cache\" python", "/data/hf cache", "env");
+  std::string out = sanitize("export AWS_REGION=eu-west-1");
+  EXPECT_EQ(out, "export AWS_REGION=[redacted:env]");
+}
+
+TEST(Sanitize, Tokens) {
+  expect_redacted("token ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R", "ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R", "token");
+  expect_redacted("github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEF0123456789abcdefghijklmn",
+                  "github_pat_11ABCDEFG", "token");
+  expect_redacted("CI_JOB_TOKEN glpat-x2Yz3AbCdEfGh4IjKlMn", "glpat-x2Yz3AbCdEfGh4IjKlMn", "token");
+  expect_redacted("slack xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx", "xoxb-1234", "token");
+  expect_redacted("key AKIAIOSFODNN7EXAMPLE in use", "AKIAIOSFODNN7EXAMPLE", "token");
+  expect_redacted("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI", "token");
+  expect_redacted("Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig", "eyJhbGci", "token");
+  expect_redacted("curl -H 'authorization: token abcdef0123456789abcdef'", "abcdef0123456789abcdef", "token");
+  expect_redacted("GITHUB_TOKEN=ghs_16C7e42F292c6912E7710c838347Ae178B4a", "ghs_16C7e42F", "token");
+  expect_redacted("password: hunter2-correct-horse", "hunter2", "token");
+}
+
+TEST(Sanitize, EmailAddresses) {
+  expect_redacted("contact jane.doe+ci@example.co.uk for access", "jane.doe", "email");
+  expect_redacted("Author: J Doe <jdoe@nvidia.com>", "jdoe@", "email");
+}
+
+TEST(Sanitize, LocalPaths) {
+  expect_redacted("ImportError: /home/alice/venv/lib/python3.10/site-packages/torch/_C.so", "alice", "path");
+  expect_redacted("wrote /Users/bob/work/evidence.json", "bob", "path");
+  expect_redacted("cwd=/root/jetgate", "/root/jetgate", "path");
+  expect_redacted("junit at /tmp/pytest-of-runner/pytest-3/junit.xml: 3 tests", "pytest-of-runner", "path");
+  expect_redacted("see ~/projects/secret-plan/notes.md", "secret-plan", "path");
+  expect_redacted("open file:///home/carol/report.html", "carol", "path");
+  expect_redacted(R"(C:\Users\dave\AppData\Local\Temp\x.log)", "dave", "path");
+  std::string out = sanitize("at /home/alice/x.py:12: error");
+  EXPECT_EQ(out, "at [redacted:path]:12: error");
+  expect_kept("https://example.com/home/index.html");
+  expect_kept("/usr/tmp-like/thing");
+}
+
+TEST(Sanitize, IpAndMacAddresses) {
+  expect_redacted("inet 192.168.55.1/24 brd 192.168.55.255", "192.168.55", "ip");
+  expect_redacted("connect to 10.0.0.7:8080 failed", "10.0.0.7", "ip");
+  expect_redacted("inet6 fe80::1ff:fe23:4567:890a%eth0", "fe80::1ff", "ip");
+  expect_redacted("server 2001:db8:85a3:0:0:8a2e:370:7334 up", "2001:db8", "ip");
+  expect_redacted("listening on ::1", "::1", "ip");
+  expect_redacted("link/ether 48:b0:2d:5e:aa:01 brd ff:ff:ff:ff:ff:ff", "48:b0:2d", "mac");
+  expect_redacted("HWaddr 48-B0-2D-5E-AA-01", "48-B0-2D", "mac");
+  expect_kept("time 16:23:05 and ratio 3:2");
+  expect_kept("999.1.1.1 is not an address");
+}
+
+TEST(Sanitize, HostNames) {
+  expect_redacted("Hostname: jetson-lab-07", "jetson-lab-07", "host");
+  expect_redacted("ssh to orin-07.lab.internal failed", "orin-07", "host");
+  expect_redacted("mdns agx-orin.local responded", "agx-orin", "host");
+  expect_redacted("nvidia@agx-orin-07:~$ jetgate run", "agx-orin-07", "host");
+  SanitizeOptions o;
+  o.hostnames = {"buildbox-42"};
+  expect_redacted("runner buildbox-42.corp.example.com ready", "buildbox-42", "host", o);
+  expect_kept("download from developer.nvidia.com and github.com");
+  expect_kept("settings.local.json");
+}
+
+TEST(Sanitize, UserNames) {
+  expect_redacted("user: alice", "alice", "user");
+  expect_redacted("username=bob_smith", "bob_smith", "user");
+  SanitizeOptions o;
+  o.users = {"ghuser42"};
+  expect_redacted("owned by ghuser42 since", "ghuser42", "user", o);
+  // Generic names would mangle the report without hiding anyone.
+  SanitizeOptions generic;
+  generic.users = {"nvidia", "root", "ci"};
+  generic.hostnames = {"ubuntu"};
+  EXPECT_EQ(sanitize("ubuntu 22.04 on an nvidia board, root filesystem", generic),
+            "ubuntu 22.04 on an nvidia board, root filesystem");
+}
+
+TEST(Sanitize, SerialsAndUuids) {
+  expect_redacted("serial-number: 1422921234567", "1422921234567", "serial");
+  expect_redacted("Serial Number 1424321051234", "1424321051234", "serial");
+  expect_redacted("S/N: TQ4B12345", "TQ4B12345", "serial");
+  expect_redacted("GPU-5f1c2d3e-4a5b-6c7d-8e9f-0a1b2c3d4e5f", "5f1c2d3e", "serial");
+  SanitizeOptions o;
+  o.serials = {"ABC123XYZ"};
+  expect_redacted("board ABC123XYZ rev 2", "ABC123XYZ", "serial", o);
+}
+
+TEST(Sanitize, MalformedInputIsBoundedAndNeverCrashes) {
+  std::string binary;
+  for (int i = 0; i < 1024; ++i) binary += static_cast<char>(i % 256);
+  std::string out = sanitize(binary);
+  for (char c : out) EXPECT_TRUE(c == '\n' || static_cast<unsigned char>(c) >= 0x20) << static_cast<int>(c);
+  EXPECT_EQ(sanitize(""), "");
+  EXPECT_EQ(sanitize("\n\n"), "\n\n");
+  EXPECT_EQ(sanitize("a\r\nb"), "a\nb");
+  // A huge line: cut, and the partial word at the cut dropped so no fragment
+  // of a token survives.
+  std::string huge(kMaxSanitizedLine - 10, 'x');
+  huge += " ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R more";
+  std::string cut = sanitize(huge);
+  EXPECT_LT(cut.size(), kMaxSanitizedLine + 64);
+  EXPECT_FALSE(contains(cut, "ghp_"));
+  EXPECT_TRUE(contains(cut, "[line cut: "));
+  std::string spaceless(1u << 20, 'a');
+  EXPECT_LT(sanitize(spaceless).size(), 64u);
+  std::string many_lines;
+  for (int i = 0; i < 2000; ++i) many_lines += "inet 10.1.2." + std::to_string(i % 250) + " /home/u" + std::to_string(i) + "\n";
+  std::string many = sanitize(many_lines);
+  EXPECT_FALSE(contains(many, "10.1.2."));
+  EXPECT_FALSE(contains(many, "/home/"));
+}
+
+}  // namespace
+}  // namespace jetgate::report
