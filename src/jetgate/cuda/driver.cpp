@@ -52,11 +52,16 @@ std::string dl_error_text() {
 }  // namespace
 
 Result<Driver> Driver::load(const std::vector<std::string>& paths) {
-  std::vector<std::string> rejected;
+  std::vector<std::string> absent;    // nothing at that path
+  std::vector<std::string> rejected;  // something there, but unusable: say why
   for (const auto& path : paths) {
     void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (handle == nullptr) {
-      rejected.push_back(dl_error_text());
+      std::string why = dl_error_text();
+      if (why.find("No such file or directory") != std::string::npos)
+        absent.push_back(path);
+      else
+        rejected.push_back(why);
       continue;
     }
     Driver d;
@@ -71,9 +76,14 @@ Result<Driver> Driver::load(const std::vector<std::string>& paths) {
     d.library_ = path;
     return d;
   }
-  std::string tried;
-  for (const auto& r : rejected) tried += (tried.empty() ? "" : "; ") + r;
-  return make_error("libcuda.so.1 not found or not usable", tried,
+  std::string where;
+  for (const auto& r : rejected) where += (where.empty() ? "" : "; ") + r;
+  if (!absent.empty()) {
+    std::string list;
+    for (const auto& a : absent) list += (list.empty() ? "" : ", ") + a;
+    where += (where.empty() ? "" : "; ") + fmt::format("not found at {}", list);
+  }
+  return make_error(rejected.empty() ? "libcuda.so.1 not found" : "libcuda.so.1 not usable", where,
                     "install the NVIDIA driver (JetPack on Jetson), or point JETGATE_CUDA_DRIVER "
                     "at libcuda.so.1");
 }

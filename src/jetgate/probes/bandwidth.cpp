@@ -22,7 +22,7 @@ namespace jetgate::probes {
 namespace {
 
 constexpr std::size_t kDeviceBufferBytes = std::size_t{512} << 20;
-constexpr std::size_t kHostBufferBytes = std::size_t{256} << 20;
+constexpr std::size_t kHostBufferBytes = std::size_t{128} << 20;
 constexpr std::uint64_t kHoldNs = 2'000'000;  // far longer than queueing a sample takes
 constexpr unsigned kCopyBlock = 256;
 // Below this share of the theoretical peak the device-to-device figure is a WARN.

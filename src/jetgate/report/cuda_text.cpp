@@ -22,7 +22,8 @@ double number_or(const nlohmann::json& j, const char* key, double fallback) {
 std::string driver_line(const nlohmann::json& gpu) {
   const auto& drv = gpu.is_object() && gpu.contains("driver") ? gpu["driver"] : nlohmann::json();
   const bool loaded = drv.is_object() && drv.value("loaded", false);
-  if (!loaded) return fmt::format("CUDA driver: not loaded ({})\n", text_or(drv, "error", "unknown"));
+  // The reason is in the notes, printed below.
+  if (!loaded) return "CUDA driver: not loaded\n";
   std::string line = fmt::format("CUDA driver: {} (CUDA {}), {} device(s)\n",
                                  text_or(drv, "library", "?"), text_or(drv, "version", "?"),
                                  static_cast<long long>(number_or(gpu, "device_count", 0)));
