@@ -78,7 +78,9 @@ TEST_P(RecordedMachine, AgreesWithHandWrittenFacts) {
 TEST_P(RecordedMachine, NeverEmptyStrings) {
   json doc = normalized_document(test::fixtures_dir() + "/" + GetParam() + "/root");
   std::function<void(const json&, const std::string&)> walk = [&](const json& j, const std::string& at) {
-    if (j.is_string()) EXPECT_FALSE(j.get<std::string>().empty()) << GetParam() << at << " is \"\" (null means unknown)";
+    if (j.is_string()) {
+      EXPECT_FALSE(j.get<std::string>().empty()) << GetParam() << at << " is \"\" (null means unknown)";
+    }
     if (j.is_object())
       for (const auto& [k, v] : j.items()) walk(v, at + "/" + k);
     if (j.is_array())
@@ -88,8 +90,8 @@ TEST_P(RecordedMachine, NeverEmptyStrings) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, RecordedMachine, ::testing::ValuesIn(recorded_machines()),
-                         [](const auto& info) {
-                           std::string n = info.param;
+                         [](const ::testing::TestParamInfo<std::string>& p) {
+                           std::string n = p.param;
                            for (auto& c : n)
                              if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
                            return n;

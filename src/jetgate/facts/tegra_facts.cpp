@@ -57,8 +57,12 @@ L4tFinding find_l4t(CollectContext& ctx, const std::map<std::string, std::string
     problem += (problem.empty() ? "" : "; ") + std::string("nvidia-l4t-core version \"") +
                it->second + "\" is not X.Y.Z-...";
   }
-  if (!problem.empty())
-    ctx.warn("/platform/tegra/l4t", ctx.root().display(path), "cannot tell the L4T release: " + problem);
+  if (problem.empty())
+    problem = "neither " + ctx.root().display(path) +
+              " nor an installed nvidia-l4t-core package exists (usual on mainline-kernel "
+              "bring-ups such as Talos or OE4T without the L4T release file); CUDA user space "
+              "must still match an L4T release";
+  ctx.warn("/platform/tegra/l4t", ctx.root().display(path), "cannot tell the L4T release: " + problem);
   return f;
 }
 
