@@ -6,10 +6,7 @@
 #include "jetgate/core/exit_codes.hpp"
 #include "jetgate/evidence/probe_document.hpp"
 #include "jetgate/facts/platform.hpp"
-#if __has_include("jetgate/report/cuda_text.hpp")  // TEMP until the CUDA report lands
 #include "jetgate/report/cuda_text.hpp"
-#define JETGATE_HAVE_CUDA_TEXT 1
-#endif
 #include "jetgate/report/platform_text.hpp"
 
 namespace jetgate::cli {
@@ -86,9 +83,7 @@ int run_probe(const ProbeArgs& a) {
     std::cout << doc.dump(2) << "\n";
   } else {
     std::cout << report::render_platform_text(doc["platform"]);
-#ifdef JETGATE_HAVE_CUDA_TEXT
     if (cuda) std::cout << report::render_cuda_text(*cuda);
-#endif
     if (python) std::cout << render_python_text(*python);
   }
   return any_probe_failed(in.cuda, in.python) ? kExitDoesNotHold : kExitOk;
