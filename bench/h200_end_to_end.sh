@@ -7,13 +7,14 @@ set -uo pipefail
 jg=$1
 out=$2
 mkdir -p "$out/evidence"
-t0=$(date +%s.%N)
+ms() { echo $(( $(date +%s%N) / 1000000 )); }
+t0=$(ms)
 "$jg" probe --cuda --json >"$out/probe-cuda.json" 2>"$out/probe-cuda.stderr"
-echo "probe --cuda: exit $? in $(echo "$(date +%s.%N) - $t0" | bc) s"
+echo "probe --cuda: exit $? in $(( $(ms) - t0 )) ms"
 "$jg" probe --cuda
-t0=$(date +%s.%N)
+t0=$(ms)
 "$jg" probe --ml --json >"$out/probe-ml.json" 2>"$out/probe-ml.stderr"
-echo "probe --ml: exit $? in $(echo "$(date +%s.%N) - $t0" | bc) s"
+echo "probe --ml: exit $? in $(( $(ms) - t0 )) ms"
 for gate in cuda-runtime jetson-cuda-runtime; do
   "$jg" run "$gate" --evidence-dir "$out/evidence"
   echo "run $gate: exit $?"
