@@ -47,6 +47,8 @@ function(jetgate_attach_kernels target)
   if(JETGATE_HAVE_KERNELS)
     file(GLOB kernel_sources CONFIGURE_DEPENDS
          ${CMAKE_CURRENT_SOURCE_DIR}/src/jetgate/cuda/kernels/*.cu)
+    # Headers shared by kernels and host code (memory_pattern.hpp).
+    file(GLOB kernel_headers CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/jetgate/cuda/*.hpp)
     set(fatbin ${gen_dir}/jetgate_kernels.fatbin)
     # nvcc -fatbin takes one translation unit: compile one that includes
     # every kernel file (each kernel is extern "C", so names cannot clash).
@@ -60,7 +62,7 @@ function(jetgate_attach_kernels target)
     add_custom_command(
       OUTPUT ${fatbin}
       COMMAND ${JETGATE_NVCC} -fatbin -O3 -std=c++17 ${gencode} -o ${fatbin} ${all_kernels_cu}
-      DEPENDS ${kernel_sources} ${all_kernels_cu}
+      DEPENDS ${kernel_sources} ${kernel_headers} ${all_kernels_cu}
       COMMENT "nvcc: building GPU kernels for sm_{${arch_csv}}"
       VERBATIM)
     add_custom_command(

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "jetgate/cuda/context.hpp"
+#include "jetgate/cuda/memory_pattern.hpp"
 #include "jetgate/probes/cuda_probes.hpp"
 
 namespace jetgate::probes {
@@ -24,16 +25,6 @@ constexpr std::size_t kMinBytes = std::size_t{1} << 20;
 constexpr unsigned kBlock = 256;
 constexpr std::uint32_t kSeedBase = 0x6A657467;  // "jetg"
 
-// Host copy of jetgate_pattern in kernels/memory.cu; the two must agree.
-std::uint32_t pattern(std::uint64_t i, std::uint32_t seed) {
-  std::uint32_t x = static_cast<std::uint32_t>(i) ^ static_cast<std::uint32_t>(i >> 32) * 0x9E3779B9u;
-  x ^= seed;
-  x *= 0x85EBCA6Bu;
-  x ^= x >> 13;
-  x *= 0xC2B2AE35u;
-  x ^= x >> 16;
-  return x;
-}
 
 struct Chunk {
   cuda::Owned<cuda::CUdeviceptr> mem;
@@ -68,13 +59,13 @@ class MemoryTest {
       if (auto st = ctx_.check(ctx_.api().memcpy_dtoh(&got, c.mem.get() + i * 4, 4), "cuMemcpyDtoH");
           !st)
         return st.error();
-      if (got != pattern(i, c.seed)) return false;
+      if (got != cuda::memory_pattern(i, c.seed)) return false;
     }
     return true;
   }
   Status plant_error(const Chunk& c, std::uint64_t i) const {
     return ctx_.check(
-        ctx_.api().memset_d32_async(c.mem.get() + i * 4, ~pattern(i, c.seed), 1, nullptr),
+        ctx_.api().memset_d32_async(c.mem.get() + i * 4, ~cuda::memory_pattern(i, c.seed), 1, nullptr),
         "cuMemsetD32");
   }
 

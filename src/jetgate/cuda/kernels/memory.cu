@@ -3,23 +3,13 @@
 // copies them back to the host.
 #include <cstdint>
 
-__device__ __forceinline__ std::uint32_t jetgate_pattern(std::uint64_t i, std::uint32_t seed) {
-  // A cheap mix so that neighbouring words, address bits and stuck bits all
-  // show up as mismatches.
-  std::uint32_t x = static_cast<std::uint32_t>(i) ^ static_cast<std::uint32_t>(i >> 32) * 0x9E3779B9u;
-  x ^= seed;
-  x *= 0x85EBCA6Bu;
-  x ^= x >> 13;
-  x *= 0xC2B2AE35u;
-  x ^= x >> 16;
-  return x;
-}
+#include "../memory_pattern.hpp"
 
 extern "C" __global__ void jetgate_fill_pattern(std::uint32_t* p, std::uint64_t n, std::uint32_t seed) {
   std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < n;
        i += stride)
-    p[i] = jetgate_pattern(i, seed);
+    p[i] = jetgate::cuda::memory_pattern(i, seed);
 }
 
 extern "C" __global__ void jetgate_count_mismatches(const std::uint32_t* p, std::uint64_t n,
@@ -29,6 +19,6 @@ extern "C" __global__ void jetgate_count_mismatches(const std::uint32_t* p, std:
   unsigned long long local = 0;
   for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < n;
        i += stride)
-    local += p[i] != jetgate_pattern(i, seed) ? 1u : 0u;
+    local += p[i] != jetgate::cuda::memory_pattern(i, seed) ? 1u : 0u;
   if (local != 0) atomicAdd(mismatches, local);
 }
