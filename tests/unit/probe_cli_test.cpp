@@ -136,3 +136,25 @@ TEST(Recorder, RecordsThisMachineIntoARootJetgateReads) {
 
 }  // namespace
 }  // namespace jetgate
+
+namespace jetgate {
+namespace {
+
+// The project's own README holds to its rule: its support block claims
+// nothing that evidence does not back (here: no evidence, so no claim).
+TEST(Readme, SupportBlockClaimsNothingWithoutEvidence) {
+  test::TempDir empty;
+  auto r = test::run_jetgate({"support", "--evidence-dir", empty.dir(), "--readme",
+                              test::source_dir() + "/README.md", "--verify"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+}
+
+TEST(Readme, GivesTheTestCommandThatCiRuns) {
+  std::string readme = test::read_file(test::source_dir() + "/README.md");
+  std::string ci = test::read_file(test::source_dir() + "/.ci/run");
+  EXPECT_NE(readme.find("bash scripts/test.sh"), std::string::npos);
+  EXPECT_NE(ci.find("bash scripts/test.sh"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace jetgate
