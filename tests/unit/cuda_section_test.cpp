@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "jetgate/cuda/kernel_image.hpp"
+#include "jetgate/probes/cuda_probes.hpp"
 #include "jetgate/probes/cuda_section.hpp"
 #include "jetgate/report/cuda_text.hpp"
 
@@ -163,6 +164,38 @@ TEST(CudaSection, TextReportShowsDriverDevicesAndProbes) {
   EXPECT_NE(text.find("Fake Orin (jetgate test driver), compute 8.7, 8 SMs, integrated (Tegra)"),
             std::string::npos) << text;
   EXPECT_NE(text.find("launch"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace jetgate::probes
+
+namespace jetgate::probes {
+namespace {
+
+CudaSection healthy_section() {
+  CudaSection s;
+  s.gpu = {{"driver", {{"loaded", true}, {"error", nullptr}}}, {"device_count", 1}};
+  return s;
+}
+
+TEST(CudaPrecheck, BuildWithoutToolkitReportsNotRun) {
+  cuda::KernelImage none{nullptr, 0, "", ""};
+  auto r = cuda_probe_precheck(healthy_section(), "bandwidth", none);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->status, ProbeStatus::not_run);
+  EXPECT_NE(r->reason.find("built without CUDA toolkit"), std::string::npos) << r->reason;
+}
+
+TEST(CudaPrecheck, NoDriverOrDeviceSkipsBeforeAnyChild) {
+  static const unsigned char byte = 0;
+  cuda::KernelImage some{&byte, 1, "13.0", "90"};
+  EXPECT_FALSE(cuda_probe_precheck(healthy_section(), "launch", some).has_value());
+  auto no_device = healthy_section();
+  no_device.gpu["device_count"] = 0;
+  EXPECT_EQ(cuda_probe_precheck(no_device, "launch", some)->status, ProbeStatus::skip);
+  auto no_driver = healthy_section();
+  no_driver.gpu["driver"]["loaded"] = false;
+  EXPECT_EQ(cuda_probe_precheck(no_driver, "launch", some)->status, ProbeStatus::skip);
 }
 
 }  // namespace

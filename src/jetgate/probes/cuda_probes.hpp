@@ -3,11 +3,13 @@
 // device 0, and returns its result; none prints.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "jetgate/core/result.hpp"
 #include "jetgate/cuda/driver.hpp"
+#include "jetgate/cuda/kernel_image.hpp"
 #include "jetgate/probes/cuda_section.hpp"
 #include "jetgate/probes/probe_result.hpp"
 
@@ -29,6 +31,11 @@ ProbeResult probe_bandwidth(const cuda::Driver& driver, const CudaOptions& optio
 ProbeResult probe_sync_path(const cuda::Driver& driver, const CudaOptions& options);
 
 // A FAIL result whose reason is the error's message (what, where, hint).
+// SKIP (no usable driver or device) or NOT_RUN (no kernels in this build)
+// before any child is started; nullopt when the probe can run.
+std::optional<ProbeResult> cuda_probe_precheck(const CudaSection& s, const std::string& id,
+                                               const cuda::KernelImage& image);
+
 ProbeResult failed_probe(const std::string& id, const Error& e);
 
 // The device the probes use.

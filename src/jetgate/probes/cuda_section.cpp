@@ -109,29 +109,6 @@ bool wanted(const CudaOptions& options, const std::string& id) {
   return false;
 }
 
-// SKIP or NOT_RUN without a child, when the probe cannot run here at all.
-std::optional<ProbeResult> precheck(const CudaSection& s, const std::string& id) {
-  ProbeResult r;
-  r.id = id;
-  const auto& drv = s.gpu["driver"];
-  if (!drv.value("loaded", false) || (drv.contains("error") && drv["error"].is_string())) {
-    r.status = ProbeStatus::skip;
-    r.reason = "no usable CUDA driver (see /gpu/driver/error)";
-    return r;
-  }
-  if (s.gpu.value("device_count", 0) == 0) {
-    r.status = ProbeStatus::skip;
-    r.reason = "no CUDA device";
-    return r;
-  }
-  if (!cuda::kernel_image().present()) {
-    r.status = ProbeStatus::not_run;
-    r.reason = "built without CUDA toolkit: rebuild jetgate where nvcc is installed to run the "
-               "kernel probes";
-    return r;
-  }
-  return std::nullopt;
-}
 
 ProbeResult run_probe(const CudaProbe& probe, const CudaOptions& options,
                       const std::vector<std::string>& paths) {
@@ -174,13 +151,37 @@ CudaSection collect_cuda(const CudaOptions& options) {
   }
   for (const auto& probe : cuda_probes()) {
     if (!wanted(options, probe.id)) continue;
-    if (auto r = precheck(s, probe.id)) {
+    if (auto r = cuda_probe_precheck(s, probe.id, cuda::kernel_image())) {
       s.probes.push_back(*r);
       continue;
     }
     s.probes.push_back(run_probe(probe, options, paths));
   }
   return s;
+}
+
+std::optional<ProbeResult> cuda_probe_precheck(const CudaSection& s, const std::string& id,
+                                               const cuda::KernelImage& image) {
+  ProbeResult r;
+  r.id = id;
+  const auto& drv = s.gpu["driver"];
+  if (!drv.value("loaded", false) || (drv.contains("error") && drv["error"].is_string())) {
+    r.status = ProbeStatus::skip;
+    r.reason = "no usable CUDA driver (see /gpu/driver/error)";
+    return r;
+  }
+  if (s.gpu.value("device_count", 0) == 0) {
+    r.status = ProbeStatus::skip;
+    r.reason = "no CUDA device";
+    return r;
+  }
+  if (!image.present()) {
+    r.status = ProbeStatus::not_run;
+    r.reason = "built without CUDA toolkit: rebuild jetgate where nvcc is installed to run the "
+               "kernel probes";
+    return r;
+  }
+  return std::nullopt;
 }
 
 }  // namespace jetgate::probes
