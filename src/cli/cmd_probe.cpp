@@ -19,6 +19,7 @@ struct ProbeArgs {
   bool cuda = false;
   std::vector<std::string> only;
   double memory_fraction = 0.25;
+  double memory_max_gib = 16;
   double probe_timeout_s = 20;
   bool python_runtime = false;
   std::string python;
@@ -59,6 +60,7 @@ int run_probe(const ProbeArgs& a) {
     o.run_probes = a.cuda;
     o.only = a.only;
     o.memory_fraction = a.memory_fraction;
+    o.memory_max_bytes = static_cast<std::size_t>(a.memory_max_gib * 1024.0 * 1024.0 * 1024.0);
     o.probe_timeout = std::chrono::milliseconds(static_cast<long>(a.probe_timeout_s * 1000));
     cuda = probes::collect_cuda(o);
   }
@@ -111,6 +113,10 @@ Command add_probe_command(CLI::App& app) {
   sub->add_option("--memory-fraction", args->memory_fraction,
                   "Share of free GPU memory the memory probe writes and verifies")
       ->check(CLI::Range(0.001, 0.9))
+      ->capture_default_str();
+  sub->add_option("--memory-max-gib", args->memory_max_gib,
+                  "Upper bound of what the memory probe writes, so it stays fast on large GPUs")
+      ->check(CLI::Range(0.001, 4096.0))
       ->capture_default_str();
   sub->add_option("--probe-timeout", args->probe_timeout_s,
                   "Seconds before a probe's child process is stopped (SIGTERM, then SIGKILL)")
