@@ -257,6 +257,8 @@ write_source_stub() {
 # --- what jetgate reads ---------------------------------------------------------------
 record /etc/os-release
 record /proc/sys/kernel/osrelease
+record /proc/meminfo
+record /usr/lib/os-release
 record /proc/sys/kernel/hostname
 hostname_file="$last_recorded"
 record /etc/nv_tegra_release
@@ -278,15 +280,22 @@ record /usr/include/cudnn_version.h
 record /usr/local/cuda/include/cudnn_version.h
 record_glob contents /usr/include/*-linux-gnu/cudnn_version_v*.h
 record_glob contents /usr/include/*-linux-gnu/NvInferVersion.h /usr/include/NvInferVersion.h
+record_glob contents /usr/include/*-linux-gnu/cudnn_version.h /usr/include/cudnn.h \
+  /usr/include/*-linux-gnu/cudnn.h /usr/local/cuda/include/cudnn.h \
+  /usr/local/cuda/include/NvInferVersion.h
 record_glob contents /etc/cdi/*.yaml /etc/cdi/*.json /var/run/cdi/*.yaml /var/run/cdi/*.json
 record_glob contents /etc/nvidia-container-runtime/host-files-for-container.d/*.csv
 record_glob placeholder /usr/lib/*-linux-gnu/libcudnn.so* /usr/lib/*-linux-gnu/libnvinfer.so*
 record_glob placeholder /usr/lib/*-linux-gnu/libcuda.so* /usr/lib/*-linux-gnu/libnvidia-ml.so*
+# Yocto/OE4T and other distributions keep the libraries outside the triplet directory.
+record_glob placeholder /usr/lib/libcudnn.so* /usr/lib/libnvinfer.so* /usr/lib64/libcudnn.so* \
+  /usr/lib64/libnvinfer.so* /usr/local/cuda/lib64/libcudnn.so* /usr/local/cuda/lib64/libnvinfer.so* \
+  /usr/local/cuda/targets/aarch64-linux/lib/libcudnn.so* /usr/local/cuda/targets/aarch64-linux/lib/libnvinfer.so*
 record_glob placeholder /usr/lib/aarch64-linux-gnu/nvidia/libcuda.so* /usr/lib/aarch64-linux-gnu/nvidia/libnvrm_*.so
 record_glob placeholder /usr/lib/aarch64-linux-gnu/tegra/libcuda.so* /usr/lib/aarch64-linux-gnu/tegra/libnvrm*.so
 
 record_node_glob /dev/nvhost-* /dev/nvmap /dev/host1x-fence /dev/nvsciipc
-record_node_glob /dev/nvgpu/*/* /dev/nvidia* /dev/nvidia-caps/*
+record_node_glob /dev/nvgpu/*/* /dev/nvidia* /dev/nvidia-caps/* /dev/dri/renderD*
 
 mask_identifiers
 write_root_json

@@ -1,5 +1,9 @@
 // collect_platform on small synthetic roots: the rules for each fact, the
 // fallbacks and the warnings.
+#include <sys/stat.h>
+
+#include <filesystem>
+
 #include <gtest/gtest.h>
 
 #include "jetgate/facts/platform.hpp"
@@ -169,6 +173,44 @@ TEST(PlatformFacts, LiveMachineHasArchAndKernel) {
   auto r = collect_platform(*root, o);
   EXPECT_TRUE(r.platform["arch"].is_string());
   EXPECT_TRUE(r.platform["kernel"]["release"].is_string());
+}
+
+}  // namespace
+}  // namespace jetgate::facts
+
+namespace jetgate::facts {
+namespace {
+
+TEST(PlatformFactsReview, BlankFilesGiveNullNeverEmptyStrings) {
+  test::TempDir t;
+  t.write("etc/nv_tegra_release", "   \n");
+  t.write("sys/devices/soc0/family", "\n");
+  t.write("proc/sys/kernel/hostname", "\n");
+  t.write("proc/sys/kernel/osrelease", "  \n");
+  CollectOptions show;
+  show.show_serial = true;
+  auto root = fs::RootFs::open(t.dir());
+  auto r = collect_platform(*root, show);
+  EXPECT_TRUE(r.platform["tegra"]["release_line"].is_null());
+  EXPECT_TRUE(r.platform["tegra"]["soc_family"].is_null());
+  EXPECT_TRUE(r.platform["hostname"].is_null());
+  EXPECT_TRUE(r.platform["kernel"]["release"].is_null());
+}
+
+TEST(PlatformFactsReview, UnreadableReleaseFileIsNamedNotCalledMissing) {
+  test::TempDir t;
+  std::filesystem::create_directories(t.path("etc"));
+  ASSERT_EQ(::mkfifo(t.path("etc/nv_tegra_release").c_str(), 0600), 0);
+  auto root = fs::RootFs::open(t.dir());
+  auto r = collect_platform(*root, {});
+  bool named = false;
+  for (const auto& w : r.warnings)
+    if (w.fact == "/platform/tegra/l4t") {
+      EXPECT_EQ(w.message.find("neither"), std::string::npos) << w.message;
+      named = named || w.message.find("cannot be read") != std::string::npos ||
+              w.message.find("not a regular file") != std::string::npos;
+    }
+  EXPECT_TRUE(named);
 }
 
 }  // namespace

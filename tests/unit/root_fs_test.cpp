@@ -1,5 +1,6 @@
 #include "jetgate/fs/root_fs.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -106,6 +107,41 @@ TEST(RootFs, LiveRootIsDetected) {
   ASSERT_TRUE(root.ok());
   EXPECT_TRUE(root->is_live());
   EXPECT_EQ(root->display("/etc/os-release"), "/etc/os-release");
+}
+
+}  // namespace
+}  // namespace jetgate::fs
+
+namespace jetgate::fs {
+namespace {
+
+// The fallback for kernels without openat2 must keep links inside the root too.
+TEST(RootFsPortable, LinksAndDotDotStayInsideTheRoot) {
+  test::TempDir t;
+  t.write("sys/firmware/devicetree/base/model", "inside");
+  t.write("etc/os-release", "ID=recorded\n");
+  std::filesystem::create_directories(t.path("proc"));
+  std::filesystem::create_directory_symlink("/sys/firmware/devicetree/base", t.path("proc/device-tree"));
+  std::filesystem::create_symlink("../../../../../../etc/os-release", t.path("escape"));
+  std::filesystem::create_symlink("loop", t.path("loop"));
+  int root = ::open(t.dir().c_str(), O_RDONLY | O_DIRECTORY);
+  ASSERT_GE(root, 0);
+  auto read_all = [](int fd) {
+    std::string s(256, '\0');
+    auto n = ::read(fd, s.data(), s.size());
+    ::close(fd);
+    s.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+    return s;
+  };
+  int fd = open_in_root_portable(root, "proc/device-tree/model", O_RDONLY);
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(read_all(fd), "inside");
+  fd = open_in_root_portable(root, "escape", O_RDONLY);
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(read_all(fd), "ID=recorded\n") << "a link climbing above the root must stop at it";
+  EXPECT_EQ(open_in_root_portable(root, "loop", O_RDONLY), -ELOOP);
+  EXPECT_EQ(open_in_root_portable(root, "missing/file", O_RDONLY), -ENOENT);
+  ::close(root);
 }
 
 }  // namespace

@@ -17,7 +17,7 @@ double theoretical_bandwidth_gbps(long long memory_clock_khz, long long bus_widt
 nlohmann::json gpu_facts_without_driver(const std::string& reason) {
   return {{"driver",
            {{"loaded", false}, {"library", nullptr}, {"version", nullptr}, {"error", reason}}},
-          {"device_count", 0},
+          {"device_count", nullptr},  // unknown without a driver, not zero
           {"devices", nlohmann::json::array()}};
 }
 
@@ -112,13 +112,15 @@ nlohmann::json collect_gpu_facts(const Driver& driver) {
   nlohmann::json gpu = {
       {"driver", {{"loaded", true}, {"library", driver.library()}, {"version", nullptr},
                   {"error", nullptr}}},
-      {"device_count", 0},
+      {"device_count", nullptr},
       {"devices", nlohmann::json::array()}};
   int version = 0;
   if (driver.api().driver_get_version(&version) == kCudaSuccess && version > 0)
     gpu["driver"]["version"] = format_cuda_version(version);
-  if (auto st = init_driver(driver); !st) {
-    gpu["driver"]["error"] = st.error().message();
+  if (CUresult init_rc = driver.api().init(0); init_rc != kCudaSuccess) {
+    gpu["driver"]["error"] = driver.error("cuInit", init_rc).message();
+    // The driver counted and found none; any other failure leaves it unknown.
+    if (init_rc == kCudaErrorNoDevice) gpu["device_count"] = 0;
     return gpu;
   }
   int count = 0;

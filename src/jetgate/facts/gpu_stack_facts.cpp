@@ -88,7 +88,8 @@ nlohmann::json cdi_json(CollectContext& ctx) {
       std::string path = dir + "/" + n;
       nlohmann::json entry = {{"path", path}, {"kind", nullptr}, {"cdi_version", nullptr},
                               {"devices", nlohmann::json::array()},
-                              {"device_nodes", nlohmann::json::array()}, {"error", nullptr}};
+                              {"device_nodes", nlohmann::json::array()}, {"missing_nodes", nullptr},
+                              {"error", nullptr}};
       auto text = ctx.read(path, "/platform/tegra/driver/cdi");
       if (!text) {
         entry["error"] = "unreadable";

@@ -57,9 +57,8 @@ void collect_host(CollectContext& ctx, nlohmann::json& out) {
 
   std::optional<std::string> release;
   if (auto t = ctx.read("/proc/sys/kernel/osrelease", "/platform/kernel/release")) {
-    auto r = std::string(trim(*t));
-    if (!r.empty() && r.size() < 128 && is_printable_text(r)) release = r;
-    else ctx.warn("/platform/kernel/release", ctx.root().display("/proc/sys/kernel/osrelease"), "not a kernel release string");
+    release = fact_text(*t, 128);
+    if (!release) ctx.warn("/platform/kernel/release", ctx.root().display("/proc/sys/kernel/osrelease"), "not a kernel release string");
   } else if (ctx.root().is_live()) {
     utsname u{};
     if (::uname(&u) == 0) release = u.release;
@@ -83,8 +82,9 @@ void collect_host(CollectContext& ctx, nlohmann::json& out) {
 
   if (ctx.options().show_serial) {
     std::optional<std::string> host;
-    if (auto h = ctx.read("/proc/sys/kernel/hostname", "/platform/hostname")) host = std::string(trim(*h));
-    else if (auto e = ctx.read("/etc/hostname", "/platform/hostname")) host = std::string(trim(*e));
+    if (auto h = ctx.read("/proc/sys/kernel/hostname", "/platform/hostname")) host = fact_text(*h);
+    if (!host)
+      if (auto e = ctx.read("/etc/hostname", "/platform/hostname")) host = fact_text(*e);
     out["hostname"] = json_or_null(host);
   }
 }

@@ -49,9 +49,12 @@ Found version_from_libraries(CollectContext& ctx, std::string_view stem) {
 
 std::vector<std::string> header_candidates(const std::vector<std::string>& names) {
   std::vector<std::string> out;
-  for (const char* dir : {"/usr/include", "/usr/include/aarch64-linux-gnu",
-                          "/usr/include/x86_64-linux-gnu", "/usr/local/cuda/include"})
-    for (const auto& n : names) out.push_back(std::string(dir) + "/" + n);
+  // Name first: cudnn.h of cuDNN 8+ holds no version defines, so it is only
+  // a last resort after every directory was searched for the version header.
+  for (const auto& n : names)
+    for (const char* dir : {"/usr/include", "/usr/include/aarch64-linux-gnu",
+                            "/usr/include/x86_64-linux-gnu", "/usr/local/cuda/include"})
+      out.push_back(std::string(dir) + "/" + n);
   return out;
 }
 

@@ -38,8 +38,7 @@ L4tFinding find_l4t(CollectContext& ctx, const std::map<std::string, std::string
   std::string problem;
   if (auto text = ctx.read(path, "/platform/tegra/l4t")) {
     auto lines = split_lines(*text);
-    if (!lines.empty() && is_printable_text(lines.front()) && lines.front().size() < 512)
-      f.release_line = std::string(trim(lines.front()));
+    if (!lines.empty()) f.release_line = fact_text(lines.front(), 512);
     auto v = parse_nv_tegra_release(*text);
     if (v.ok()) {
       f.version = *v;
@@ -47,6 +46,8 @@ L4tFinding find_l4t(CollectContext& ctx, const std::map<std::string, std::string
       return f;
     }
     problem = ctx.root().display(path) + ": " + v.error().what;
+  } else if (ctx.root().exists(path)) {
+    problem = ctx.root().display(path) + " exists but cannot be read (see the warning about it)";
   }
   if (auto it = dpkg.find("nvidia-l4t-core"); it != dpkg.end()) {
     if (auto v = l4t_from_package_version(it->second)) {
@@ -83,8 +84,8 @@ void collect_tegra(CollectContext& ctx, nlohmann::json& out) {
   if (soc) signs.push_back("device-tree compatible names nvidia," + *soc);
   std::optional<std::string> family;
   if (auto fam = ctx.read("/sys/devices/soc0/family", "/platform/tegra/is_tegra", 4096)) {
-    family = std::string(trim(*fam));
-    if (starts_with_icase(*family, "tegra")) signs.push_back("/sys/devices/soc0/family is " + *family);
+    family = fact_text(*fam);
+    if (family && starts_with_icase(*family, "tegra")) signs.push_back("/sys/devices/soc0/family is " + *family);
   }
   bool is_tegra = !signs.empty();
   t["is_tegra"] = is_tegra;

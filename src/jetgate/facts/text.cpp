@@ -64,6 +64,12 @@ std::optional<std::string> first_dotted_version(std::string_view s) {
   return std::nullopt;
 }
 
+std::optional<std::string> fact_text(std::string_view s, std::size_t max_len) {
+  auto t = trim(s);
+  if (t.empty() || t.size() > max_len || !is_printable_text(t)) return std::nullopt;
+  return std::string(t);
+}
+
 bool is_printable_text(std::string_view s) {
   for (unsigned char c : s)
     if (c != '\t' && c != '\n' && c != '\r' && (c < 0x20 || c > 0x7e)) return false;

@@ -15,6 +15,9 @@ std::vector<std::string> split_nul_list(std::string_view bytes);
 bool starts_with_icase(std::string_view s, std::string_view prefix);
 // The first "N.N" or "N.N.N" (digits and dots, at least one dot) in s.
 std::optional<std::string> first_dotted_version(std::string_view s);
+// The trimmed text when it is non-empty, printable and at most max_len long;
+// otherwise nullopt, because a fact is null when unknown, never "".
+std::optional<std::string> fact_text(std::string_view s, std::size_t max_len = 256);
 // True when s holds only printable ASCII (plus tab); binary input is rejected.
 bool is_printable_text(std::string_view s);
 // Compares dotted numeric versions: "36.4.3" < "36.10.0"; missing parts count as 0.

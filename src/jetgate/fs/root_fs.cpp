@@ -37,7 +37,56 @@ struct FdCloser {
   }
 };
 
+std::string join(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : "/") + p;
+  return out.empty() ? "." : out;
+}
+
+void push_components(std::string_view path, std::vector<std::string>& pending) {
+  // pending is a stack: the next component to resolve is at the back.
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    auto slash = path.find('/', start);
+    auto part = path.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
+    if (!part.empty() && part != ".") parts.emplace_back(part);
+    if (slash == std::string_view::npos) break;
+    start = slash + 1;
+  }
+  pending.insert(pending.end(), parts.rbegin(), parts.rend());
+}
+
 }  // namespace
+
+int open_in_root_portable(int root_fd, std::string_view path, int flags) {
+  std::vector<std::string> resolved, pending;
+  push_components(path, pending);
+  int links = 0;
+  while (!pending.empty()) {
+    std::string part = std::move(pending.back());
+    pending.pop_back();
+    if (part == "..") {
+      if (!resolved.empty()) resolved.pop_back();  // never above the root
+      continue;
+    }
+    resolved.push_back(part);
+    std::string here = join(resolved);
+    struct stat st {};
+    if (::fstatat(root_fd, here.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return -errno;
+    if (!S_ISLNK(st.st_mode)) continue;
+    if (++links > 40) return -ELOOP;
+    char target[4096];
+    ssize_t n = ::readlinkat(root_fd, here.c_str(), target, sizeof target - 1);
+    if (n < 0) return -errno;
+    target[n] = '\0';
+    resolved.pop_back();
+    if (target[0] == '/') resolved.clear();  // absolute links restart at the root
+    push_components(target, pending);
+  }
+  int fd = ::openat(root_fd, join(resolved).c_str(), flags | O_CLOEXEC | O_NOFOLLOW);
+  return fd >= 0 ? fd : -errno;
+}
 
 const char* to_string(NodeType t) {
   switch (t) {
@@ -84,7 +133,9 @@ int RootFs::open_at(std::string_view path, int flags) const {
     long fd = ::syscall(SYS_openat2, *fd_, rel.c_str(), &how, sizeof how);
     if (fd >= 0) return static_cast<int>(fd);
     if (errno != ENOSYS && errno != EPERM) return -errno;
-    // Kernels before 5.6 (and some sandboxes) lack openat2: plain openat.
+    // Kernels before 5.6 (and some seccomp profiles) lack openat2: resolve
+    // the path ourselves so that links still cannot leave the root.
+    return open_in_root_portable(*fd_, rel, flags);
   }
   int fd = ::openat(*fd_, rel.c_str(), flags | O_CLOEXEC);
   return fd >= 0 ? fd : -errno;

@@ -32,6 +32,11 @@ struct NodeInfo {
 
 inline constexpr std::size_t kDefaultMaxBytes = 1u << 20;  // 1 MiB
 
+// Opens path under the directory root_fd as openat2(RESOLVE_IN_ROOT) does,
+// for kernels without openat2: one component at a time, ".." stops at the
+// root and absolute symbolic links restart there. Returns an fd or -errno.
+int open_in_root_portable(int root_fd, std::string_view path, int flags);
+
 class RootFs {
  public:
   // Opens DIR as the root. Fails (an Error naming DIR) when it is missing, not

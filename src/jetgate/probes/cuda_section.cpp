@@ -35,6 +35,12 @@ ProbeResult failed_probe(const std::string& id, const Error& e) {
 
 namespace {
 
+// device_count is null when the driver could not count (no driver, init failed).
+bool no_devices(const nlohmann::json& gpu) {
+  const auto& c = gpu.contains("device_count") ? gpu["device_count"] : nlohmann::json();
+  return !c.is_number_integer() || c.get<long long>() == 0;
+}
+
 ChildLimits limits_for(const CudaOptions& options) {
   ChildLimits limits;
   limits.timeout = options.probe_timeout;
@@ -87,7 +93,7 @@ void read_facts(const CudaOptions& options, const std::vector<std::string>& path
   const auto& drv = s.gpu["driver"];
   if (drv.contains("error") && drv["error"].is_string())
     s.notes.push_back("CUDA driver found but not usable: " + drv["error"].get<std::string>());
-  else if (s.gpu.value("device_count", 0) == 0)
+  else if (no_devices(s.gpu))
     s.notes.push_back("no CUDA device: the driver reports 0 devices");
 }
 
@@ -170,7 +176,7 @@ std::optional<ProbeResult> cuda_probe_precheck(const CudaSection& s, const std::
     r.reason = "no usable CUDA driver (see /gpu/driver/error)";
     return r;
   }
-  if (s.gpu.value("device_count", 0) == 0) {
+  if (no_devices(s.gpu)) {
     r.status = ProbeStatus::skip;
     r.reason = "no CUDA device";
     return r;

@@ -92,8 +92,11 @@ void copy_typed(json& dst, const json& src, const char* key, Want want) {
   auto it = src.find(key);
   if (it == src.end()) return;
   const json& v = *it;
-  if (want == Want::string && v.is_string())
-    dst[key] = printable(v.get_ref<const std::string&>(), kMaxFactText);
+  if (want == Want::string && v.is_string()) {
+    // An empty string is unknown, and unknown is null in the evidence.
+    if (!v.get_ref<const std::string&>().empty())
+      dst[key] = printable(v.get_ref<const std::string&>(), kMaxFactText);
+  }
   else if (want == Want::boolean && v.is_boolean())
     dst[key] = v;
   else if (want == Want::integer && (v.is_number_integer() || v.is_number_unsigned()))

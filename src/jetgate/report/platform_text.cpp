@@ -27,6 +27,16 @@ std::string gib(const json& doc, const std::string& pointer) {
   return fmt::format("{:.1f} GiB", doc.at(ptr).get<double>() / (1024.0 * 1024.0 * 1024.0));
 }
 
+// Orin and older Jetsons run the nvgpu driver, which has no
+// /proc/driver/nvidia/version; Thor and discrete GPUs run the nvidia driver.
+bool nvgpu_loaded(const json& p) {
+  auto ptr = json::json_pointer("/tegra/driver/modules");
+  if (!p.contains(ptr)) return false;
+  for (const auto& m : p.at(ptr))
+    if (m.value("name", std::string()) == "nvgpu") return true;
+  return false;
+}
+
 void driver_stack(std::string& out, const json& p) {
   auto ptr = json::json_pointer("/tegra/driver");
   if (!p.contains(ptr)) return;
@@ -92,7 +102,7 @@ std::string render_platform_text(const json& p) {
   row(out, "CUDA toolkit", show(p, "/cuda/toolkit_version", "not found"));
   row(out, "cuDNN", show(p, "/libraries/cudnn", "not found"));
   row(out, "TensorRT", show(p, "/libraries/tensorrt", "not found"));
-  row(out, "NVIDIA driver", show(p, "/nvidia_driver/version", tegra ? "n/a (nvgpu)" : "not loaded"));
+  row(out, "NVIDIA driver", show(p, "/nvidia_driver/version", nvgpu_loaded(p) ? "n/a (nvgpu)" : "not loaded"));
   driver_stack(out, p);
   return out;
 }
