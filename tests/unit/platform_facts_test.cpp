@@ -35,6 +35,7 @@ TEST(PlatformFacts, EmptyRootGivesNullsAndAnArchWarning) {
   EXPECT_FALSE(r.platform["tegra"]["is_tegra"].get<bool>());
   EXPECT_TRUE(r.platform["tegra"]["l4t"].is_null());
   EXPECT_TRUE(warned(r, "/platform/arch", "jetgate-root.json"));
+  EXPECT_TRUE(warned(r, "/platform", "is this a recorded machine?"));
 }
 
 TEST(PlatformFacts, L4tFallsBackToDpkgWhenReleaseFileIsGarbage) {

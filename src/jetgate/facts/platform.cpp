@@ -92,6 +92,11 @@ void collect_host(CollectContext& ctx, nlohmann::json& out) {
 PlatformReport collect_platform(const fs::RootFs& root, const CollectOptions& options) {
   PlatformReport report;
   CollectContext ctx(root, options, report.warnings);
+  if (!root.is_live() && !root.exists("/jetgate-root.json") && !root.exists("/etc") &&
+      !root.exists("/proc") && !root.exists("/sys"))
+    ctx.warn("/platform", root.display("/"),
+             "holds none of /etc, /proc, /sys or jetgate-root.json: is this a recorded machine? "
+             "(scripts/jetgate-record-root.sh makes one)");
   nlohmann::json p = nlohmann::json::object();
   collect_host(ctx, p);
   collect_tegra(ctx, p);
