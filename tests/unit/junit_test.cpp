@@ -112,6 +112,45 @@ TEST(JunitTest, HugeFileIsRefusedNotRead) {
   EXPECT_NE(r.error().message().find("larger than"), std::string::npos) << r.error().message();
 }
 
+TEST(JunitTest, SuiteWithCasesAndNestedSuiteCountsBoth) {
+  auto c = parse_junit_xml(
+      R"(<testsuites><testsuite tests="2" failures="1"><testcase name="a"><failure/></testcase>)"
+      R"(<testsuite><testcase name="b"/></testsuite></testsuite></testsuites>)",
+      "mixed-nesting.xml");
+  ASSERT_TRUE(c.ok()) << c.error().message();
+  EXPECT_EQ(c->tests, 2);
+  EXPECT_EQ(c->failures, 1);
+  EXPECT_FALSE(c->clean());
+}
+
+TEST(JunitTest, StrayCaseUnderRootIsCounted) {
+  auto c = parse_junit_xml(
+      R"(<testsuites><testsuite tests="1"><testcase name="a"/></testsuite>)"
+      R"(<testcase name="stray"><error/></testcase></testsuites>)",
+      "stray.xml");
+  ASSERT_TRUE(c.ok()) << c.error().message();
+  EXPECT_EQ(c->tests, 2);
+  EXPECT_EQ(c->errors, 1);
+  EXPECT_FALSE(c->clean());
+}
+
+TEST(JunitTest, TopLevelAttributesAreAFloor) {
+  auto c = parse_junit_xml(
+      R"(<testsuites tests="3" failures="1"><testsuite><testcase name="a"/></testsuite></testsuites>)",
+      "floor.xml");
+  ASSERT_TRUE(c.ok()) << c.error().message();
+  EXPECT_EQ(c->tests, 3);
+  EXPECT_EQ(c->failures, 1);
+  EXPECT_FALSE(c->clean());
+}
+
+TEST(JunitTest, BadRootAttributeIsAnError) {
+  auto c = parse_junit_xml(R"(<testsuites tests="x"><testsuite><testcase/></testsuite></testsuites>)",
+                           "bad-root.xml");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message().find("tests=\"x\""), std::string::npos) << c.error().message();
+}
+
 TEST(JunitTest, MissingFileIsAnError) {
   auto r = read_junit_file("/nonexistent-dir-jetgate/report.xml");
   ASSERT_FALSE(r.ok());

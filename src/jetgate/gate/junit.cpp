@@ -15,6 +15,9 @@ namespace {
 constexpr const char* kHint = "the test command must write a complete JUnit XML report "
                               "(pytest --junitxml=PATH, GoogleTest --gtest_output=xml:PATH)";
 
+// Nesting beyond this is not followed (a hostile report must not exhaust the stack).
+constexpr int kMaxSuiteDepth = 64;
+
 bool named(const pugi::xml_node& n, const char* name) { return std::string_view(n.name()) == name; }
 
 // A missing attribute is 0; anything but a non-negative integer is an error.
@@ -48,36 +51,50 @@ JunitCounts count_cases(const pugi::xml_node& suite) {
   return c;
 }
 
-Result<JunitCounts> count_suite(const pugi::xml_node& suite, const std::string& where) {
+Result<JunitCounts> attribute_counts(const pugi::xml_node& node, const std::string& where) {
   JunitCounts attrs;
   std::int64_t* fields[] = {&attrs.tests, &attrs.failures, &attrs.errors, &attrs.skipped};
   const char* names[] = {"tests", "failures", "errors", "skipped"};
   for (int i = 0; i < 4; ++i) {
-    auto v = count_attribute(suite, names[i], where);
+    auto v = count_attribute(node, names[i], where);
     if (!v) return v.error();
     *fields[i] = *v;
   }
-  auto disabled = count_attribute(suite, "disabled", where);
+  auto disabled = count_attribute(node, "disabled", where);
   if (!disabled) return disabled.error();
-  JunitCounts cases = count_cases(suite);
-  JunitCounts out;
-  out.suites = 1;
-  out.tests = std::max(attrs.tests, cases.tests);
-  out.failures = std::max(attrs.failures, cases.failures);
-  out.errors = std::max(attrs.errors, cases.errors);
-  out.skipped = std::max(attrs.skipped + *disabled, cases.skipped);
-  return out;
+  attrs.skipped += *disabled;
+  return attrs;
 }
 
-// Leaf suites: <testsuite> elements without nested <testsuite> (some tools nest them).
-void collect_leaf_suites(const pugi::xml_node& n, std::vector<pugi::xml_node>& out, int depth) {
-  if (depth > 64) return;
-  bool has_child_suite = false;
-  for (auto child : n.children("testsuite")) {
-    has_child_suite = true;
-    collect_leaf_suites(child, out, depth + 1);
+void add(JunitCounts& total, const JunitCounts& c) {
+  total.tests += c.tests;
+  total.failures += c.failures;
+  total.errors += c.errors;
+  total.skipped += c.skipped;
+  total.suites += c.suites;
+}
+
+// Counts a <testsuites>/<testsuite> element: its own <testcase>s (a suite may hold cases
+// next to nested suites, and some tools put stray cases directly under <testsuites>) plus
+// every nested suite. A node's own attributes are aggregates over what it holds, so the
+// count never falls below them: a report whose attributes say "1 failure" is never clean.
+Result<JunitCounts> count_tree(const pugi::xml_node& node, const std::string& where, int depth) {
+  JunitCounts total = count_cases(node);
+  if (depth < kMaxSuiteDepth) {
+    for (auto child : node.children("testsuite")) {
+      auto c = count_tree(child, where, depth + 1);
+      if (!c) return c.error();
+      add(total, *c);
+    }
   }
-  if (!has_child_suite && named(n, "testsuite")) out.push_back(n);
+  auto attrs = attribute_counts(node, where);
+  if (!attrs) return attrs.error();
+  total.tests = std::max(total.tests, attrs->tests);
+  total.failures = std::max(total.failures, attrs->failures);
+  total.errors = std::max(total.errors, attrs->errors);
+  total.skipped = std::max(total.skipped, attrs->skipped);
+  if (named(node, "testsuite")) total.suites += 1;
+  return total;
 }
 
 }  // namespace
@@ -96,20 +113,9 @@ Result<JunitCounts> parse_junit_xml(std::string_view xml, const std::string& whe
     return make_error(fmt::format("root element <{}> is neither <testsuites> nor <testsuite>",
                                   root.name()),
                       where, kHint);
-  std::vector<pugi::xml_node> suites;
-  collect_leaf_suites(root, suites, 0);
-  if (suites.empty()) return make_error("no <testsuite> element in the report", where, kHint);
-  JunitCounts total;
-  for (const auto& s : suites) {
-    auto c = count_suite(s, where);
-    if (!c) return c.error();
-    total.tests += c->tests;
-    total.failures += c->failures;
-    total.errors += c->errors;
-    total.skipped += c->skipped;
-    total.suites += 1;
-  }
-  return total;
+  if (!root.child("testsuite") && !root.child("testcase") && !named(root, "testsuite"))
+    return make_error("no <testsuite> element in the report", where, kHint);
+  return count_tree(root, where, 0);
 }
 
 Result<JunitCounts> read_junit_file(const std::string& path) {
