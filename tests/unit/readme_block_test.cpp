@@ -139,6 +139,22 @@ TEST(ClaimsReadmeBlock, HandWrittenTextAndForeignTablesAreViolations) {
   EXPECT_EQ(bad_cells.size(), 2u);
 }
 
+TEST(ClaimsReadmeBlock, ClaimsAppendedToGeneratedProseAreViolations) {
+  auto m = orin_matrix();
+  std::string block = report::render_support_markdown(m);
+  for (auto sentence : {kClaimsIntro, kNotClaimedIntro}) {
+    auto pos = block.find(std::string(sentence));
+    ASSERT_NE(pos, std::string::npos) << block;
+    std::string edited = block;
+    edited.insert(block.find('\n', pos), " Also works on Orin Nano.");
+    auto v = verify(edited, m);
+    ASSERT_EQ(v.size(), 1u) << edited;
+    EXPECT_NE(v[0].find("does not generate"), std::string::npos) << v[0];
+  }
+  EXPECT_EQ(verify(std::string(kNoClaims) + " But Orin Nano works.\n", m).size(), 1u);
+  EXPECT_EQ(verify(std::string(kGeneratedComment) + " Orin Nano works.\n", m).size(), 1u);
+}
+
 TEST(ClaimsReadmeBlock, NoClaimsBlockVerifies) {
   auto m = matrix_of({});
   std::string block = report::render_support_markdown(m);

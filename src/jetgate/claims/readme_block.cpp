@@ -68,10 +68,36 @@ std::string unbacked_reason(const MatrixRow* row, const GateClaim& claim) {
   return {};
 }
 
+// The renderer's prose lines, whole: a line that merely starts with one of them could carry
+// a hand-written claim after it. The claims intro embeds the age limit, any number of days.
+// (Kept in step with report/support_markdown.cpp by the round-trip tests.)
+constexpr std::string_view kClaimsIntroTail =
+    " Each listed gate passed without skips on exactly that combination, with evidence at most ";
+constexpr std::string_view kClaimsIntroEnd = " days old.";
+constexpr std::string_view kNotClaimedIntroTail =
+    " the evidence below is stale, failed, not run, inconsistent, dated in the future, "
+    "or does not name its platform.";
+
+bool consume(std::string_view& s, std::string_view prefix) {
+  if (s.substr(0, prefix.size()) != prefix) return false;
+  s.remove_prefix(prefix.size());
+  return true;
+}
+
+bool is_claims_intro(std::string_view line) {
+  if (!consume(line, kClaimsIntro) || !consume(line, kClaimsIntroTail)) return false;
+  std::size_t digits = 0;
+  while (digits < line.size() && digits < 6 && line[digits] >= '0' && line[digits] <= '9') ++digits;
+  if (digits == 0) return false;
+  line.remove_prefix(digits);
+  return line == kClaimsIntroEnd;
+}
+
 bool is_generated_prose(std::string_view line) {
-  for (auto prefix : {kGeneratedComment, kClaimsIntro, kNoClaims, kNotClaimedIntro})
-    if (line.substr(0, prefix.size()) == prefix) return true;
-  return false;
+  if (line == kGeneratedComment || line == kNoClaims) return true;
+  std::string_view rest = line;
+  if (consume(rest, kNotClaimedIntro) && rest == kNotClaimedIntroTail) return true;
+  return is_claims_intro(line);
 }
 
 enum class Table { none, claims, not_claimed };
