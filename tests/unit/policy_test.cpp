@@ -142,6 +142,31 @@ TEST(PolicyTest, MalformedAdditionsAreIssuesOfTheirGate) {
   EXPECT_TRUE(has_issue(*p, "policy", "\"repository\" must be \"OWNER/NAME\""));
 }
 
+TEST(PolicyTest, NeverWaivableGatesCannotBeMadeWaivable) {
+  for (const char* id : {"operator-ui", "model-download-runtime", "external-evaluation", "network-services"}) {
+    auto p = parse_policy(std::string("{") + kHeader + R"("gates": [{"id": ")" + id +
+                              R"(", "software_only": false, "probes": [{"probe": "launch", "status": "PASS"}]}]})",
+                          "p.json", ".");
+    ASSERT_TRUE(p.ok());
+    EXPECT_TRUE(has_issue(*p, id, "software_only cannot be false")) << id << "\n" << dump_issues(*p);
+    for (const auto& g : p->policy.gates) EXPECT_TRUE(g.software_only) << id;
+  }
+  auto ok = parse_policy(std::string("{") + kHeader + R"("gates": [{"id": "operator-ui", "software_only": true,
+      "probes": [{"probe": "launch", "status": "PASS"}]}]})",
+                         "p.json", ".");
+  ASSERT_TRUE(ok.ok());
+  EXPECT_TRUE(ok->issues.empty()) << dump_issues(*ok);
+}
+
+TEST(PolicyTest, FieldIssuesSayWhatToDoNext) {
+  auto p = parse_policy(std::string("{") + kHeader + R"("gates": [5, {"id": "g", "software_only": "yes",
+      "requires": {"is_tegra": "yes", "cuda": 1}, "probes": [{"probe": "launch", "status": "PASS"}]}]})",
+                        "p.json", ".");
+  ASSERT_TRUE(p.ok());
+  ASSERT_GE(p->issues.size(), 4u) << dump_issues(*p);
+  for (const auto& i : p->issues) EXPECT_FALSE(i.next.empty()) << i.line();
+}
+
 TEST(PolicyTest, UnknownKeysWarnButDoNotFail) {
   auto p = parse_policy(std::string("{") + kHeader + R"("gates": [{
       "id": "g", "probes": [{"probe": "launch", "status": "PASS", "statuss": "x"}],

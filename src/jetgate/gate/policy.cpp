@@ -96,8 +96,16 @@ void read_obliteratus_fields(const nlohmann::json& g, Gate& gate, const IssueSin
 void read_jetgate_fields(const nlohmann::json& g, Gate& gate, const IssueSink& sink) {
   gate.software_only = is_obliteratus_software_only(gate.id);
   if (g.contains("software_only")) {
-    if (g["software_only"].is_boolean()) gate.software_only = g["software_only"].get<bool>();
-    else sink.issue(gate.id, "software_only must be true or false", "");
+    if (!g["software_only"].is_boolean()) {
+      sink.issue(gate.id, "software_only must be true or false",
+                 "write \"software_only\": true or false, or remove the field");
+    } else if (!g["software_only"].get<bool>() && is_obliteratus_software_only(gate.id)) {
+      // OBLITERATUS never waives these gates; a policy must not be able to make them waivable.
+      sink.issue(gate.id, "software_only cannot be false: this gate is always software-only and never waivable",
+                 "remove \"software_only\" or set it to true");
+    } else {
+      gate.software_only = g["software_only"].get<bool>();
+    }
   }
   if (g.contains("requires")) gate.requirements = detail::parse_requirements(g["requires"], gate.id, sink);
   if (g.contains("probes")) gate.probes = detail::parse_probe_checks(g["probes"], gate.id, sink);
@@ -111,7 +119,8 @@ void read_jetgate_fields(const nlohmann::json& g, Gate& gate, const IssueSink& s
 std::optional<Gate> parse_gate(const nlohmann::json& g, std::size_t index, const IssueSink& sink) {
   std::string label = fmt::format("gate {}", index);
   if (!g.is_object()) {
-    sink.issue("policy", label + " must be an object", "");
+    sink.issue("policy", label + " must be an object",
+               "write each gate as an object {\"id\", \"name\", \"coverage_paths\", ...}; see docs/gates.md");
     return std::nullopt;
   }
   if (!g.contains("id") || !g["id"].is_string()) {

@@ -116,11 +116,13 @@ Requirements parse_requirements(const nlohmann::json& j, const std::string& gate
   }
   if (j.contains("is_tegra")) {
     if (j["is_tegra"].is_boolean()) r.is_tegra = j["is_tegra"].get<bool>();
-    else sink.issue(gate, "requires.is_tegra must be true or false", "");
+    else sink.issue(gate, "requires.is_tegra must be true or false",
+                    "write \"is_tegra\": true or false, or remove it to accept either");
   }
   if (j.contains("cuda")) {
     if (j["cuda"].is_boolean()) r.cuda = j["cuda"].get<bool>();
-    else sink.issue(gate, "requires.cuda must be true or false", "");
+    else sink.issue(gate, "requires.cuda must be true or false",
+                    "write \"cuda\": true or false, or remove it to accept either");
   }
   if (j.contains("l4t")) r.l4t = parse_l4t(j["l4t"], gate, sink);
   r.min_cuda_driver = version_field(j, "min_cuda_driver", gate, "requires", sink);
