@@ -20,7 +20,7 @@ inline nlohmann::json orin_evidence_json(const std::string& generated_at = "2026
       {"gate", "jetson-cuda-runtime"},
       {"status", "passed"},
       {"generated_at", generated_at},
-      {"git_sha", "local"},
+      {"git_sha", "3f1c2a9d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39"},
       {"reason", ""},
       {"exit_code", 0},
       {"counts", {{"tests", 12}, {"failures", 0}, {"errors", 0}, {"skipped", 0}}},

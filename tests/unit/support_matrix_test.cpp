@@ -190,8 +190,8 @@ TEST(ClaimsMatrix, RowsAreKeyedByCombinationAndSorted) {
 
 TEST(ClaimsMatrix, UnidentifiedPlatformsNeverBackAClaim) {
   nlohmann::json bare = {{"schema_version", 1}, {"gate", "jetson-cuda-runtime"}, {"status", "passed"},
-                         {"generated_at", "2026-11-29T16:23:05.123456+00:00"}, {"git_sha", "local"},
-                         {"counts", {{"tests", 9}}}};
+                         {"generated_at", "2026-11-29T16:23:05.123456+00:00"},
+                         {"git_sha", "3f1c2a9d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39"}, {"counts", {{"tests", 9}}}};
   auto m = build_support_matrix(set_of({loaded("o.json", bare)}), day("2026-11-29"), 14);
   ASSERT_EQ(m.rows.size(), 1u);
   EXPECT_EQ(m.rows[0].gates[0].verdict.state, GateState::fresh_green);
@@ -226,6 +226,31 @@ TEST(ClaimsEvidenceSet, ReadsFixturesAndSkipsWhatIsNotEvidence) {
   EXPECT_EQ(states["cuda-runtime"], GateState::failed);
   EXPECT_EQ(states["bitsandbytes-runtime"], GateState::future_dated);
   EXPECT_EQ(states["memory-pressure"], GateState::inconsistent);
+}
+
+TEST(ClaimsVerdict, LocalEvidenceNeverBacksAClaim) {
+  auto v = judge(orin_evidence_json("2026-11-29T10:00:00Z", {{"git_sha", "local"}}));
+  EXPECT_EQ(v.state, GateState::inconsistent);
+  EXPECT_FALSE(backs_claim(v));
+  EXPECT_NE(v.detail.find("git_sha \"local\" names no commit"), std::string::npos) << v.detail;
+  auto m = build_support_matrix(set_of({loaded("e/jetson-cuda-runtime.json",
+                                               orin_evidence_json("2026-11-29T10:00:00Z", {{"git_sha", "local"}}))}),
+                                day("2026-11-29"), 14);
+  EXPECT_TRUE(supported_claims(m).empty());
+}
+
+TEST(ClaimsEvidenceSet, OnlyGateDotJsonCountsForItsGate) {
+  test::TempDir t;
+  auto green = orin_evidence_json("2026-11-29T10:00:00Z");
+  t.write("copy-of-green.json", green.dump());
+  t.write("cuda-runtime.json", orin_evidence_json("2026-11-29T10:00:00Z", {{"gate", "cuda-runtime"}}).dump());
+  auto set = load_evidence_dirs({t.dir()});
+  ASSERT_TRUE(set) << set.error().message();
+  ASSERT_EQ(set->loaded.size(), 1u);
+  EXPECT_EQ(set->loaded[0].evidence.gate, "cuda-runtime");
+  ASSERT_EQ(set->skipped.size(), 1u);
+  EXPECT_NE(set->skipped[0].why.find("copy-of-green.json"), std::string::npos) << set->skipped[0].why;
+  EXPECT_NE(set->skipped[0].why.find("jetson-cuda-runtime.json"), std::string::npos) << set->skipped[0].why;
 }
 
 TEST(ClaimsEvidenceSet, MissingDirectoryIsUnusableInput) {

@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <system_error>
 
+#include <fmt/format.h>
+
 namespace jetgate::claims {
 namespace {
 
@@ -34,8 +36,20 @@ Result<EvidenceSet> load_evidence_dirs(const std::vector<std::string>& dirs) {
     if (!files) return files.error();
     for (const auto& file : *files) {
       auto e = evidence::read_evidence(file);
-      if (e) set.loaded.push_back({file, std::move(*e)});
-      else set.skipped.push_back({file, e.error().message()});
+      if (!e) {
+        set.skipped.push_back({file, e.error().message()});
+        continue;
+      }
+      // Only DIR/GATE.json is the gate's evidence (what `jetgate run` and OBLITERATUS write);
+      // a copy under another name could be any old run and must not speak for the gate.
+      std::string stem = stdfs::path(file).stem().string();
+      if (stem != e->gate) {
+        set.skipped.push_back({file, fmt::format("{}: records gate \"{}\" but is not named {}.json, so it is not "
+                                                 "that gate's evidence; keep each gate's evidence as DIR/GATE.json",
+                                                 file, e->gate.substr(0, 80), e->gate.substr(0, 80))});
+        continue;
+      }
+      set.loaded.push_back({file, std::move(*e)});
     }
   }
   auto by_file = [](const auto& a, const auto& b) { return a.file < b.file; };

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "jetgate/evidence/git_sha.hpp"
+
 namespace jetgate::claims {
 namespace {
 
@@ -54,6 +56,14 @@ GateVerdict judge_evidence(const evidence::Evidence& e, Date today, int max_age_
   if (auto why = inconsistency(e); !why.empty()) {
     v.state = GateState::inconsistent;
     v.detail = why;
+    return v;
+  }
+  if (!evidence::is_commit_sha(e.git_sha)) {
+    // "local" evidence names no commit, so nobody can tell what code it tested.
+    v.state = GateState::inconsistent;
+    v.detail = fmt::format("git_sha \"{}\" names no commit, so it cannot back a public claim: run the gate in a "
+                           "git checkout or CI job",
+                           e.git_sha.substr(0, 64));
     return v;
   }
   if (!day) {
