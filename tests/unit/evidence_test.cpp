@@ -97,7 +97,9 @@ TEST(EvidenceTest, RejectsMalformedFieldsNamingThem) {
     nlohmann::json value;
   } cases[] = {{"schema_version", 2},        {"status", "green"},          {"git_sha", "HEAD"},
                {"git_sha", std::string(40, 'A')}, {"generated_at", "yesterday"}, {"gate", 3},
-               {"exit_code", "0"},           {"counts", {{"tests", -1}}},  {"counts", "4"}};
+               {"exit_code", "0"},           {"counts", {{"tests", -1}}},  {"counts", "4"},
+               {"exit_code", 4294967296LL},  {"exit_code", -2147483649LL},
+               {"exit_code", 18446744073709551615ULL}};
   for (const auto& c : cases) {
     auto j = base;
     j[c.field] = c.value;
@@ -208,11 +210,21 @@ TEST(GitShaTest, OrderAndValidation) {
   EXPECT_EQ(resolve_git_sha(env({{"CI_COMMIT_SHA", std::string(40, 'b')}}), git).sha, std::string(40, 'b'));
   EXPECT_EQ(resolve_git_sha(env({}), git).sha, std::string(40, 'f'));
   EXPECT_EQ(resolve_git_sha(env({}), no_git).sha, "local");
+  // An invalid CI variable is skipped (with a warning), not the end of the search.
   auto upper = resolve_git_sha(env({{"GITHUB_SHA", std::string(40, 'A')}}), git);
-  EXPECT_EQ(upper.sha, "local");
+  EXPECT_EQ(upper.sha, std::string(40, 'f'));
+  EXPECT_EQ(upper.source, "git rev-parse HEAD");
   ASSERT_EQ(upper.warnings.size(), 1u);
   EXPECT_NE(upper.warnings[0].find("GITHUB_SHA"), std::string::npos);
-  EXPECT_EQ(resolve_git_sha(env({{"GITHUB_SHA", "abc"}}), git).sha, "local");
+  auto to_gitlab = resolve_git_sha(env({{"GITHUB_SHA", "abc"}, {"CI_COMMIT_SHA", std::string(40, 'b')}}), git);
+  EXPECT_EQ(to_gitlab.sha, std::string(40, 'b'));
+  EXPECT_EQ(to_gitlab.source, "CI_COMMIT_SHA");
+  EXPECT_EQ(to_gitlab.warnings.size(), 1u);
+  auto nothing_valid = resolve_git_sha(env({{"GITHUB_SHA", "abc"}, {"CI_COMMIT_SHA", "HEAD"}}),
+                                       [] { return std::optional<std::string>("garbage\n"); });
+  EXPECT_EQ(nothing_valid.sha, "local");
+  EXPECT_EQ(nothing_valid.warnings.size(), 3u);
+  EXPECT_EQ(resolve_git_sha(env({{"GITHUB_SHA", "abc"}}), no_git).sha, "local");
   EXPECT_EQ(resolve_git_sha(env({}), [] { return std::optional<std::string>("garbage\n"); }).sha, "local");
 }
 

@@ -1,6 +1,7 @@
 #include "jetgate/evidence/evidence.hpp"
 
 #include <filesystem>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -138,7 +139,15 @@ Result<Evidence> evidence_from_json(const nlohmann::json& j) {
   if (j.contains("exit_code") && !j["exit_code"].is_null()) {
     if (!j["exit_code"].is_number_integer())
       return field_error("exit_code", "exit_code must be an integer or null");
-    e.exit_code = static_cast<int>(j["exit_code"].get<std::int64_t>());
+    // Checked before narrowing: 4294967296 must not wrap to a "successful" 0.
+    const auto& code = j["exit_code"];
+    bool fits = code.is_number_unsigned()
+                    ? code.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<int>::max())
+                    : code.get<std::int64_t>() >= std::numeric_limits<int>::min() &&
+                          code.get<std::int64_t>() <= std::numeric_limits<int>::max();
+    if (!fits)
+      return field_error("exit_code", fmt::format("exit_code {} is outside the range of an exit status", code.dump()));
+    e.exit_code = static_cast<int>(code.get<std::int64_t>());
   }
   auto counts = read_counts(j);
   if (!counts) return counts.error();

@@ -1,6 +1,8 @@
 #include "jetgate/evidence/git_sha.hpp"
 
 #include <cstdlib>
+#include <optional>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -14,20 +16,15 @@ std::string trimmed(std::string s) {
   return s;
 }
 
-GitSha accept(std::string value, const char* source) {
-  GitSha out;
-  out.source = source;
+// The SHA `value` from `source`, or nullopt with a warning when it is not 40 lowercase hex digits.
+std::optional<std::string> accept(std::string value, const char* source, std::vector<std::string>& warnings) {
   value = trimmed(std::move(value));
-  if (is_commit_sha(value)) {
-    out.sha = value;
-  } else {
-    std::string shown = value.size() > 60 ? value.substr(0, 60) + "..." : value;
-    out.warnings.push_back(fmt::format(
-        "{} is \"{}\", not 40 lowercase hex digits; recording git_sha \"local\" (evidence from "
-        "this run cannot match a candidate commit)",
-        source, shown));
-  }
-  return out;
+  if (is_commit_sha(value)) return value;
+  std::string shown = value.size() > 60 ? value.substr(0, 60) + "..." : value;
+  warnings.push_back(fmt::format("{} is \"{}\", not 40 lowercase hex digits; ignoring it and trying the next "
+                                 "source (GITHUB_SHA, CI_COMMIT_SHA, git rev-parse HEAD, else \"local\")",
+                                 source, shown));
+  return std::nullopt;
 }
 
 }  // namespace
@@ -40,14 +37,26 @@ bool is_commit_sha(const std::string& s) {
 }
 
 GitSha resolve_git_sha(const EnvLookup& env, const GitHead& git_head) {
+  // A malformed CI variable is skipped, not fatal: the checkout's HEAD is still the commit tested.
+  GitSha out;
   for (const char* name : {"GITHUB_SHA", "CI_COMMIT_SHA"}) {
     auto v = env(name);
-    if (v && !v->empty()) return accept(*v, name);
+    if (!v || v->empty()) continue;
+    if (auto sha = accept(*v, name, out.warnings)) {
+      out.sha = *sha;
+      out.source = name;
+      return out;
+    }
   }
-  if (auto head = git_head(); head && !trimmed(*head).empty()) return accept(*head, "git rev-parse HEAD");
-  GitSha none;
-  none.source = "none";
-  return none;
+  if (auto head = git_head(); head && !trimmed(*head).empty()) {
+    if (auto sha = accept(*head, "git rev-parse HEAD", out.warnings)) {
+      out.sha = *sha;
+      out.source = "git rev-parse HEAD";
+      return out;
+    }
+  }
+  out.source = "none";
+  return out;
 }
 
 GitSha resolve_git_sha_live(const std::string& repo_root) {

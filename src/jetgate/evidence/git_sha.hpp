@@ -1,7 +1,8 @@
 // The commit evidence is for: GITHUB_SHA, then CI_COMMIT_SHA (GitLab), then
 // `git rev-parse HEAD`, else "local". Evidence never records anything but 40
-// lowercase hex digits or "local": a malformed value becomes "local" with a
-// warning, because a SHA that cannot match a candidate is worse than none.
+// lowercase hex digits or "local": a malformed value is skipped with a warning
+// and the next source is tried, because a SHA that cannot match a candidate is
+// worse than none.
 #pragma once
 
 #include <functional>
