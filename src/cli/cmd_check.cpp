@@ -1,6 +1,7 @@
 // `jetgate check`: validates a policy, its waivers and (with --evidence-dir)
 // the evidence of every required gate. One line per violation on stdout
 // (docs/gates.md lists them), or the whole result as JSON with --json.
+#include <filesystem>
 #include <iostream>
 
 #include "cli/commands.hpp"
@@ -35,6 +36,10 @@ std::optional<int> build_options(const CheckArgs& a, gate::CheckOptions& o) {
   if (!a.evidence_dir.empty()) {
     if (a.candidate_sha.empty())
       return usage("--evidence-dir needs --candidate-sha (e.g. --candidate-sha \"$GITHUB_SHA\")");
+    std::error_code ec;
+    if (!std::filesystem::is_directory(a.evidence_dir, ec))
+      return usage("--evidence-dir \"" + a.evidence_dir +
+                   "\" is not a directory; pass the directory that holds the GATE.json evidence files");
     o.evidence_dir = a.evidence_dir;
   }
   if (!a.candidate_sha.empty() && !evidence::is_commit_sha(a.candidate_sha))

@@ -156,6 +156,17 @@ TEST(CheckTest, StaleExceptionWaivesOnlyTheShaMismatch) {
   EXPECT_NE(lines(repo.check("2026-11-29", {"cuda-runtime"}, ok)).find("stale: 28 days"), std::string::npos);
 }
 
+TEST(CheckTest, StaleExceptionNeverAdmitsLocalEvidence) {
+  Repo repo;
+  repo.evidence("cuda-runtime", "2026-11-29T10:00:00Z", "local");
+  StaleException ok{"runner down", "https://github.com/acme/robot/issues/9", "2026-12-29"};
+  auto r = repo.check("2026-11-29", {"cuda-runtime"}, ok);
+  EXPECT_FALSE(r.holds());
+  auto text = lines(r);
+  EXPECT_NE(text.find("evidence git_sha local does not match candidate"), std::string::npos) << text;
+  EXPECT_NE(text.find("never admits \"local\""), std::string::npos) << text;
+}
+
 TEST(CheckTest, UnknownRequiredGate) {
   Repo repo;
   auto r = repo.check("2026-11-29", {"warp-drive"});
@@ -222,6 +233,11 @@ TEST(CheckCliTest, ExitCodesAndMessages) {
   EXPECT_EQ(malformed.exit_code, 2);
   EXPECT_NE(malformed.err.find("not valid JSON"), std::string::npos) << malformed.err;
   EXPECT_EQ(test::run_jetgate({"check"}).exit_code, 2);
+  auto no_dir = test::run_jetgate({"check", "--policy", repo.policy, "--evidence-dir", repo.t.path("no-such-dir"),
+                                   "--candidate-sha", kSha, "--today", "2026-11-29"});
+  EXPECT_EQ(no_dir.exit_code, 2) << no_dir.out << no_dir.err;
+  EXPECT_NE(no_dir.err.find("no-such-dir"), std::string::npos) << no_dir.err;
+  EXPECT_NE(no_dir.err.find("is not a directory"), std::string::npos) << no_dir.err;
 }
 
 TEST(CheckCliTest, PolicyRuleViolationsExitOne) {

@@ -7,6 +7,7 @@
 
 #include "jetgate/evidence/evidence.hpp"
 #include "jetgate/evidence/gate_id.hpp"
+#include "jetgate/evidence/git_sha.hpp"
 
 namespace jetgate::gate {
 namespace {
@@ -68,10 +69,14 @@ void check_evidence(const Evidence& e, const std::string& gate, const GateContex
     out.push_back({gate, "evidence is inconsistent: " + *why,
                    "a gate passes only with tests > 0 and no skips, failures or errors; " + rerun_hint(gate)});
   }
-  if (e.git_sha != ctx.options.candidate_sha && !ctx.stale_exception_valid)
+  // The exception waives evidence of an older real commit; "local" evidence names no commit at all.
+  bool real_sha = evidence::is_commit_sha(e.git_sha);
+  if (e.git_sha != ctx.options.candidate_sha && !(ctx.stale_exception_valid && real_sha))
     out.push_back({gate, fmt::format("evidence git_sha {} does not match candidate {}", e.git_sha,
                                      ctx.options.candidate_sha),
-                   rerun_hint(gate) + " (or grant a stale-evidence exception)"});
+                   real_sha ? rerun_hint(gate) + " (or grant a stale-evidence exception)"
+                            : rerun_hint(gate) + " in a git checkout or CI job (a stale-evidence exception "
+                                                 "never admits \"local\" evidence)"});
   check_dates(e, ctx, out);
 }
 
