@@ -97,6 +97,32 @@ TEST(WaiverTest, StructuralRules) {
   EXPECT_NE(issues_text(review_waivers(not_list, d("2026-11-25"))).find("must be a list"), std::string::npos);
 }
 
+TEST(WaiverTest, DuplicatesLeaveNoWaiverOfThatGateActive) {
+  auto first = waiver("2026-11-20", "2026-11-30");
+  auto second = waiver("2026-11-21", "2026-11-29");
+  auto r = review_waivers(policy_with(nlohmann::json::array({first, second})), d("2026-11-25"));
+  EXPECT_TRUE(r.active.empty()) << issues_text(r);
+  auto text = issues_text(r);
+  EXPECT_NE(text.find("environment waiver 0 is a duplicate"), std::string::npos) << text;
+  EXPECT_NE(text.find("environment waiver 1 is a duplicate"), std::string::npos) << text;
+}
+
+TEST(WaiverTest, DotOnlyOwnerOrNameIsNotARepository) {
+  std::optional<std::string> none;
+  for (const char* bad : {"https://github.com/../robot/issues/7", "https://github.com/acme/../issues/7",
+                          "https://github.com/./robot/issues/7", "https://github.com/acme/.../issues/7"})
+    EXPECT_FALSE(is_canonical_issue_url(bad, none)) << bad;
+  EXPECT_TRUE(is_canonical_issue_url("https://github.com/acme/robot.py/issues/7", none));
+}
+
+TEST(WaiverTest, IssuesWithoutANextStepAreNotWritten) {
+  auto no_gate = waiver("2026-11-20", "2026-11-30");
+  no_gate["gate"] = "";
+  auto r = review_waivers(policy_with(nlohmann::json::array({42, no_gate})), d("2026-11-25"));
+  ASSERT_EQ(r.issues.size(), 2u) << issues_text(r);
+  for (const auto& i : r.issues) EXPECT_FALSE(i.next.empty()) << i.line();
+}
+
 TEST(WaiverTest, IssueUrls) {
   std::optional<std::string> none, repo = "acme/robot";
   EXPECT_TRUE(is_canonical_issue_url("https://github.com/acme/robot/issues/7", none));

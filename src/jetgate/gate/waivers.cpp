@@ -1,6 +1,6 @@
 #include "jetgate/gate/waivers.hpp"
 
-#include <set>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -18,6 +18,8 @@ bool blank(const nlohmann::json& v) {
 
 bool owner_or_name(std::string_view s) {
   if (s.empty() || s.size() > 100) return false;
+  // "." and ".." are path segments, not repositories: the URL would resolve elsewhere.
+  if (s.find_first_not_of('.') == std::string_view::npos) return false;
   for (char c : s)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') return false;
   return true;
@@ -113,12 +115,16 @@ WaiverReview review_waivers(const Policy& policy, Date today) {
     out.issues.push_back({"policy", "environment_waivers must be a list", "write [] when there are none"});
     return out;
   }
-  std::set<std::string> seen;
+  // Which waiver of a duplicated gate is meant is unknowable, so none of them is active.
+  std::map<std::string, int> waivers_per_gate;
+  for (const auto& w : waivers)
+    if (w.is_object() && w.contains("gate") && w["gate"].is_string()) ++waivers_per_gate[w["gate"].get<std::string>()];
   for (std::size_t i = 0; i < waivers.size(); ++i) {
     const auto& w = waivers[i];
     std::string label = fmt::format("environment waiver {}", i);
     if (!w.is_object()) {
-      out.issues.push_back({"policy", label + " must be an object", ""});
+      out.issues.push_back({"policy", label + " must be an object",
+                            "write {\"gate\", \"reason\", \"issue\", \"opened\", \"expires\", \"blocked_claim\"}"});
       continue;
     }
     std::vector<std::string> missing;
@@ -131,15 +137,19 @@ WaiverReview review_waivers(const Policy& policy, Date today) {
       continue;
     }
     if (!w["gate"].is_string() || w["gate"].get<std::string>().empty()) {
-      out.issues.push_back({"policy", label + " gate must be a non-empty string", ""});
+      out.issues.push_back({"policy", label + " gate must be a non-empty string",
+                            "set \"gate\" to the id of the gate the waiver is for"});
       continue;
     }
     const std::string id = w["gate"].get<std::string>();
-    if (!seen.insert(id).second) {
-      out.issues.push_back({id, "duplicate environment waiver", "keep one waiver per gate"});
-      continue;
-    }
-    if (auto ok = review_one(w, policy, today, out.issues)) out.active.emplace(id, std::move(*ok));
+    auto ok = review_one(w, policy, today, out.issues);
+    if (waivers_per_gate[id] > 1)
+      out.issues.push_back({id, fmt::format("{} is a duplicate environment waiver ({} waivers name this gate; "
+                                            "none is active)",
+                                            label, waivers_per_gate[id]),
+                            "keep one waiver per gate"});
+    else if (ok)
+      out.active.emplace(id, std::move(*ok));
   }
   return out;
 }
