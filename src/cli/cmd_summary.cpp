@@ -29,7 +29,12 @@ int usage_error(const Error& e) {
 
 Result<int> max_age_of(const SummaryArgs& a, const gate::LoadedPolicy* policy) {
   if (a.max_age_days) return *a.max_age_days;
-  if (!policy || !policy->policy.maximum_evidence_age_days) return claims::kDefaultMaxEvidenceAgeDays;
+  if (!policy) return claims::kDefaultMaxEvidenceAgeDays;
+  // The policy was named to set the freshness rule: falling back to 14 would silently judge by another one.
+  if (!policy->policy.maximum_evidence_age_days)
+    return make_error("the policy's maximum_evidence_age_days is missing or not a positive integer",
+                      a.policy + "#/maximum_evidence_age_days",
+                      "set \"maximum_evidence_age_days\" (e.g. 14) in the policy, or pass --max-age-days N");
   auto age = *policy->policy.maximum_evidence_age_days;
   if (age < 0 || age > 3650)
     return make_error("maximum_evidence_age_days must be between 0 and 3650", a.policy + "#/maximum_evidence_age_days");

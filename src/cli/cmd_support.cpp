@@ -34,14 +34,19 @@ int usage_error(const Error& e) {
   return kExitUsage;
 }
 
-// --max-age-days, else the policy's maximum_evidence_age_days, else 14.
+// --max-age-days, else the policy's maximum_evidence_age_days (required when --policy is given), else 14.
 Result<int> max_age_from(const SupportArgs& a) {
   if (a.max_age_days) return *a.max_age_days;
   if (a.policy.empty()) return claims::kDefaultMaxEvidenceAgeDays;
   auto loaded = gate::load_policy_file(a.policy);
   if (!loaded) return loaded.error();
   const auto& age = loaded->policy.maximum_evidence_age_days;
-  if (!age) return claims::kDefaultMaxEvidenceAgeDays;
+  // The policy was named to set the freshness rule: falling back to 14 would silently judge by another one.
+  if (!age)
+    return make_error("the policy's maximum_evidence_age_days is missing or not a positive integer",
+                      a.policy + "#/maximum_evidence_age_days",
+                      "set \"maximum_evidence_age_days\" (e.g. 14) in the policy, or drop --policy and pass "
+                      "--max-age-days N");
   if (*age < 0 || *age > 3650)
     return make_error("maximum_evidence_age_days must be between 0 and 3650", a.policy + "#/maximum_evidence_age_days");
   return static_cast<int>(*age);

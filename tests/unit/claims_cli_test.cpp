@@ -189,6 +189,22 @@ TEST(ClaimsCli, SummaryStepAndIssue) {
   EXPECT_FALSE(has(issue.out, fixtures_dir())) << "directories of the machine must not leak";
 }
 
+TEST(ClaimsCli, APolicyWithoutAValidMaxAgeIsUnusableInput) {
+  TempDir t;
+  const char* gates = R"("gates": [{"id": "jetson-cuda-runtime", "job": "j", "marker": "m", "runner": "r",
+      "coverage_paths": ["p"]}]})";
+  for (const char* age : {"", R"("maximum_evidence_age_days": "7", )", R"("maximum_evidence_age_days": -3, )"}) {
+    auto policy = t.write("policy.json", std::string(R"({"schema_version": 1, "owner": "o", "cadence": "c", )") +
+                                             age + gates);
+    for (const char* cmd : {"support", "summary"}) {
+      auto r = run_jetgate({cmd, "--evidence-dir", claims_dir("jetgate-orin"), "--policy", policy, "--today",
+                            "2026-11-29"});
+      EXPECT_EQ(r.exit_code, 2) << cmd << " " << age << "\n" << r.out << r.err;
+      EXPECT_TRUE(has(r.err, "maximum_evidence_age_days")) << cmd << " " << age << "\n" << r.err;
+    }
+  }
+}
+
 TEST(ClaimsCli, SummaryWithTheDefaultPolicyShapeAndItsWaivers) {
   TempDir t;
   auto policy = t.write("policy.json", R"({"schema_version": 1, "owner": "o", "cadence": "c",
