@@ -76,6 +76,21 @@ TEST(Sanitize, LocalPaths) {
   expect_kept("/usr/tmp-like/thing");
 }
 
+TEST(Sanitize, EveryNonSystemAbsolutePathIsRedacted) {
+  expect_redacted("cache in /data/alice/hf/models", "alice", "path");
+  expect_redacted("evidence at /work/acme-robot/conditional-evidence/cuda-runtime.json", "acme-robot", "path");
+  expect_redacted("mounted /mnt/bobs-ssd/venv", "bobs-ssd", "path");
+  expect_redacted("/srv/secret-project/run.log: 3 tests", "secret-project", "path");
+  expect_redacted("open file:///opt/carol-tools/x.html", "carol-tools", "path");
+  expect_redacted("(/homework/dave/x.py)", "dave", "path");
+  for (const char* s : {"/dev/nvhost-ctrl-gpu", "/proc/device-tree/model", "/sys/class/devfreq", "/lib/firmware",
+                        "/usr/lib/aarch64-linux-gnu/tegra/libcuda.so", "/opt/nvidia/l4t-packages", "/lib64/ld.so",
+                        "83.6% of the 204.8 GB/s peak", "./build/jetgate", "tests/unit/x.cpp", "and/or",
+                        "https://github.com/elder-plinius/OBLITERATUS/issues/31"})
+    expect_kept(s);
+  expect_redacted("inet 192.168.55.1/24 and /scratch/eve/x", "eve", "path");
+}
+
 TEST(Sanitize, IpAndMacAddresses) {
   expect_redacted("inet 192.168.55.1/24 brd 192.168.55.255", "192.168.55", "ip");
   expect_redacted("connect to 10.0.0.7:8080 failed", "10.0.0.7", "ip");

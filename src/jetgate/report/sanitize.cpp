@@ -128,6 +128,28 @@ std::optional<std::string> local_path(const std::smatch& m, const std::string& l
   return "[redacted:path]";
 }
 
+// System locations name no one's machine and explain CUDA failures (/usr/local/cuda, /dev/nvhost-*,
+// /etc/nv_tegra_release); any other absolute path may carry a user, a project or a mount name.
+bool is_system_path(std::string_view path) {
+  static constexpr std::string_view kSystemPrefixes[] = {"/dev",  "/proc", "/sys",  "/usr", "/etc",
+                                                          "/lib",  "/lib32", "/lib64", "/bin", "/sbin",
+                                                          "/boot", "/opt/nvidia"};
+  for (auto prefix : kSystemPrefixes)
+    if (path.substr(0, prefix.size()) == prefix && (path.size() == prefix.size() || path[prefix.size()] == '/'))
+      return true;
+  return false;
+}
+
+std::optional<std::string> absolute_path(const std::smatch& m, const std::string& line) {
+  std::string text = m[0].str();
+  std::string_view path = text;
+  if (path.substr(0, 7) == "file://") path.remove_prefix(7);
+  if (is_system_path(path)) return std::nullopt;
+  // "[redacted:ip]/24" is a prefix length after an earlier redaction, not a path.
+  if (char_before(m, line) == ']') return std::nullopt;
+  return local_path(m, line);
+}
+
 std::optional<std::string> env_assignment(const std::smatch& m, const std::string& line) {
   if (is_word_char(char_before(m, line))) return std::nullopt;
   if (m[2].str().rfind("[redacted:", 0) == 0) return std::nullopt;
@@ -154,6 +176,7 @@ const std::vector<Rule>& fixed_rules() {
     r.push_back({re(R"((?:file://)?(?:/home|/Users|/root|/tmp|/var/tmp|/private/tmp|/var/folders|/run/user)(?=$|[/\s"'<>|\]),;:])[^\s"'<>|\]),;:]{0,1024})"),
                  local_path});
     r.push_back({re(R"(~/[^\s"'<>|\]),;:]{0,1024})"), local_path});
+    r.push_back({re(R"((?:file://)?/[A-Za-z0-9_.+@-][^\s"'<>|\]),;:]{0,1024})"), absolute_path});
     r.push_back({re(R"(\b[A-Za-z]:\\(?:Users|Documents and Settings)\\[^\s"'<>|]{0,1024})", true), fixed("[redacted:path]")});
     r.push_back({re(R"(\b([A-Z][A-Z0-9_]{1,127})=("[^"]{0,1024}"|'[^']{0,1024}'|\S{0,1024}))"), env_assignment});
     r.push_back({re(R"(\b[0-9A-Fa-f]{2}(?:[:-][0-9A-Fa-f]{2}){5}\b)"), fixed("[redacted:mac]")});
