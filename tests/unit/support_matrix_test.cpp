@@ -4,6 +4,7 @@
 #include "jetgate/claims/evidence_verdict.hpp"
 #include "jetgate/claims/platform_key.hpp"
 #include "jetgate/claims/support_matrix.hpp"
+#include "jetgate/report/support_markdown.hpp"
 #include "test_support.hpp"
 
 namespace jetgate::claims {
@@ -230,13 +231,15 @@ TEST(ClaimsEvidenceSet, ReadsFixturesAndSkipsWhatIsNotEvidence) {
 
 TEST(ClaimsVerdict, LocalEvidenceNeverBacksAClaim) {
   auto v = judge(orin_evidence_json("2026-11-29T10:00:00Z", {{"git_sha", "local"}}));
-  EXPECT_EQ(v.state, GateState::inconsistent);
+  EXPECT_EQ(v.state, GateState::no_commit);
   EXPECT_FALSE(backs_claim(v));
   EXPECT_NE(v.detail.find("git_sha \"local\" names no commit"), std::string::npos) << v.detail;
   auto m = build_support_matrix(set_of({loaded("e/jetson-cuda-runtime.json",
                                                orin_evidence_json("2026-11-29T10:00:00Z", {{"git_sha", "local"}}))}),
                                 day("2026-11-29"), 14);
   EXPECT_TRUE(supported_claims(m).empty());
+  EXPECT_NE(report::render_support_markdown(m).find("no commit recorded (git_sha is not a commit)"),
+            std::string::npos);
 }
 
 TEST(ClaimsEvidenceSet, OnlyGateDotJsonCountsForItsGate) {

@@ -30,6 +30,7 @@ const char* to_string(GateState s) {
     case GateState::failed: return "failed";
     case GateState::not_run: return "not_run";
     case GateState::inconsistent: return "inconsistent";
+    case GateState::no_commit: return "no_commit";
     case GateState::future_dated: return "future_dated";
     case GateState::undated: return "undated";
   }
@@ -60,7 +61,7 @@ GateVerdict judge_evidence(const evidence::Evidence& e, Date today, int max_age_
   }
   if (!evidence::is_commit_sha(e.git_sha)) {
     // "local" evidence names no commit, so nobody can tell what code it tested.
-    v.state = GateState::inconsistent;
+    v.state = GateState::no_commit;
     v.detail = fmt::format("git_sha \"{}\" names no commit, so it cannot back a public claim: run the gate in a "
                            "git checkout or CI job",
                            e.git_sha.substr(0, 64));

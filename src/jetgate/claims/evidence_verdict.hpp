@@ -11,7 +11,7 @@
 
 namespace jetgate::claims {
 
-enum class GateState { fresh_green, stale, failed, not_run, inconsistent, future_dated, undated };
+enum class GateState { fresh_green, stale, failed, not_run, inconsistent, no_commit, future_dated, undated };
 
 const char* to_string(GateState s);  // "fresh_green", "stale", ...
 

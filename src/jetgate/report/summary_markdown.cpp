@@ -21,7 +21,8 @@ std::string status_cell(const claims::SummaryRow& row) {
     case claims::GateState::stale: return "stale: " + v.detail;
     case claims::GateState::failed: return "failed: " + v.detail;
     case claims::GateState::not_run: return "not run: " + v.detail;
-    case claims::GateState::inconsistent: return "rejected: " + v.detail;
+    case claims::GateState::inconsistent:
+    case claims::GateState::no_commit: return "rejected: " + v.detail;
     case claims::GateState::future_dated: return "rejected: " + v.detail;
     case claims::GateState::undated: return "rejected: " + v.detail;
   }

@@ -17,6 +17,7 @@ std::string why_not_claimed(const claims::MatrixRow& row, const claims::GateEntr
     case claims::GateState::failed: state = "failed"; break;
     case claims::GateState::not_run: state = "not run"; break;
     case claims::GateState::inconsistent: state = "inconsistent counts"; break;
+    case claims::GateState::no_commit: state = "no commit recorded (git_sha is not a commit)"; break;
     case claims::GateState::future_dated: state = "dated in the future"; break;
     case claims::GateState::undated: state = "undated"; break;
     case claims::GateState::fresh_green: state = "fresh green"; break;
