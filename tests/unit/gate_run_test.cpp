@@ -298,6 +298,9 @@ struct CliRepo {
     policy = t.write("ci/policy.json", p.dump(2));
   }
   test::CliRun run(const std::string& gate, std::vector<std::string> env = {}) const {
+    // The temporary repository may lie inside a real checkout (ctest puts it
+    // under build/): keep git from finding that checkout's HEAD.
+    env.push_back("GIT_CEILING_DIRECTORIES=" + std::filesystem::path(t.dir()).parent_path().string());
     return test::run_jetgate({"run", gate, "--policy", policy, "--evidence-dir", t.path("ev")}, std::move(env));
   }
 };
