@@ -8,6 +8,7 @@
 #include "jetgate/facts/platform.hpp"
 #include "jetgate/report/cuda_text.hpp"
 #include "jetgate/report/platform_text.hpp"
+#include "jetgate/report/python_text.hpp"
 
 namespace jetgate::cli {
 namespace {
@@ -31,12 +32,6 @@ bool any_probe_failed(const probes::CudaSection* cuda, const probes::PythonRunti
     for (const auto& r : cuda->probes)
       if (r.status == probes::ProbeStatus::fail) return true;
   return py && py->result.status == probes::ProbeStatus::fail;
-}
-
-std::string render_python_text(const probes::PythonRuntime& py) {
-  std::string out = "Python ML runtime\n";
-  out += "  " + std::string(probes::to_string(py.result.status)) + ": " + py.result.reason + "\n";
-  return out;
 }
 
 int run_probe(const ProbeArgs& a) {
@@ -86,7 +81,7 @@ int run_probe(const ProbeArgs& a) {
   } else {
     std::cout << report::render_platform_text(doc["platform"]);
     if (cuda) std::cout << report::render_cuda_text(*cuda);
-    if (python) std::cout << render_python_text(*python);
+    if (python) std::cout << report::render_python_text(*python);
   }
   return any_probe_failed(in.cuda, in.python) ? kExitDoesNotHold : kExitOk;
 }
