@@ -7,7 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "jetgate/core/exit_codes.hpp"
-#include "jetgate/core/version.hpp"
+#include "jetgate/report/version_text.hpp"
 
 int main(int argc, char** argv) {
   using namespace jetgate;
@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
       "speed, and may our project claim support for it? Answers with evidence.",
       "jetgate"};
   app.require_subcommand(0, 1);
-  app.set_version_flag("--version", version_text(), "Print the version and the CUDA toolkit the kernels were built with");
+  app.set_version_flag("--version", report::version_text(), "Print the version and the CUDA toolkit the kernels were built with");
   app.footer(
       "Exit status: 0 ok, 1 the thing checked does not hold, 2 unusable input or usage.\n"
       "Docs: docs/evidence-schema.md, docs/gates.md (in the source tree).");

@@ -1,4 +1,4 @@
-#include "jetgate/probes/child.hpp"
+#include "jetgate/proc/child.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -17,7 +17,7 @@
 
 #include "test_support.hpp"
 
-namespace jetgate::probes {
+namespace jetgate::proc {
 namespace {
 
 using namespace std::chrono_literals;
@@ -361,4 +361,4 @@ TEST(RunProcess, DescriptorsOfJetgateDoNotLeakIntoTheChild) {
 }
 
 }  // namespace
-}  // namespace jetgate::probes
+}  // namespace jetgate::proc

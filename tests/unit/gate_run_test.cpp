@@ -62,7 +62,7 @@ struct Fakes {
       rt.result = python;
       return rt;
     };
-    d.process = probes::run_process;
+    d.process = proc::run_process;
     d.git_sha = [](const std::string&) {
       evidence::GitSha s;
       s.sha = kSha;

@@ -194,9 +194,9 @@ TEST(PythonRuntimeLive, LeavesNoBytecodeInThePackagesItImports) {
 
 // --- recorded outputs ---------------------------------------------------------
 
-ChildOutcome exited_with(const std::string& output, const std::string& err = {}) {
-  ChildOutcome o;
-  o.kind = ChildOutcome::Kind::exited;
+proc::ChildOutcome exited_with(const std::string& output, const std::string& err = {}) {
+  proc::ChildOutcome o;
+  o.kind = proc::ChildOutcome::Kind::exited;
   o.exit_code = 0;
   o.output = output;
   o.error_text = err;
@@ -283,7 +283,7 @@ TEST(PythonProbeOutput, WrongTypesNeverReachTheFacts) {
 
 TEST(PythonProbeOutput, CrashAfterReportingKeepsTheFactsAndSaysSo) {
   PythonStepOutcomes s = recorded_orin();
-  s.torch->kind = ChildOutcome::Kind::signaled;
+  s.torch->kind = proc::ChildOutcome::Kind::signaled;
   s.torch->signal = 11;
   s.torch->error_text = "jetgate-step: torch.cuda.get_device_properties\njetgate-step: done\n";
   auto r = interpret_python_steps("python3", s);
@@ -294,8 +294,8 @@ TEST(PythonProbeOutput, CrashAfterReportingKeepsTheFactsAndSaysSo) {
 
 TEST(PythonProbeOutput, CrashNamesTheLastStepTheScriptStarted) {
   PythonStepOutcomes s = recorded_orin();
-  s.torch = ChildOutcome{};
-  s.torch->kind = ChildOutcome::Kind::signaled;
+  s.torch = proc::ChildOutcome{};
+  s.torch->kind = proc::ChildOutcome::Kind::signaled;
   s.torch->signal = 6;
   s.torch->error_text = "jetgate-step: import torch\njetgate-step: torch.cuda.is_available\n"
                         "terminate called after throwing an instance of 'c10::Error'\n";
@@ -308,7 +308,7 @@ TEST(PythonProbeOutput, CrashNamesTheLastStepTheScriptStarted) {
 
 TEST(PythonProbeOutput, SpawnFailureIsNotRun) {
   PythonStepOutcomes s;
-  s.basics.kind = ChildOutcome::Kind::spawn_failed;
+  s.basics.kind = proc::ChildOutcome::Kind::spawn_failed;
   s.basics.error_text = "python3: not found in PATH";
   auto r = interpret_python_steps("python3", s);
   EXPECT_EQ(r.result.status, ProbeStatus::not_run);
@@ -317,8 +317,8 @@ TEST(PythonProbeOutput, SpawnFailureIsNotRun) {
 
 TEST(PythonProbeOutput, GarbageInStderrIsMadePrintable) {
   PythonStepOutcomes s = recorded_orin();
-  s.torch = ChildOutcome{};
-  s.torch->kind = ChildOutcome::Kind::exited;
+  s.torch = proc::ChildOutcome{};
+  s.torch->kind = proc::ChildOutcome::Kind::exited;
   s.torch->exit_code = 1;
   s.torch->error_text = std::string("jetgate-step: import torch\nOSError: \xff\xfe bad\n");
   auto r = interpret_python_steps("python3", s);

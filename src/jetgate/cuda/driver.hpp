@@ -1,6 +1,6 @@
 // The CUDA driver, loaded at run time with dlopen so that jetgate builds and
 // runs on machines without it. Load it only inside a child process
-// (probes/child.hpp): a broken driver may hang or crash in any call.
+// (proc/child.hpp): a broken driver may hang or crash in any call.
 #pragma once
 
 #include <string>

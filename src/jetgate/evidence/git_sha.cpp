@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "jetgate/probes/child.hpp"
+#include "jetgate/proc/child.hpp"
 
 namespace jetgate::evidence {
 namespace {
@@ -66,13 +66,13 @@ GitSha resolve_git_sha_live(const std::string& repo_root) {
     return std::string(v);
   };
   auto git = [&]() -> std::optional<std::string> {
-    probes::ProcessSpec spec;
+    proc::ProcessSpec spec;
     spec.argv = {"git", "-C", repo_root.empty() ? "." : repo_root, "rev-parse", "HEAD"};
-    probes::ChildLimits limits;
+    proc::ChildLimits limits;
     limits.timeout = std::chrono::milliseconds(5000);
     limits.max_output_bytes = 4096;
-    auto out = probes::run_process(spec, limits);
-    if (out.kind != probes::ChildOutcome::Kind::exited || out.exit_code != 0) return std::nullopt;
+    auto out = proc::run_process(spec, limits);
+    if (out.kind != proc::ChildOutcome::Kind::exited || out.exit_code != 0) return std::nullopt;
     return out.output;
   };
   return resolve_git_sha(env, git);

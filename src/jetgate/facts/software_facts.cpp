@@ -4,7 +4,7 @@
 #include "jetgate/facts/collect_context.hpp"
 #include "jetgate/facts/text.hpp"
 #include "jetgate/facts/versions.hpp"
-#include "jetgate/probes/child.hpp"
+#include "jetgate/proc/child.hpp"
 
 namespace jetgate::facts {
 namespace {
@@ -72,11 +72,11 @@ Found cuda_toolkit(CollectContext& ctx) {
   }
   if (!ctx.root().is_live() || !ctx.options().run_commands) return {};
   for (std::string nvcc : {"nvcc", "/usr/local/cuda/bin/nvcc"}) {
-    probes::ProcessSpec spec{{nvcc, "--version"}, {}, {}, std::nullopt, std::nullopt};
-    probes::ChildLimits limits;
+    proc::ProcessSpec spec{{nvcc, "--version"}, {}, {}, std::nullopt, std::nullopt};
+    proc::ChildLimits limits;
     limits.timeout = std::chrono::milliseconds(10000);
-    auto outcome = probes::run_process(spec, limits);
-    if (outcome.kind != probes::ChildOutcome::Kind::exited || outcome.exit_code != 0) continue;
+    auto outcome = proc::run_process(spec, limits);
+    if (outcome.kind != proc::ChildOutcome::Kind::exited || outcome.exit_code != 0) continue;
     auto v = parse_nvcc_version(outcome.output);
     if (v.ok()) return {*v, nvcc + " --version"};
   }

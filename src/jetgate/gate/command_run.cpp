@@ -14,8 +14,8 @@ std::string resolve(const std::string& base, const std::string& path) {
   return (p.is_absolute() ? p : fsys::path(base) / p).lexically_normal().string();
 }
 
-void judge(CommandRun& r, const probes::ChildOutcome& o) {
-  using Kind = probes::ChildOutcome::Kind;
+void judge(CommandRun& r, const proc::ChildOutcome& o) {
+  using Kind = proc::ChildOutcome::Kind;
   if (o.kind != Kind::exited) {
     r.problems.push_back(fmt::format("{} did not finish: {}", r.argv.front(), r.outcome));
   } else if (o.exit_code != 0) {
@@ -50,18 +50,18 @@ CommandRun run_command(const CommandSpec& spec, const std::string& repo_root, co
     r.problems.push_back(fmt::format("cannot remove the old JUnit report {}: {}", r.junit_path, ec.message()));
     return r;
   }
-  probes::ProcessSpec ps;
+  proc::ProcessSpec ps;
   ps.argv = spec.argv;
   ps.set_env = spec.env;
   ps.cwd = r.cwd;
-  probes::ChildLimits limits;
+  proc::ChildLimits limits;
   limits.timeout = std::chrono::milliseconds(static_cast<long long>(spec.timeout_s * 1000.0));
   limits.grace = std::chrono::milliseconds(5000);
   limits.max_output_bytes = 1u << 20;
   auto o = run(ps, limits);
   r.outcome = o.describe();
   r.wall_ms = o.wall_ms;
-  if (o.kind == probes::ChildOutcome::Kind::exited) r.exit_code = o.exit_code;
+  if (o.kind == proc::ChildOutcome::Kind::exited) r.exit_code = o.exit_code;
   r.output = o.output;
   if (!o.error_text.empty()) r.output += (r.output.empty() ? "" : "\n") + o.error_text;
   judge(r, o);

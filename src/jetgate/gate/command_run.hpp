@@ -12,12 +12,12 @@
 
 #include "jetgate/gate/junit.hpp"
 #include "jetgate/gate/policy.hpp"
-#include "jetgate/probes/child.hpp"
+#include "jetgate/proc/child.hpp"
 
 namespace jetgate::gate {
 
 using ProcessRunner =
-    std::function<probes::ChildOutcome(const probes::ProcessSpec&, const probes::ChildLimits&)>;
+    std::function<proc::ChildOutcome(const proc::ProcessSpec&, const proc::ChildLimits&)>;
 
 struct CommandRun {
   std::vector<std::string> argv;

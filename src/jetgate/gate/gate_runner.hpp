@@ -15,7 +15,7 @@
 #include "jetgate/evidence/evidence.hpp"
 #include "jetgate/evidence/git_sha.hpp"
 #include "jetgate/gate/policy.hpp"
-#include "jetgate/probes/child.hpp"
+#include "jetgate/proc/child.hpp"
 #include "jetgate/probes/cuda_section.hpp"
 #include "jetgate/probes/python_runtime.hpp"
 
@@ -30,7 +30,7 @@ struct RunDeps {
   std::function<PlatformFacts(const std::string& root)> platform;
   std::function<probes::CudaSection(const probes::CudaOptions&)> cuda;
   std::function<probes::PythonRuntime(const probes::PythonOptions&)> python;
-  std::function<probes::ChildOutcome(const probes::ProcessSpec&, const probes::ChildLimits&)> process;
+  std::function<proc::ChildOutcome(const proc::ProcessSpec&, const proc::ChildLimits&)> process;
   std::function<evidence::GitSha(const std::string& repo_root)> git_sha;
   std::function<std::string()> now;  // generated_at
 };

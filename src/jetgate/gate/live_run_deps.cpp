@@ -31,7 +31,7 @@ RunDeps live_run_deps() {
   d.platform = live_platform;
   d.cuda = probes::collect_cuda;
   d.python = probes::probe_python_runtime;
-  d.process = probes::run_process;
+  d.process = proc::run_process;
   d.git_sha = evidence::resolve_git_sha_live;
   d.now = evidence::utc_timestamp_now;
   return d;

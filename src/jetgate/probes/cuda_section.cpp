@@ -11,7 +11,7 @@
 #include "jetgate/cuda/device_facts.hpp"
 #include "jetgate/cuda/driver.hpp"
 #include "jetgate/cuda/kernel_image.hpp"
-#include "jetgate/probes/child.hpp"
+#include "jetgate/proc/child.hpp"
 #include "jetgate/probes/cuda_probes.hpp"
 #include "jetgate/probes/cuda_section.hpp"
 
@@ -41,8 +41,8 @@ bool no_devices(const nlohmann::json& gpu) {
   return !c.is_number_integer() || c.get<long long>() == 0;
 }
 
-ChildLimits limits_for(const CudaOptions& options) {
-  ChildLimits limits;
+proc::ChildLimits limits_for(const CudaOptions& options) {
+  proc::ChildLimits limits;
   limits.timeout = options.probe_timeout;
   return limits;
 }
@@ -73,9 +73,9 @@ nlohmann::json kernel_facts() {
 
 void read_facts(const CudaOptions& options, const std::vector<std::string>& paths,
                 CudaSection& s) {
-  ChildOutcome out = run_in_child([&] { return query_driver_facts(paths); }, limits_for(options));
+  proc::ChildOutcome out = proc::run_in_child([&] { return query_driver_facts(paths); }, limits_for(options));
   nlohmann::json doc = nlohmann::json::parse(out.output, nullptr, false);
-  if (out.kind != ChildOutcome::Kind::exited || out.exit_code != 0 || !doc.is_object()) {
+  if (out.kind != proc::ChildOutcome::Kind::exited || out.exit_code != 0 || !doc.is_object()) {
     const std::string why = fmt::format("querying the CUDA driver failed: the child process was {}",
                                         out.describe());
     s.gpu = cuda::gpu_facts_without_driver(why);
@@ -118,12 +118,12 @@ bool wanted(const CudaOptions& options, const std::string& id) {
 
 ProbeResult run_probe(const CudaProbe& probe, const CudaOptions& options,
                       const std::vector<std::string>& paths) {
-  ChildOutcome out =
-      run_in_child([&] { return run_probe_in_child(probe, paths, options); }, limits_for(options));
+  proc::ChildOutcome out =
+      proc::run_in_child([&] { return run_probe_in_child(probe, paths, options); }, limits_for(options));
   ProbeResult r;
   std::string parse_error;
   nlohmann::json doc = nlohmann::json::parse(out.output, nullptr, false);
-  if (out.kind == ChildOutcome::Kind::exited && out.exit_code == 0) {
+  if (out.kind == proc::ChildOutcome::Kind::exited && out.exit_code == 0) {
     if (auto parsed = probe_result_from_json(doc, &parse_error)) {
       r = std::move(*parsed);
     } else {

@@ -14,8 +14,8 @@ using namespace std::chrono_literals;
 
 constexpr std::size_t kMaxStepOutput = 1u << 20;
 
-ChildOutcome run_step(const PythonOptions& options, std::string_view script, const char* step) {
-  ProcessSpec spec;
+proc::ChildOutcome run_step(const PythonOptions& options, std::string_view script, const char* step) {
+  proc::ProcessSpec spec;
   // The script comes on stdin ("-"); -B leaves no __pycache__ in the user's
   // packages. Not -I: it would drop PYTHONPATH and the user site-packages,
   // where Jetson users often install torch, and so report a torch that their
@@ -27,11 +27,11 @@ ChildOutcome run_step(const PythonOptions& options, std::string_view script, con
     if (!options.env.count(name)) spec.unset_env.emplace_back(name);
   spec.stdin_text = std::string(script);
   spec.cwd = "/";  // a torch.py in jetgate's directory must not be what gets imported
-  ChildLimits limits;
+  proc::ChildLimits limits;
   limits.timeout = options.timeout;
   limits.grace = std::min<std::chrono::milliseconds>(1000ms, options.timeout);
   limits.max_output_bytes = kMaxStepOutput;
-  return run_process(spec, limits);
+  return proc::run_process(spec, limits);
 }
 
 bool wants_step(const nlohmann::json& basics, const char* found_key, const char* version_key) {
@@ -49,7 +49,7 @@ PythonRuntime probe_python_runtime(const PythonOptions& options) {
   PythonStepOutcomes steps;
   auto script = embedded_file("python_probe.py");
   if (!script) {
-    steps.basics.kind = ChildOutcome::Kind::exited;
+    steps.basics.kind = proc::ChildOutcome::Kind::exited;
     steps.basics.exit_code = 0;  // so the missing document is what gets reported
     steps.basics.output = "";
     PythonRuntime r = interpret_python_steps(options.python, steps);

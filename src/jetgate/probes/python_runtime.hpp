@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "jetgate/core/result.hpp"
-#include "jetgate/probes/child.hpp"
+#include "jetgate/proc/child.hpp"
 #include "jetgate/probes/probe_result.hpp"
 
 namespace jetgate::probes {
@@ -33,9 +33,9 @@ PythonRuntime probe_python_runtime(const PythonOptions& options);
 
 // The script's steps (see data/python_probe.py) as run_process returned them.
 struct PythonStepOutcomes {
-  ChildOutcome basics;
-  std::optional<ChildOutcome> torch;                // not run when torch is not installed
-  std::optional<ChildOutcome> bitsandbytes_native;  // run only when bitsandbytes is installed
+  proc::ChildOutcome basics;
+  std::optional<proc::ChildOutcome> torch;                // not run when torch is not installed
+  std::optional<proc::ChildOutcome> bitsandbytes_native;  // run only when bitsandbytes is installed
 };
 
 // Builds /python and the result from the steps' outcomes, starting nothing;

@@ -120,13 +120,13 @@ struct StepReading {
   std::string exit_note;  // facts, but the process then ended badly
 };
 
-StepReading read_step(const ChildOutcome& o, std::string_view step) {
+StepReading read_step(const proc::ChildOutcome& o, std::string_view step) {
   StepReading r;
-  if (o.kind == ChildOutcome::Kind::spawn_failed) {
+  if (o.kind == proc::ChildOutcome::Kind::spawn_failed) {
     r.failure = o.describe();
     return r;
   }
-  bool clean = o.kind == ChildOutcome::Kind::exited && o.exit_code == 0;
+  bool clean = o.kind == proc::ChildOutcome::Kind::exited && o.exit_code == 0;
   auto doc = parse_probe_document(o.output, step);
   if (doc.ok()) {
     r.facts = std::move(doc.value());
@@ -142,12 +142,12 @@ StepReading read_step(const ChildOutcome& o, std::string_view step) {
   std::string where = last_step_marker(o.error_text);
   if (!where.empty() && where != "done") r.failure += " during " + where;
   std::string line = last_error_line(o.error_text);
-  if (o.kind == ChildOutcome::Kind::exited && !line.empty()) r.failure += ": " + line;
+  if (o.kind == proc::ChildOutcome::Kind::exited && !line.empty()) r.failure += ": " + line;
   return r;
 }
 
-void read_basics(json& f, const ChildOutcome& o) {
-  if (o.kind == ChildOutcome::Kind::spawn_failed) {
+void read_basics(json& f, const proc::ChildOutcome& o) {
+  if (o.kind == proc::ChildOutcome::Kind::spawn_failed) {
     f["found"] = false;
     f["error"] = printable(o.describe(), kMaxFactText);
     return;
@@ -176,7 +176,7 @@ void read_basics(json& f, const ChildOutcome& o) {
     bnb["installed"] = it->get<bool>() || bnb["version"].is_string();
 }
 
-void read_torch(json& torch, const ChildOutcome& o) {
+void read_torch(json& torch, const proc::ChildOutcome& o) {
   StepReading r = read_step(o, "torch");
   if (!r.facts) {
     torch["error"] = r.failure;
@@ -204,7 +204,7 @@ void read_torch(json& torch, const ChildOutcome& o) {
   if (torch["errors"].contains("import torch")) torch["error"] = torch["errors"]["import torch"];
 }
 
-void read_bitsandbytes_native(json& native, const ChildOutcome& o) {
+void read_bitsandbytes_native(json& native, const proc::ChildOutcome& o) {
   native["checked"] = true;
   StepReading r = read_step(o, "bitsandbytes-native");
   if (!r.facts) {
@@ -298,7 +298,7 @@ ProbeResult make_result(const json& f, const PythonStepOutcomes& steps) {
   if (torch["device"].is_object() && torch["device"]["total_memory_bytes"].is_number_integer())
     r.values["device0_total_memory"] = {torch["device"]["total_memory_bytes"].get<double>(), "bytes"};
   json step_details = json::object();
-  auto note = [&](const char* name, const ChildOutcome& o) {
+  auto note = [&](const char* name, const proc::ChildOutcome& o) {
     step_details[name] = {{"outcome", o.describe()}, {"wall_ms", o.wall_ms}};
     r.duration_ms += o.wall_ms;
   };

@@ -4,7 +4,7 @@
 // with SIGTERM, then SIGKILL. Everything after fork() in the child is
 // async-signal-safe, because jetgate may have other threads (the CUDA driver
 // starts some) whose locks would be held forever in the child.
-#include "jetgate/probes/child.hpp"
+#include "jetgate/proc/child.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -29,7 +29,7 @@
 
 extern char** environ;
 
-namespace jetgate::probes {
+namespace jetgate::proc {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -561,4 +561,4 @@ ChildOutcome run_process(const ProcessSpec& spec, const ChildLimits& limits) {
   return supervise(pid, s, limits, start);
 }
 
-}  // namespace jetgate::probes
+}  // namespace jetgate::proc

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace jetgate::probes {
+namespace jetgate::proc {
 
 struct ChildOutcome {
   enum class Kind { exited, signaled, timed_out, spawn_failed } kind = Kind::spawn_failed;
@@ -49,4 +49,4 @@ struct ProcessSpec {
 // Runs an external program; output is its stdout, error_text its stderr.
 ChildOutcome run_process(const ProcessSpec& spec, const ChildLimits& limits);
 
-}  // namespace jetgate::probes
+}  // namespace jetgate::proc

@@ -1,0 +1,111 @@
+// The house rule docs/architecture.md states: data flows one way,
+//   core < fs, proc < cuda < facts, probes < evidence < trust < gate < claims < report < cli
+// A file may include headers of its own folder and of lower layers only. Folders on the
+// same layer (fs and proc; facts and probes) do not include each other. A new folder
+// must be given its place here (and in docs/architecture.md) before it can be used.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::map<std::string, int>& layer_of() {
+  static const std::map<std::string, int> layers = {
+      {"core", 0},     {"fs", 1},     {"proc", 1},  {"cuda", 2},   {"facts", 3},  {"probes", 3},
+      {"evidence", 4}, {"trust", 5},  {"gate", 6},  {"claims", 7}, {"report", 8}, {"cli", 9},
+  };
+  return layers;
+}
+
+// "src/jetgate/gate/x.cpp" -> "gate"; "src/cli/main.cpp" -> "cli".
+std::string folder_of_source(const fs::path& relative) {
+  auto it = relative.begin();
+  if (it == relative.end() || *it != "src") return {};
+  ++it;
+  if (it == relative.end()) return {};
+  if (*it == "cli") return "cli";
+  if (*it != "jetgate") return {};
+  ++it;
+  return it == relative.end() ? std::string{} : it->string();
+}
+
+// The folder a quoted include names: "jetgate/gate/x.hpp" -> "gate", "cli/commands.hpp" -> "cli".
+std::string folder_of_include(const std::string& include) {
+  if (include.rfind("cli/", 0) == 0) return "cli";
+  if (include.rfind("jetgate/", 0) != 0) return {};
+  auto rest = include.substr(8);
+  auto slash = rest.find('/');
+  return slash == std::string::npos ? std::string{} : rest.substr(0, slash);
+}
+
+struct Include {
+  std::string file;
+  int line;
+  std::string from, to;
+};
+
+std::vector<Include> all_includes() {
+  std::vector<Include> out;
+  const fs::path root = JETGATE_SOURCE_DIR;
+  static const std::regex include_re(R"re(^\s*#\s*include\s*"([^"]+)")re");
+  for (const auto& entry : fs::recursive_directory_iterator(root / "src")) {
+    if (!entry.is_regular_file()) continue;
+    auto ext = entry.path().extension().string();
+    if (ext != ".cpp" && ext != ".hpp" && ext != ".cu" && ext != ".h") continue;
+    auto relative = fs::relative(entry.path(), root);
+    std::string from = folder_of_source(relative);
+    std::ifstream in(entry.path());
+    std::string text;
+    int n = 0;
+    while (std::getline(in, text)) {
+      ++n;
+      std::smatch m;
+      if (!std::regex_search(text, m, include_re)) continue;
+      out.push_back({relative.string(), n, from, folder_of_include(m[1].str())});
+    }
+  }
+  return out;
+}
+
+TEST(Layering, EveryFolderHasALayer) {
+  const fs::path root = JETGATE_SOURCE_DIR;
+  for (const auto& entry : fs::directory_iterator(root / "src" / "jetgate")) {
+    if (!entry.is_directory()) continue;
+    EXPECT_TRUE(layer_of().count(entry.path().filename().string()))
+          << "src/jetgate/" << entry.path().filename().string()
+          << " has no layer: give it one in tests/unit/layering_test.cpp and docs/architecture.md";
+  }
+}
+
+TEST(Layering, NoFileIncludesAHeaderFromAHigherOrSiblingLayer) {
+  auto includes = all_includes();
+  ASSERT_GT(includes.size(), 100u) << "the scan found too few includes: is JETGATE_SOURCE_DIR right?";
+  for (const auto& inc : includes) {
+    if (inc.to.empty() || inc.from.empty() || inc.from == inc.to) continue;
+    auto from = layer_of().find(inc.from), to = layer_of().find(inc.to);
+    ASSERT_NE(from, layer_of().end()) << inc.file << " is in a folder without a layer";
+    ASSERT_NE(to, layer_of().end()) << inc.file << ":" << inc.line << " includes a folder without a layer";
+    EXPECT_LT(to->second, from->second)
+        << inc.file << ":" << inc.line << " (" << inc.from << ") includes a header of " << inc.to
+        << ", which is not below it: data flows core < fs, proc < cuda < facts, probes < evidence < "
+           "trust < gate < claims < report < cli";
+  }
+}
+
+TEST(Layering, TheCheckerSeesAViolation) {
+  // The rule itself, on a made-up pair: gate including claims is upward.
+  EXPECT_LT(layer_of().at("gate"), layer_of().at("claims"));
+  EXPECT_EQ(folder_of_include("jetgate/claims/evidence_set.hpp"), "claims");
+  EXPECT_EQ(folder_of_source(fs::path("src/jetgate/gate/check.cpp")), "gate");
+  EXPECT_EQ(folder_of_source(fs::path("src/cli/main.cpp")), "cli");
+  EXPECT_EQ(folder_of_include("fmt/format.h"), "");
+}
+
+}  // namespace
