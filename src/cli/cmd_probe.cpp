@@ -4,8 +4,10 @@
 
 #include "cli/commands.hpp"
 #include "jetgate/core/exit_codes.hpp"
+#include "jetgate/core/json_text.hpp"
 #include "jetgate/evidence/probe_document.hpp"
 #include "jetgate/facts/platform.hpp"
+#include "jetgate/probes/cuda_probes.hpp"
 #include "jetgate/report/cuda_text.hpp"
 #include "jetgate/report/platform_text.hpp"
 #include "jetgate/report/python_text.hpp"
@@ -27,11 +29,23 @@ struct ProbeArgs {
   double python_timeout_s = 60;
 };
 
-bool any_probe_failed(const probes::CudaSection* cuda, const probes::PythonRuntime* py) {
-  if (cuda)
-    for (const auto& r : cuda->probes)
-      if (r.status == probes::ProbeStatus::fail) return true;
-  return py && py->result.status == probes::ProbeStatus::fail;
+// `probe` alone is a report (exit 0); asking for probes asks a question, and
+// a probe that could not answer it (SKIP, NOT_RUN, no driver) does not hold.
+std::vector<std::string> unmet(const ProbeArgs& a, const probes::CudaSection* cuda,
+                               const probes::PythonRuntime* py) {
+  std::vector<probes::ProbeResult> results;
+  std::vector<std::string> requested;
+  if (a.cuda) {
+    if (cuda) results = cuda->probes;
+    if (!a.only.empty()) requested = a.only;
+    else
+      for (const auto& p : probes::cuda_probes()) requested.push_back(p.id);
+  }
+  if (a.python_runtime) {
+    requested.push_back("python_runtime");
+    if (py) results.push_back(py->result);
+  }
+  return probes::unmet_probes(results, requested);
 }
 
 int run_probe(const ProbeArgs& a) {
@@ -69,6 +83,7 @@ int run_probe(const ProbeArgs& a) {
 
   evidence::ProbeDocumentInput in;
   in.root = a.root;
+  in.live = root->is_live();
   in.platform = &platform;
   in.cuda = cuda ? &*cuda : nullptr;
   in.python = python ? &*python : nullptr;
@@ -77,13 +92,15 @@ int run_probe(const ProbeArgs& a) {
 
   std::cerr << report::render_warnings_text(doc["warnings"]);
   if (a.json) {
-    std::cout << doc.dump(2) << "\n";
+    std::cout << dump_json(doc, 2) << "\n";
   } else {
     std::cout << report::render_platform_text(doc["platform"]);
     if (cuda) std::cout << report::render_cuda_text(*cuda);
     if (python) std::cout << report::render_python_text(*python);
   }
-  return any_probe_failed(in.cuda, in.python) ? kExitDoesNotHold : kExitOk;
+  auto not_held = unmet(a, in.cuda, in.python);
+  for (const auto& line : not_held) std::cerr << "jetgate probe: does not hold: " << line << "\n";
+  return not_held.empty() ? kExitOk : kExitDoesNotHold;
 }
 
 }  // namespace
@@ -126,6 +143,11 @@ Command add_probe_command(CLI::App& app) {
                   "Seconds before the Python child is stopped")
       ->check(CLI::Range(1.0, 3600.0))
       ->capture_default_str();
+  sub->footer(
+      "Exit status: 0 the report was written and every probe asked for (--cuda, --probe, --ml) is PASS or WARN;\n"
+      "1 a probe asked for is FAIL, SKIP or NOT_RUN, or could not run (no driver, no device, a driver that\n"
+      "crashed or hung, a build without GPU kernels); 2 usage or unusable input (e.g. --cuda with --root).\n"
+      "Without probe flags `probe` is a report and exits 0.");
   return {sub, [args] {
             ProbeArgs a = *args;
             if (!a.only.empty()) a.cuda = true;

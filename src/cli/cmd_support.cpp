@@ -7,14 +7,15 @@
 #include <string>
 #include <vector>
 
+#include "cli/claim_options.hpp"
 #include "cli/commands.hpp"
 #include "jetgate/claims/evidence_set.hpp"
 #include "jetgate/claims/readme_block.hpp"
 #include "jetgate/claims/support_matrix.hpp"
 #include "jetgate/core/exit_codes.hpp"
+#include "jetgate/core/json_text.hpp"
 #include "jetgate/evidence/atomic_write.hpp"
 #include "jetgate/fs/root_fs.hpp"
-#include "jetgate/gate/policy.hpp"
 #include "jetgate/report/support_markdown.hpp"
 
 namespace jetgate::cli {
@@ -23,33 +24,14 @@ namespace {
 constexpr std::size_t kMaxReadmeBytes = 4u << 20;
 
 struct SupportArgs {
-  std::vector<std::string> evidence_dirs;
-  std::optional<int> max_age_days;
-  std::string policy, today, format = "md", readme;
+  claims::ClaimOptions claim;
+  std::string format = "md", readme;
   bool verify = false;
 };
 
 int usage_error(const Error& e) {
   std::cerr << "jetgate support: " << e.message() << "\n";
   return kExitUsage;
-}
-
-// --max-age-days, else the policy's maximum_evidence_age_days (required when --policy is given), else 14.
-Result<int> max_age_from(const SupportArgs& a) {
-  if (a.max_age_days) return *a.max_age_days;
-  if (a.policy.empty()) return claims::kDefaultMaxEvidenceAgeDays;
-  auto loaded = gate::load_policy_file(a.policy);
-  if (!loaded) return loaded.error();
-  const auto& age = loaded->policy.maximum_evidence_age_days;
-  // The policy was named to set the freshness rule: falling back to 14 would silently judge by another one.
-  if (!age)
-    return make_error("the policy's maximum_evidence_age_days is missing or not a positive integer",
-                      a.policy + "#/maximum_evidence_age_days",
-                      "set \"maximum_evidence_age_days\" (e.g. 14) in the policy, or drop --policy and pass "
-                      "--max-age-days N");
-  if (*age < 0 || *age > 3650)
-    return make_error("maximum_evidence_age_days must be between 0 and 3650", a.policy + "#/maximum_evidence_age_days");
-  return static_cast<int>(*age);
 }
 
 Result<std::string> read_readme(const std::string& path) {
@@ -92,17 +74,13 @@ int write_readme(const std::string& path, const std::string& readme, const claim
 }
 
 int run_support(const SupportArgs& a) {
-  auto today = claims::today_from_option(a.today);
-  if (!today) return usage_error(today.error());
-  auto max_age = max_age_from(a);
-  if (!max_age) return usage_error(max_age.error());
-  auto set = claims::load_evidence_dirs(a.evidence_dirs);
-  if (!set) return usage_error(set.error());
-  for (const auto& s : set->skipped) std::cerr << "jetgate support: warning: skipped " << s.why << "\n";
-  auto matrix = claims::build_support_matrix(*set, *today, *max_age);
+  auto in = claims::resolve_claim_inputs(a.claim);
+  if (!in) return usage_error(in.error());
+  for (const auto& s : in->evidence.skipped) std::cerr << "jetgate support: warning: skipped " << s.why << "\n";
+  auto matrix = claims::build_support_matrix(in->evidence, in->rules);
 
   if (a.readme.empty()) {
-    if (a.format == "json") std::cout << claims::to_json(matrix).dump(2) << "\n";
+    if (a.format == "json") std::cout << dump_json(claims::to_json(matrix), 2) << "\n";
     else std::cout << report::render_support_markdown(matrix);
     return kExitOk;
   }
@@ -124,15 +102,8 @@ Command add_support_command(CLI::App& app) {
   auto args = std::make_shared<SupportArgs>();
   auto* sub = app.add_subcommand(
       "support", "Which platform combinations may claim support: the gates with fresh green evidence on each");
-  sub->add_option("--evidence-dir", args->evidence_dirs, "Folder of evidence files (*.json); repeat for more")
-      ->required();
-  auto* age = sub->add_option("--max-age-days", args->max_age_days,
-                              "Evidence older than this many days is stale (default: the policy's "
-                              "maximum_evidence_age_days, else 14)")
-                  ->check(CLI::Range(0, 3650));
-  sub->add_option("--policy", args->policy, "Policy file whose maximum_evidence_age_days applies")
-      ->excludes(age);
-  sub->add_option("--today", args->today, "Judge freshness as of this UTC day (YYYY-MM-DD)");
+  add_claim_options(sub, args->claim, /*policy_required=*/false);
+  sub->get_option("--evidence-dir")->required();
   sub->add_option("--format", args->format, "Output format without --readme")->check(CLI::IsMember({"md", "json"}));
   auto* readme = sub->add_option("--readme", args->readme,
                                  "Rewrite the block between <!-- jetgate:support:begin --> and "

@@ -3,17 +3,17 @@
 #include <filesystem>
 
 #include "jetgate/evidence/evidence.hpp"
-#include "jetgate/gate/check.hpp"
+#include "jetgate/claims/check.hpp"
 #include "test_support.hpp"
 
-namespace jetgate::gate {
+namespace jetgate::claims {
 namespace {
 
 using evidence::Date;
+using gate::StaleException;
 const std::string kSha = "3f6c2a1b9d8e7f60514233c4b5a69788f0e1d2c3";
 const std::string kOtherSha = "0000000000000000000000000000000000000001";
 
-Date d(const char* s) { return *evidence::parse_iso_date(s); }
 
 // A repository with a two-gate policy (max age 14 days) and an evidence dir.
 struct Repo {
@@ -39,16 +39,20 @@ struct Repo {
     t.write("conditional-evidence/" + gate + ".json", j.dump());
   }
   CheckResult check(const char* today, std::vector<std::string> required = {},
-                    std::optional<StaleException> stale = std::nullopt) const {
-    auto p = load_policy_file(policy);
-    EXPECT_TRUE(p.ok());
-    CheckOptions o;
-    o.evidence_dir = evidence_dir;
+                    std::optional<gate::StaleException> stale = std::nullopt) const {
+    ClaimOptions o;
+    o.policy = policy;
+    o.evidence_dirs = {evidence_dir};
     o.candidate_sha = kSha;
-    o.today = d(today);
-    o.required_gates = std::move(required);
-    o.stale_exception = std::move(stale);
-    return check_claim(*p, o);
+    o.today = today;
+    if (stale) {
+      o.stale_reason = stale->reason;
+      o.stale_issue = stale->issue;
+      o.stale_expires = stale->expires;
+    }
+    auto in = resolve_claim_inputs(o);
+    EXPECT_TRUE(in.ok()) << (in.ok() ? "" : in.error().message());
+    return check_claim(*in, required);
   }
 };
 
@@ -75,9 +79,9 @@ TEST(CheckTest, AgeBoundaryExactlyMaximumIsFreshOneMoreIsStale) {
   auto r = repo.check("2026-11-29");
   ASSERT_EQ(r.violations.size(), 1u) << lines(r);
   EXPECT_EQ(r.violations[0].line(),
-            "jetson-cuda-runtime: evidence is stale: 15 days old (generated 2026-11-14T00:00:00Z), the "
-            "policy allows 14; run `jetgate run jetson-cuda-runtime` on the target platform for the "
-            "candidate commit");
+            "jetson-cuda-runtime: evidence is stale: 15 days old (generated 2026-11-14), the freshness rule "
+            "allows 14 days; run `jetgate run jetson-cuda-runtime --policy " + repo.policy + " --evidence-dir " +
+                repo.evidence_dir + "` again");
 }
 
 TEST(CheckTest, FutureDatedEvidenceIsAViolation) {
@@ -95,10 +99,10 @@ TEST(CheckTest, EveryEvidenceRule) {
   repo.evidence("jetson-cuda-runtime", "2026-11-29T10:00:00Z", kSha, "passed", {3, 0, 0, 1});
   auto r = repo.check("2026-11-29");
   auto text = lines(r);
-  EXPECT_NE(text.find("cuda-runtime: evidence did not pass: failed"), std::string::npos) << text;
-  EXPECT_NE(text.find("cuda-runtime: evidence git_sha " + kOtherSha + " does not match candidate " + kSha),
+  EXPECT_NE(text.find("cuda-runtime: the gate failed"), std::string::npos) << text;
+  EXPECT_NE(text.find("cuda-runtime: evidence is for commit " + kOtherSha + ", not the candidate " + kSha),
             std::string::npos) << text;
-  EXPECT_NE(text.find("jetson-cuda-runtime: evidence is inconsistent: claims passed with 1 skipped test(s)"),
+  EXPECT_NE(text.find("jetson-cuda-runtime: evidence is inconsistent: status passed with 1 skipped tests"),
             std::string::npos) << text;
   EXPECT_EQ(r.violations.size(), 3u) << text;
 }
@@ -108,7 +112,7 @@ TEST(CheckTest, PassedWithZeroTestsIsInconsistent) {
   repo.evidence("cuda-runtime", "2026-11-29T10:00:00Z", kSha, "passed", {0, 0, 0, 0});
   auto r = repo.check("2026-11-29", {"cuda-runtime"});
   ASSERT_EQ(r.violations.size(), 1u) << lines(r);
-  EXPECT_NE(r.violations[0].what.find("claims passed with 0 tests"), std::string::npos);
+  EXPECT_NE(r.violations[0].what.find("no tests ran"), std::string::npos);
 }
 
 TEST(CheckTest, MissingCorruptAndMisnamedEvidence) {
@@ -120,11 +124,12 @@ TEST(CheckTest, MissingCorruptAndMisnamedEvidence) {
   repo.t.write("conditional-evidence/jetson-cuda-runtime.json", j.dump());
   auto r = repo.check("2026-11-29");
   auto text = lines(r);
-  EXPECT_NE(text.find("cuda-runtime: evidence is unreadable or corrupt"), std::string::npos) << text;
-  EXPECT_NE(text.find("jetson-cuda-runtime: evidence file records gate \"cuda-runtime\""), std::string::npos) << text;
+  EXPECT_NE(text.find("cuda-runtime: evidence is unreadable: "), std::string::npos) << text;
+  EXPECT_NE(text.find("jetson-cuda-runtime: evidence is unreadable: "), std::string::npos) << text;
+  EXPECT_NE(text.find("records gate \"cuda-runtime\""), std::string::npos) << text;
   std::filesystem::remove(repo.evidence_dir + "/cuda-runtime.json");
   r = repo.check("2026-11-29", {"cuda-runtime"});
-  EXPECT_NE(lines(r).find("cuda-runtime: no evidence"), std::string::npos) << lines(r);
+  EXPECT_NE(lines(r).find("cuda-runtime: no evidence (no cuda-runtime.json"), std::string::npos) << lines(r);
 }
 
 TEST(CheckTest, ActiveWaiverRemovesTheGateFromTheDefaultRequirement) {
@@ -151,9 +156,9 @@ TEST(CheckTest, StaleExceptionWaivesOnlyTheShaMismatch) {
   auto r = repo.check("2026-11-29", {"cuda-runtime"}, too_long);
   auto text = lines(r);
   EXPECT_NE(text.find("policy: stale-evidence exception is invalid"), std::string::npos) << text;
-  EXPECT_NE(text.find("does not match candidate"), std::string::npos) << text;
+  EXPECT_NE(text.find("not the candidate"), std::string::npos) << text;
   repo.evidence("cuda-runtime", "2026-11-01T10:00:00Z", kOtherSha);
-  EXPECT_NE(lines(repo.check("2026-11-29", {"cuda-runtime"}, ok)).find("stale: 28 days"), std::string::npos);
+  EXPECT_NE(lines(repo.check("2026-11-29", {"cuda-runtime"}, ok)).find("stale: 28 days old"), std::string::npos);
 }
 
 TEST(CheckTest, StaleExceptionNeverAdmitsLocalEvidence) {
@@ -163,8 +168,7 @@ TEST(CheckTest, StaleExceptionNeverAdmitsLocalEvidence) {
   auto r = repo.check("2026-11-29", {"cuda-runtime"}, ok);
   EXPECT_FALSE(r.holds());
   auto text = lines(r);
-  EXPECT_NE(text.find("evidence git_sha local does not match candidate"), std::string::npos) << text;
-  EXPECT_NE(text.find("never admits \"local\""), std::string::npos) << text;
+  EXPECT_NE(text.find("evidence names no commit (git_sha \"local\")"), std::string::npos) << text;
 }
 
 TEST(CheckTest, UnknownRequiredGate) {
@@ -175,18 +179,18 @@ TEST(CheckTest, UnknownRequiredGate) {
 
 TEST(CheckTest, ObliteratusEvidenceIsAcceptedLikeJetgates) {
   std::string dir = test::fixtures_dir() + "/gates/obliteratus";
-  auto p = load_policy_file(dir + "/ci/conditional-test-policy.json", dir);
-  ASSERT_TRUE(p.ok());
-  CheckOptions o;
-  o.evidence_dir = dir + "/evidence";
+  ClaimOptions o;
+  o.policy = dir + "/ci/conditional-test-policy.json";
+  o.repo_root = dir;
+  o.evidence_dirs = {dir + "/evidence"};
   o.candidate_sha = kSha;
-  o.today = d("2026-11-29");
-  o.required_gates = {"model-download-runtime"};
-  auto r = check_claim(*p, o);
+  o.today = "2026-11-29";
+  auto in = resolve_claim_inputs(o);
+  ASSERT_TRUE(in.ok()) << in.error().message();
+  auto r = check_claim(*in, {"model-download-runtime"});
   EXPECT_TRUE(r.holds()) << lines(r);
-  o.required_gates = {"cuda-runtime"};  // their file says passed with 2 skips
-  r = check_claim(*p, o);
-  EXPECT_NE(lines(r).find("cuda-runtime: evidence is inconsistent: claims passed with 2 skipped"),
+  r = check_claim(*in, {"cuda-runtime"});  // their file says passed with 2 skips
+  EXPECT_NE(lines(r).find("cuda-runtime: evidence is inconsistent: status passed with 2 skipped"),
             std::string::npos) << lines(r);
 }
 
@@ -216,13 +220,14 @@ TEST(CheckCliTest, ExitCodesAndMessages) {
   auto j = nlohmann::json::parse(json.out);
   EXPECT_EQ(j["holds"], false);
   EXPECT_EQ(j["violations"].size(), 2u);
-  EXPECT_EQ(j["gates"][0]["evidence"]["git_sha"], kSha);
+  EXPECT_EQ(j["gates"][0]["verdict"]["evidence"]["git_sha"], kSha);
+  EXPECT_EQ(j["gates"][0]["verdict"]["state"], "stale");
 
   EXPECT_EQ(with({"--today", "2026-13-01"}).exit_code, 2);
   auto badsha = test::run_jetgate({"check", "--policy", repo.policy, "--evidence-dir", repo.evidence_dir,
                                    "--candidate-sha", "ABCDEF"});
   EXPECT_EQ(badsha.exit_code, 2);
-  EXPECT_NE(badsha.err.find("not 40 lowercase hex"), std::string::npos) << badsha.err;
+  EXPECT_NE(badsha.err.find("is not a commit: 40 lowercase hex digits"), std::string::npos) << badsha.err;
   auto nosha = test::run_jetgate({"check", "--policy", repo.policy, "--evidence-dir", repo.evidence_dir});
   EXPECT_EQ(nosha.exit_code, 2);
   EXPECT_NE(nosha.err.find("--candidate-sha"), std::string::npos);
@@ -237,7 +242,7 @@ TEST(CheckCliTest, ExitCodesAndMessages) {
                                    "--candidate-sha", kSha, "--today", "2026-11-29"});
   EXPECT_EQ(no_dir.exit_code, 2) << no_dir.out << no_dir.err;
   EXPECT_NE(no_dir.err.find("no-such-dir"), std::string::npos) << no_dir.err;
-  EXPECT_NE(no_dir.err.find("is not a directory"), std::string::npos) << no_dir.err;
+  EXPECT_NE(no_dir.err.find("not a directory"), std::string::npos) << no_dir.err;
 }
 
 TEST(CheckCliTest, PolicyRuleViolationsExitOne) {
@@ -265,4 +270,4 @@ TEST(CheckCliTest, ObliteratusPolicyValidatesUnchanged) {
 }
 
 }  // namespace
-}  // namespace jetgate::gate
+}  // namespace jetgate::claims

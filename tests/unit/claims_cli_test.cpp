@@ -177,15 +177,18 @@ TEST(ClaimsCli, SummaryStepAndIssue) {
   auto step = run_jetgate({"summary", "--evidence-dir", claims_dir("jetgate-orin"), "--evidence-dir", claims_dir("troubles"),
                            "--today", "2026-11-29"});
   ASSERT_EQ(step.exit_code, 0) << step.err;
-  EXPECT_TRUE(has(step.out, "| jetson-cuda-runtime | passed | none | none | 2026-11-29, 0 days old (max 14) |")) << step.out;
-  EXPECT_TRUE(has(step.out, "| bitsandbytes-runtime | rejected: dated 2026-12-05")) << step.out;
+  EXPECT_TRUE(has(step.out, "| jetson-cuda-runtime | holds | 3f1c2a9d8e7b | Jetson AGX Orin 64GB · JetPack 6.2 (L4T "
+                            "36.4.3), CUDA 12.6, torch 2.5.0a0+872d972e41.nv24.08 | 2026-11-29, 0 days old (max 14) |"))
+      << step.out;
+  EXPECT_TRUE(has(step.out, "| bitsandbytes-runtime | rejected: dated in the future | 3f1c2a9d8e7b |")) << step.out;
 
   auto issue = run_jetgate({"summary", "--format", "issue", "--evidence-dir", claims_dir("jetgate-orin"), "--evidence-dir",
                             claims_dir("troubles"), "--today", "2026-11-29"});
   ASSERT_EQ(issue.exit_code, 0) << issue.err;
   EXPECT_TRUE(has(issue.out, "- L4T: 36.4.3")) << issue.out;
   EXPECT_TRUE(has(issue.out, "- torch: 2.5.0a0+872d972e41.nv24.08")) << issue.out;
-  EXPECT_TRUE(has(issue.out, "- corrupt-truncated.json: not valid JSON")) << issue.out;
+  EXPECT_TRUE(has(issue.out, "- corrupt-truncated.json:1:301: not valid JSON")) << issue.out;
+  EXPECT_TRUE(has(issue.out, "- binary.json:1:1: not valid JSON: a NUL byte")) << issue.out;
   EXPECT_FALSE(has(issue.out, fixtures_dir())) << "directories of the machine must not leak";
 }
 
@@ -217,7 +220,7 @@ TEST(ClaimsCli, SummaryWithTheDefaultPolicyShapeAndItsWaivers) {
         "blocked_claim": "x86"}]})");
   auto r = run_jetgate({"summary", "--policy", policy, "--evidence-dir", claims_dir("jetgate-orin"), "--today", "2026-11-29"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(has(r.out, "| jetson-cuda-runtime | passed | aarch64; Jetson (Tegra) | none |")) << r.out;
+  EXPECT_TRUE(has(r.out, "| jetson-cuda-runtime | holds | 3f1c2a9d8e7b | Jetson AGX Orin 64GB")) << r.out;
   // A waiver expiring today is still active.
   EXPECT_TRUE(has(r.out, "waived until 2026-11-29, tracked in https://github.com/acme/robot-stack/issues/3")) << r.out;
 }

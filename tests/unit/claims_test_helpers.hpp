@@ -24,6 +24,7 @@ inline nlohmann::json orin_evidence_json(const std::string& generated_at = "2026
       {"reason", ""},
       {"exit_code", 0},
       {"counts", {{"tests", 12}, {"failures", 0}, {"errors", 0}, {"skipped", 0}}},
+      {"facts_source", "live"},
       {"platform",
        {{"arch", "aarch64"},
         {"tegra",

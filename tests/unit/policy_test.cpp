@@ -167,19 +167,19 @@ TEST(PolicyTest, FieldIssuesSayWhatToDoNext) {
   for (const auto& i : p->issues) EXPECT_FALSE(i.next.empty()) << i.line();
 }
 
-TEST(PolicyTest, UnknownKeysWarnButDoNotFail) {
+TEST(PolicyTest, UnknownKeysAreErrorsWithASuggestion) {
   auto p = parse_policy(std::string("{") + kHeader + R"("gates": [{
       "id": "g", "probes": [{"probe": "launch", "status": "PASS", "statuss": "x"}],
       "requries": {"cuda": true}}], "maximum_evidence_age": 3})",
                         "p.json", ".");
   ASSERT_TRUE(p.ok());
-  EXPECT_TRUE(p->issues.empty()) << dump_issues(*p);
-  ASSERT_EQ(p->warnings.size(), 3u);
-  std::string all;
-  for (const auto& w : p->warnings) all += w + "\n";
-  EXPECT_NE(all.find("\"requries\""), std::string::npos);
-  EXPECT_NE(all.find("\"statuss\""), std::string::npos);
-  EXPECT_NE(all.find("\"maximum_evidence_age\""), std::string::npos);
+  EXPECT_TRUE(p->warnings.empty());
+  ASSERT_EQ(p->issues.size(), 3u) << dump_issues(*p);
+  std::string all = dump_issues(*p);
+  EXPECT_NE(all.find("unknown key \"requries\" (did you mean \"requires\"?)"), std::string::npos) << all;
+  EXPECT_NE(all.find("unknown key \"statuss\" (did you mean \"status\"?)"), std::string::npos) << all;
+  EXPECT_NE(all.find("\"maximum_evidence_age\" (did you mean \"maximum_evidence_age_days\"?)"), std::string::npos)
+      << all;
 }
 
 TEST(PolicyTest, FindRepoRootWalksUpToGit) {

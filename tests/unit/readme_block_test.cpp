@@ -15,7 +15,7 @@ const char* kReadme =
     "# Project\n\nSome text.\n\n<!-- jetgate:support:begin -->\nold content\n<!-- jetgate:support:end -->\n\nAfter.\n";
 
 SupportMatrix matrix_of(std::vector<LoadedEvidence> v, const char* today = "2026-11-29") {
-  return build_support_matrix(EvidenceSet{std::move(v), {}}, *evidence::parse_iso_date(today), 14);
+  return build_support_matrix(EvidenceSet{std::move(v), {}}, JudgeRules{*evidence::parse_iso_date(today), 14, "", false});
 }
 
 SupportMatrix orin_matrix() {

@@ -46,8 +46,19 @@ EvidenceSet evidence_set() {
   set.loaded.push_back(loaded("e/extra-gate.json", orin_evidence_json("2026-11-29T08:00:00Z",
                                                                        {{"gate", "extra-gate"}, {"status", "failed"},
                                                                         {"reason", "pytest exit 1: 2 failures"}})));
-  set.skipped.push_back({"e/bad.json", "e/bad.json: not valid JSON (empty, truncated or corrupt)"});
+  set.skipped.push_back({"e/bad.json", "e/bad.json: not valid JSON (empty, truncated or corrupt)", "bad"});
   return set;
+}
+
+ClaimInputs inputs(EvidenceSet set, std::optional<gate::LoadedPolicy> p) {
+  ClaimInputs in;
+  in.policy = std::move(p);
+  in.evidence = std::move(set);
+  in.rules = JudgeRules{today(), 14, "", false};
+  in.evidence_dirs = {"e"};
+  in.commands.policy = in.policy ? "policy.json" : "";
+  in.commands.evidence_dirs = in.evidence_dirs;
+  return in;
 }
 
 TEST(ClaimsSummary, RequirementsInWords) {
@@ -64,14 +75,15 @@ TEST(ClaimsSummary, RequirementsInWords) {
 }
 
 TEST(ClaimsSummary, RowsFollowThePolicyThenOtherEvidence) {
-  auto p = policy();
-  auto s = build_gate_summary(evidence_set(), &p, today(), 14);
+  auto s = build_gate_summary(inputs(evidence_set(), policy()));
   ASSERT_EQ(s.rows.size(), 4u);
   EXPECT_EQ(s.rows[0].gate, "jetson-cuda-runtime");
   EXPECT_EQ(s.rows[0].constraint, "aarch64; Jetson (Tegra); L4T 36.0 to 36; a CUDA device; CUDA driver >= 12.2; GPU memory >= 30 GiB");
-  ASSERT_TRUE(s.rows[0].evidence);
-  EXPECT_EQ(s.rows[0].evidence->verdict.state, GateState::fresh_green);
-  EXPECT_FALSE(s.rows[1].evidence);
+  EXPECT_EQ(s.rows[0].decision.verdict.state, GateState::fresh_green);
+  ASSERT_TRUE(s.rows[0].platform);
+  EXPECT_EQ(s.rows[0].platform->platform, "Jetson AGX Orin 64GB");
+  EXPECT_EQ(s.rows[1].decision.verdict.state, GateState::missing);
+  EXPECT_EQ(s.rows[1].next, "run `jetgate run cuda-runtime --policy policy.json --evidence-dir e` on the target platform");
   ASSERT_TRUE(s.rows[1].waiver);
   EXPECT_TRUE(s.rows[1].waiver->active);
   EXPECT_EQ(s.rows[1].waiver->expires, "2026-12-10");
@@ -82,26 +94,29 @@ TEST(ClaimsSummary, RowsFollowThePolicyThenOtherEvidence) {
   EXPECT_FALSE(s.rows[3].in_policy);
 }
 
-TEST(ClaimsSummary, StepSummaryTable) {
-  auto p = policy();
-  std::string md = report::render_step_summary(build_gate_summary(evidence_set(), &p, today(), 14));
-  EXPECT_NE(md.find("| Gate | Status | Constraint | Waiver | Evidence |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| jetson-cuda-runtime | passed | aarch64; Jetson (Tegra); L4T 36.0 to 36;"), std::string::npos) << md;
-  EXPECT_NE(md.find("| 2026-11-27, 2 days old (max 14) |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| cuda-runtime | no evidence | a CUDA device | waived until 2026-12-10, tracked in "
-                    "https://github.com/acme/robot-stack/issues/412: the GPU runner is being re-flashed | none |"),
-            std::string::npos)
-      << md;
-  EXPECT_NE(md.find("invalid waiver: environment waiver waives a software-only gate"), std::string::npos) << md;
-  EXPECT_NE(md.find("| extra-gate | failed: pytest exit 1: 2 failures | not in the policy |"), std::string::npos) << md;
+TEST(ClaimsSummary, StepSummaryTableThenOneLinePerReason) {
+  std::string md = report::render_step_summary(build_gate_summary(inputs(evidence_set(), policy())));
+  EXPECT_NE(md.find("| Gate | Status | Commit | Platform | Evidence |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| jetson-cuda-runtime | holds | 3f1c2a9d8e7b | Jetson AGX Orin 64GB · JetPack 6.2 (L4T 36.4.3), "
+                    "CUDA 12.6, torch 2.5.0a0+872d972e41.nv24.08 | 2026-11-27, 2 days old (max 14) |"),
+            std::string::npos) << md;
+  EXPECT_NE(md.find("| cuda-runtime | no evidence (waived) | - | - | none |"), std::string::npos) << md;
+  EXPECT_NE(md.find("- **cuda-runtime**: no evidence (waived)\n  - requires: a CUDA device\n  - waived until "
+                    "2026-12-10, tracked in https://github.com/acme/robot-stack/issues/412: the GPU runner is being "
+                    "re-flashed\n"),
+            std::string::npos) << md;
+  EXPECT_NE(md.find("  - invalid waiver: environment waiver waives a software-only gate"), std::string::npos) << md;
+  EXPECT_NE(md.find("- **extra-gate**: failed\n  - not in the policy: nothing requires it\n  - the gate failed: "
+                    "pytest exit 1: 2 failures\n"),
+            std::string::npos) << md;
   EXPECT_NE(md.find("- e/bad.json: not valid JSON"), std::string::npos) << md;
 }
 
 TEST(ClaimsSummary, WithoutPolicyEveryEvidencedGateIsListed) {
-  std::string md = report::render_step_summary(build_gate_summary(evidence_set(), nullptr, today(), 14));
+  std::string md = report::render_step_summary(build_gate_summary(inputs(evidence_set(), std::nullopt)));
   EXPECT_NE(md.find("with no policy"), std::string::npos);
-  EXPECT_NE(md.find("| extra-gate | failed: pytest exit 1: 2 failures | none | none |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| jetson-cuda-runtime | passed | none | none |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| extra-gate | failed | 3f1c2a9d8e7b |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| jetson-cuda-runtime | holds | 3f1c2a9d8e7b |"), std::string::npos) << md;
 }
 
 TEST(ClaimsSummary, IssueBodyCarriesFactsAndIsSanitized) {
@@ -112,7 +127,7 @@ TEST(ClaimsSummary, IssueBodyCarriesFactsAndIsSanitized) {
                                {"platform", {{"hostname", "orin-lab-07"}, {"tegra", {{"serial_number", "1422921234567"}}}}},
                                {"probes", {{"bandwidth", {{"status", "PASS"}, {"reason", "171 GB/s on orin-lab-07"}}}}}});
   set.loaded.push_back(loaded("e/jetson-cuda-runtime.json", j));
-  auto s = build_gate_summary(set, nullptr, today(), 14);
+  auto s = build_gate_summary(inputs(set, std::nullopt));
   report::SanitizeOptions o;
   o.users = {"alice"};
   std::string body = report::render_issue_body(s, o);
@@ -129,7 +144,7 @@ TEST(ClaimsSummary, ObliteratusEvidenceSaysFactsWereNotRecorded) {
   set.loaded.push_back(loaded("o.json", {{"schema_version", 1}, {"gate", "jetson-cuda-runtime"}, {"status", "passed"},
                                          {"generated_at", "2026-11-29T16:23:05.123456+00:00"}, {"git_sha", "local"},
                                          {"counts", {{"tests", 9}}}}));
-  std::string body = report::render_issue_body(build_gate_summary(set, nullptr, today(), 14), {});
+  std::string body = report::render_issue_body(build_gate_summary(inputs(set, std::nullopt)), {});
   EXPECT_NE(body.find("platform facts: not recorded"), std::string::npos) << body;
 }
 

@@ -17,7 +17,7 @@ using test::orin_evidence_json;
 Date day(const char* text) { return *evidence::parse_iso_date(text); }
 
 GateVerdict judge(const nlohmann::json& j, const char* today = "2026-11-29", int max_age = 14) {
-  return judge_evidence(evidence_of(j), day(today), max_age);
+  return judge_evidence(evidence_of(j), JudgeRules{day(today), max_age, "", false});
 }
 
 TEST(ClaimsFreshness, ExactlyMaxAgeOldIsFreshOneDayMoreIsStale) {
@@ -74,7 +74,7 @@ TEST(ClaimsVerdict, PassedWithInconsistentCountsIsRejected) {
 TEST(ClaimsVerdict, FailedAndNotRunKeepTheirReason) {
   auto failed = judge(orin_evidence_json("2026-11-29T16:23:05Z", {{"status", "failed"}, {"reason", "2 failures"}}));
   EXPECT_EQ(failed.state, GateState::failed);
-  EXPECT_EQ(failed.detail, "2 failures");
+  EXPECT_EQ(failed.detail, "the gate failed: 2 failures");
   EXPECT_EQ(judge(orin_evidence_json("2026-11-29T16:23:05Z", {{"status", "not_run"}})).state, GateState::not_run);
 }
 
@@ -149,7 +149,7 @@ EvidenceSet set_of(std::vector<LoadedEvidence> v) { return EvidenceSet{std::move
 TEST(ClaimsMatrix, NewestEvidenceDecidesSoANewerFailureWithdrawsSupport) {
   auto green = orin_evidence_json("2026-11-28T10:00:00Z");
   auto red = orin_evidence_json("2026-11-29T10:00:00Z", {{"status", "failed"}, {"reason", "oom"}});
-  auto m = build_support_matrix(set_of({loaded("a/green.json", green), loaded("b/red.json", red)}), day("2026-11-29"), 14);
+  auto m = build_support_matrix(set_of({loaded("a/green.json", green), loaded("b/red.json", red)}), JudgeRules{day("2026-11-29"), 14, "", false});
   ASSERT_EQ(m.rows.size(), 1u);
   ASSERT_EQ(m.rows[0].gates.size(), 1u);
   EXPECT_EQ(m.rows[0].gates[0].verdict.state, GateState::failed);
@@ -158,7 +158,7 @@ TEST(ClaimsMatrix, NewestEvidenceDecidesSoANewerFailureWithdrawsSupport) {
   EXPECT_TRUE(supported_claims(m).empty());
 
   auto newer_green = orin_evidence_json("2026-11-29T11:00:00Z");
-  m = build_support_matrix(set_of({loaded("b/red.json", red), loaded("c/green.json", newer_green)}), day("2026-11-29"), 14);
+  m = build_support_matrix(set_of({loaded("b/red.json", red), loaded("c/green.json", newer_green)}), JudgeRules{day("2026-11-29"), 14, "", false});
   EXPECT_EQ(m.rows[0].gates[0].verdict.state, GateState::fresh_green);
   ASSERT_EQ(supported_claims(m).size(), 1u);
 }
@@ -169,7 +169,7 @@ TEST(ClaimsMatrix, AtTheSameInstantRedBeatsGreen) {
   for (bool red_first : {true, false}) {
     auto v = red_first ? std::vector{loaded("x.json", red), loaded("y.json", green)}
                        : std::vector{loaded("x.json", green), loaded("y.json", red)};
-    auto m = build_support_matrix(set_of(v), day("2026-11-29"), 14);
+    auto m = build_support_matrix(set_of(v), JudgeRules{day("2026-11-29"), 14, "", false});
     EXPECT_EQ(m.rows[0].gates[0].verdict.state, GateState::failed);
   }
 }
@@ -180,7 +180,7 @@ TEST(ClaimsMatrix, RowsAreKeyedByCombinationAndSorted) {
                                    {{"gate", "cuda-runtime"}, {"platform", {{"tegra", {{"l4t", "36.4.0"}, {"jetpack", "6.1"}}}}}});
   auto second_gate = orin_evidence_json("2026-11-29T10:00:00Z", {{"gate", "cuda-runtime"}});
   auto m = build_support_matrix(set_of({loaded("1.json", orin62), loaded("2.json", orin61), loaded("3.json", second_gate)}),
-                                day("2026-11-29"), 14);
+                                JudgeRules{day("2026-11-29"), 14, "", false});
   ASSERT_EQ(m.rows.size(), 2u);
   EXPECT_EQ(m.rows[0].key.runtime.substr(0, 11), "JetPack 6.1");
   EXPECT_EQ(m.rows[1].supported_gates(), (std::vector<std::string>{"cuda-runtime", "jetson-cuda-runtime"}));
@@ -193,7 +193,7 @@ TEST(ClaimsMatrix, UnidentifiedPlatformsNeverBackAClaim) {
   nlohmann::json bare = {{"schema_version", 1}, {"gate", "jetson-cuda-runtime"}, {"status", "passed"},
                          {"generated_at", "2026-11-29T16:23:05.123456+00:00"},
                          {"git_sha", "3f1c2a9d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39"}, {"counts", {{"tests", 9}}}};
-  auto m = build_support_matrix(set_of({loaded("o.json", bare)}), day("2026-11-29"), 14);
+  auto m = build_support_matrix(set_of({loaded("o.json", bare)}), JudgeRules{day("2026-11-29"), 14, "", false});
   ASSERT_EQ(m.rows.size(), 1u);
   EXPECT_EQ(m.rows[0].gates[0].verdict.state, GateState::fresh_green);
   EXPECT_TRUE(m.rows[0].supported_gates().empty());
@@ -202,8 +202,8 @@ TEST(ClaimsMatrix, UnidentifiedPlatformsNeverBackAClaim) {
 
 TEST(ClaimsMatrix, JsonNamesStatesAgesAndSkippedFiles) {
   EvidenceSet set = set_of({loaded("a.json", orin_evidence_json("2026-11-20T00:00:00Z"))});
-  set.skipped.push_back({"bad.json", "bad.json: not valid JSON"});
-  auto j = to_json(build_support_matrix(set, day("2026-11-29"), 7));
+  set.skipped.push_back({"bad.json", "bad.json: not valid JSON", ""});
+  auto j = to_json(build_support_matrix(set, JudgeRules{day("2026-11-29"), 7, "", false}));
   EXPECT_EQ(j["max_age_days"], 7);
   EXPECT_EQ(j["today"], "2026-11-29");
   EXPECT_EQ(j["rows"][0]["gates"][0]["state"], "stale");
@@ -219,7 +219,7 @@ TEST(ClaimsEvidenceSet, ReadsFixturesAndSkipsWhatIsNotEvidence) {
   EXPECT_EQ(set->loaded.size(), 4u);   // stale, failed, future, skipped
   EXPECT_EQ(set->skipped.size(), 4u);  // truncated, empty, binary, a policy
   for (const auto& s : set->skipped) EXPECT_NE(s.why.find(s.file), std::string::npos) << s.why;
-  auto m = build_support_matrix(*set, day("2026-11-29"), 14);
+  auto m = build_support_matrix(*set, JudgeRules{day("2026-11-29"), 14, "", false});
   ASSERT_EQ(m.rows.size(), 1u);
   std::map<std::string, GateState> states;
   for (const auto& g : m.rows[0].gates) states[g.gate] = g.verdict.state;
@@ -233,10 +233,10 @@ TEST(ClaimsVerdict, LocalEvidenceNeverBacksAClaim) {
   auto v = judge(orin_evidence_json("2026-11-29T10:00:00Z", {{"git_sha", "local"}}));
   EXPECT_EQ(v.state, GateState::no_commit);
   EXPECT_FALSE(backs_claim(v));
-  EXPECT_NE(v.detail.find("git_sha \"local\" names no commit"), std::string::npos) << v.detail;
+  EXPECT_NE(v.detail.find("names no commit (git_sha \"local\")"), std::string::npos) << v.detail;
   auto m = build_support_matrix(set_of({loaded("e/jetson-cuda-runtime.json",
                                                orin_evidence_json("2026-11-29T10:00:00Z", {{"git_sha", "local"}}))}),
-                                day("2026-11-29"), 14);
+                                JudgeRules{day("2026-11-29"), 14, "", false});
   EXPECT_TRUE(supported_claims(m).empty());
   EXPECT_NE(report::render_support_markdown(m).find("no commit recorded (git_sha is not a commit)"),
             std::string::npos);
@@ -253,7 +253,7 @@ TEST(ClaimsEvidenceSet, OnlyGateDotJsonCountsForItsGate) {
   EXPECT_EQ(set->loaded[0].evidence.gate, "cuda-runtime");
   ASSERT_EQ(set->skipped.size(), 1u);
   EXPECT_NE(set->skipped[0].why.find("copy-of-green.json"), std::string::npos) << set->skipped[0].why;
-  EXPECT_NE(set->skipped[0].why.find("jetson-cuda-runtime.json"), std::string::npos) << set->skipped[0].why;
+  EXPECT_NE(set->skipped[0].why.find("(DIR/GATE.json)"), std::string::npos) << set->skipped[0].why;
 }
 
 TEST(ClaimsEvidenceSet, MissingDirectoryIsUnusableInput) {

@@ -6,6 +6,9 @@
 
 #include <fmt/format.h>
 
+#include "jetgate/core/json_text.hpp"
+#include "jetgate/evidence/gate_id.hpp"
+
 namespace jetgate::claims {
 namespace {
 
@@ -35,18 +38,21 @@ Result<EvidenceSet> load_evidence_dirs(const std::vector<std::string>& dirs) {
     auto files = json_files_in(dir);
     if (!files) return files.error();
     for (const auto& file : *files) {
+      std::string stem = stdfs::path(file).stem().string();
+      std::string named_gate = evidence::is_valid_gate_id(stem) ? stem : std::string();
       auto e = evidence::read_evidence(file);
       if (!e) {
-        set.skipped.push_back({file, e.error().message()});
+        set.skipped.push_back({file, e.error().message(), named_gate});
         continue;
       }
       // Only DIR/GATE.json is the gate's evidence (what `jetgate run` and OBLITERATUS write);
       // a copy under another name could be any old run and must not speak for the gate.
-      std::string stem = stdfs::path(file).stem().string();
       if (stem != e->gate) {
-        set.skipped.push_back({file, fmt::format("{}: records gate \"{}\" but is not named {}.json, so it is not "
-                                                 "that gate's evidence; keep each gate's evidence as DIR/GATE.json",
-                                                 file, e->gate.substr(0, 80), e->gate.substr(0, 80))});
+        set.skipped.push_back({file,
+                               fmt::format("{}: records gate {}, but a gate's evidence is the file named after it "
+                                           "(DIR/GATE.json), so this file speaks for no gate",
+                                           file, quoted_text(e->gate)),
+                               named_gate});
         continue;
       }
       set.loaded.push_back({file, std::move(*e)});

@@ -18,7 +18,8 @@ struct LoadedEvidence {
 
 struct SkippedFile {
   std::string file;
-  std::string why;  // one line: what is wrong with it
+  std::string why;   // one line: what is wrong with it
+  std::string gate;  // the gate its name speaks for (DIR/GATE.json), "" when the name is no gate id
 };
 
 struct EvidenceSet {

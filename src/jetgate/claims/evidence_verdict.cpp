@@ -2,10 +2,17 @@
 
 #include <fmt/format.h>
 
+#include "jetgate/core/document_keys.hpp"
+#include "jetgate/core/json_text.hpp"
 #include "jetgate/evidence/git_sha.hpp"
 
 namespace jetgate::claims {
 namespace {
+
+struct Finding {
+  GateState state;
+  std::string why;
+};
 
 // Counts that contradict "passed": the runner's own rule is tests > 0 and
 // failures = errors = skipped = 0 ("without skips").
@@ -21,69 +28,100 @@ std::string inconsistency(const evidence::Evidence& e) {
 
 std::string plural_days(long n) { return fmt::format("{} day{}", n, n == 1 ? "" : "s"); }
 
+// Evidence written by jetgate records where its facts came from; only facts
+// read on the live machine speak for it. OBLITERATUS' evidence records no
+// facts at all, so nothing in it can claim a recorded board.
+std::string liveness_problem(const nlohmann::json& extra) {
+  bool jetgate_facts = keys::find(extra, keys::kJetgate) || keys::find(extra, keys::kPlatform);
+  if (!jetgate_facts) return {};
+  std::string source = keys::string_at(extra, keys::kFactsSource);
+  if (source == "live") return {};
+  if (source.empty())
+    return "the evidence does not say where its facts came from (facts_source), so they may be a recording";
+  return fmt::format("the evidence's facts come from {} ({}), not from the machine that ran the gate: recorded "
+                     "roots never back a claim",
+                     quoted_text(source), quoted_text(keys::string_at(extra, keys::kRoot)));
+}
+
+std::vector<Finding> findings(const evidence::Evidence& e, const JudgeRules& rules, const GateVerdict& v,
+                              const std::optional<Date>& day) {
+  std::vector<Finding> out;
+  if (e.status == evidence::GateStatus::failed)
+    out.push_back({GateState::failed, "the gate failed" + (e.reason.empty() ? std::string() : ": " + e.reason)});
+  else if (e.status == evidence::GateStatus::not_run)
+    out.push_back({GateState::not_run, "the gate did not run" + (e.reason.empty() ? std::string() : ": " + e.reason)});
+  else if (auto why = inconsistency(e); !why.empty())
+    out.push_back({GateState::inconsistent, "evidence is inconsistent: " + why});
+  if (auto why = liveness_problem(e.extra); !why.empty()) out.push_back({GateState::not_live, why});
+  if (keys::bool_at(e.extra, keys::kDirty).value_or(false))
+    out.push_back({GateState::dirty, "tracked files had uncommitted changes when the gate ran, so the commit the "
+                                     "evidence names is not what was tested"});
+  if (!evidence::is_commit_sha(e.git_sha)) {
+    // "local" evidence names no commit, so nobody can tell what code it tested.
+    out.push_back({GateState::no_commit,
+                   fmt::format("evidence names no commit (git_sha {}), so nobody can tell what code it tested",
+                               quoted_text(e.git_sha, 64))});
+  } else if (!rules.candidate_sha.empty() && e.git_sha != rules.candidate_sha && !rules.stale_exception) {
+    out.push_back({GateState::other_commit,
+                   fmt::format("evidence is for commit {}, not the candidate {}", e.git_sha, rules.candidate_sha)});
+  }
+  if (!day) {
+    out.push_back({GateState::undated, fmt::format("evidence is undated: generated_at {} is not an ISO-8601 timestamp with a zone",
+                                                   quoted_text(e.generated_at, 64))});
+  } else if (v.age_days < 0) {
+    out.push_back({GateState::future_dated, fmt::format("evidence is dated in the future ({}, today is {})",
+                                                        e.generated_at.substr(0, 40), evidence::to_string(rules.today))});
+  } else if (v.age_days > rules.max_age_days) {
+    out.push_back({GateState::stale, fmt::format("evidence is stale: {} old (generated {}), the freshness rule allows {}",
+                                                 plural_days(v.age_days), v.evidence_date, plural_days(rules.max_age_days))});
+  }
+  return out;
+}
+
 }  // namespace
 
 const char* to_string(GateState s) {
   switch (s) {
     case GateState::fresh_green: return "fresh_green";
-    case GateState::stale: return "stale";
     case GateState::failed: return "failed";
     case GateState::not_run: return "not_run";
     case GateState::inconsistent: return "inconsistent";
+    case GateState::not_live: return "not_live";
+    case GateState::dirty: return "dirty";
     case GateState::no_commit: return "no_commit";
-    case GateState::future_dated: return "future_dated";
+    case GateState::other_commit: return "other_commit";
     case GateState::undated: return "undated";
+    case GateState::future_dated: return "future_dated";
+    case GateState::stale: return "stale";
+    case GateState::missing: return "missing";
+    case GateState::unreadable: return "unreadable";
   }
   return "unknown";
 }
 
-GateVerdict judge_evidence(const evidence::Evidence& e, Date today, int max_age_days) {
+GateVerdict judge_evidence(const evidence::Evidence& e, const JudgeRules& rules) {
   GateVerdict v;
   auto day = evidence::utc_date_of_timestamp(e.generated_at);
   if (day) {
     v.evidence_date = evidence::to_string(*day);
-    v.age_days = evidence::days_between(*day, today);
+    v.age_days = evidence::days_between(*day, rules.today);
   }
-  if (e.status == evidence::GateStatus::failed) {
-    v.state = GateState::failed;
-    v.detail = e.reason.empty() ? "the gate failed" : e.reason;
+  auto found = findings(e, rules, v, day);
+  if (found.empty()) {
+    v.state = GateState::fresh_green;
     return v;
   }
-  if (e.status == evidence::GateStatus::not_run) {
-    v.state = GateState::not_run;
-    v.detail = e.reason.empty() ? "the gate did not run" : e.reason;
-    return v;
-  }
-  if (auto why = inconsistency(e); !why.empty()) {
-    v.state = GateState::inconsistent;
-    v.detail = why;
-    return v;
-  }
-  if (!evidence::is_commit_sha(e.git_sha)) {
-    // "local" evidence names no commit, so nobody can tell what code it tested.
-    v.state = GateState::no_commit;
-    v.detail = fmt::format("git_sha \"{}\" names no commit, so it cannot back a public claim: run the gate in a "
-                           "git checkout or CI job",
-                           e.git_sha.substr(0, 64));
-    return v;
-  }
-  if (!day) {
-    v.state = GateState::undated;
-    v.detail = "generated_at '" + e.generated_at.substr(0, 64) + "' is not an ISO-8601 timestamp with a zone";
-    return v;
-  }
-  if (v.age_days < 0) {
-    v.state = GateState::future_dated;
-    v.detail = fmt::format("dated {}, after today ({}): check the runner's clock", v.evidence_date, evidence::to_string(today));
-    return v;
-  }
-  if (v.age_days > max_age_days) {
-    v.state = GateState::stale;
-    v.detail = fmt::format("{} old, older than the {} allowed: run the gate again", plural_days(v.age_days),
-                           plural_days(max_age_days));
-    return v;
-  }
-  v.state = GateState::fresh_green;
+  v.state = found.front().state;
+  v.detail = found.front().why;
+  for (auto& f : found) v.problems.push_back(std::move(f.why));
+  return v;
+}
+
+GateVerdict verdict_without_evidence(GateState state, std::string why) {
+  GateVerdict v;
+  v.state = state;
+  v.detail = why;
+  v.problems.push_back(std::move(why));
   return v;
 }
 

@@ -1,30 +1,60 @@
-// What one evidence document says about its gate today. "Fresh green" is the
-// only state that backs a claim: passed, consistent counts (tests > 0, no
-// failures, errors or skips, exit code 0 where recorded), dated in UTC, not in
-// the future, and at most max_age_days old (docs/claims.md).
+// The one verdict on evidence. `check`, `support` and `summary` all judge a
+// gate's evidence with judge_evidence() under the same JudgeRules, so they
+// cannot disagree (docs/claims.md, "One verdict"). "Fresh green" is the only
+// state that backs a claim: passed; consistent counts (tests > 0, no
+// failures, errors or skips, exit code 0 where recorded); facts from the live
+// machine; no uncommitted changes; a real commit (the candidate's, when one
+// is given); dated in UTC, not in the future, at most max_age_days old.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "jetgate/claims/freshness.hpp"
 #include "jetgate/evidence/evidence.hpp"
 
 namespace jetgate::claims {
 
-enum class GateState { fresh_green, stale, failed, not_run, inconsistent, no_commit, future_dated, undated };
+enum class GateState {
+  fresh_green,
+  failed,        // status failed
+  not_run,       // status not_run (requirements unmet)
+  inconsistent,  // status passed, counts or exit code say otherwise
+  not_live,      // facts from a recorded root (or not recorded at all by jetgate evidence)
+  dirty,         // tracked files had uncommitted changes when the gate ran
+  no_commit,     // git_sha "local": names no commit
+  other_commit,  // a real commit, but not the candidate (and no stale-evidence exception)
+  undated,       // generated_at is not a timestamp with a zone
+  future_dated,  // dated after today
+  stale,         // older than max_age_days
+  missing,       // no evidence file for the gate
+  unreadable,    // a file for the gate that is not valid evidence of it
+};
 
 const char* to_string(GateState s);  // "fresh_green", "stale", ...
 
-struct GateVerdict {
-  GateState state = GateState::not_run;
-  std::string detail;         // why this state, in words; empty for fresh_green
-  std::string evidence_date;  // UTC "YYYY-MM-DD" of generated_at; empty when undated
-  long age_days = 0;          // meaningful only when evidence_date is set
+// What every command judges by; the CLI builds it once from the same options.
+struct JudgeRules {
+  Date today{};
+  int max_age_days = kDefaultMaxEvidenceAgeDays;
+  std::string candidate_sha;     // empty: any real commit; else exactly this one
+  bool stale_exception = false;  // a valid stale-evidence exception admits another real commit
 };
 
-GateVerdict judge_evidence(const evidence::Evidence& e, Date today, int max_age_days);
+struct GateVerdict {
+  GateState state = GateState::missing;
+  std::string detail;                 // why this state, in words; empty for fresh_green
+  std::vector<std::string> problems;  // every reason it is not fresh green, worst first
+  std::string evidence_date;          // UTC "YYYY-MM-DD" of generated_at; empty when undated
+  long age_days = 0;                  // meaningful only when evidence_date is set
+};
 
-// Only fresh green evidence backs a support claim.
+GateVerdict judge_evidence(const evidence::Evidence& e, const JudgeRules& rules);
+
+// A verdict without evidence: missing, or unreadable with the reason.
+GateVerdict verdict_without_evidence(GateState state, std::string why);
+
+// Only fresh green evidence backs a claim.
 inline bool backs_claim(const GateVerdict& v) { return v.state == GateState::fresh_green; }
 
 }  // namespace jetgate::claims

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -20,22 +21,6 @@ std::string l4t_range(const gate::VersionRange& r) {
   if (r.min) return "L4T >= " + *r.min;
   if (r.max) return "L4T <= " + *r.max;
   return "a known L4T release";
-}
-
-// The newest entry per gate over all platforms of the matrix.
-std::map<std::string, std::pair<GateEntry, PlatformKey>> newest_by_gate(const SupportMatrix& m) {
-  std::map<std::string, std::pair<GateEntry, PlatformKey>> newest;
-  for (const auto& row : m.rows)
-    for (const auto& g : row.gates) {
-      auto it = newest.find(g.gate);
-      bool newer = it == newest.end();
-      if (!newer) {
-        auto a = parse_timestamp(g.generated_at), b = parse_timestamp(it->second.first.generated_at);
-        newer = a && (!b || *b < *a);
-      }
-      if (newer) newest[g.gate] = {g, row.key};
-    }
-  return newest;
 }
 
 std::map<std::string, WaiverNote> waiver_notes(const gate::LoadedPolicy& p, Date today) {
@@ -67,37 +52,38 @@ std::string describe_requirements(const gate::Requirements& r) {
   return out;
 }
 
-GateSummary build_gate_summary(const EvidenceSet& set, const gate::LoadedPolicy* policy, Date today,
-                               int max_age_days) {
+GateSummary build_gate_summary(const ClaimInputs& in) {
   GateSummary s;
-  s.today = today;
-  s.max_age_days = max_age_days;
-  s.matrix = build_support_matrix(set, today, max_age_days);
-  s.evidence = set.loaded;
-  auto newest = newest_by_gate(s.matrix);
-  auto fill = [&](SummaryRow& row) {
-    if (auto it = newest.find(row.gate); it != newest.end()) {
-      row.evidence = it->second.first;
-      row.platform = it->second.second;
-    }
+  s.rules = in.rules;
+  s.matrix = build_support_matrix(in.evidence, in.rules);
+  s.evidence = in.evidence.loaded;
+  auto decide = [&](SummaryRow& row) {
+    row.decision = decide_gate(row.gate, evidence_of_gate(in.evidence, row.gate), in.evidence.skipped, in.rules);
+    if (row.decision.evidence) row.platform = platform_key(*row.decision.evidence);
+    row.next = next_step(row.decision.verdict, row.gate, in.commands);
   };
-  if (policy) {
-    s.policy_source = policy->policy.source;
-    auto notes = waiver_notes(*policy, today);
-    for (const auto& g : policy->policy.gates) {
-      SummaryRow row{g.id, true, describe_requirements(g.requirements), std::nullopt, std::nullopt, std::nullopt};
+  if (in.policy) {
+    s.policy_source = in.policy->policy.source;
+    auto notes = waiver_notes(*in.policy, in.rules.today);
+    for (const auto& g : in.policy->policy.gates) {
+      SummaryRow row;
+      row.gate = g.id;
+      row.in_policy = true;
+      row.constraint = describe_requirements(g.requirements);
       if (g.software_only) row.constraint += (row.constraint.empty() ? "" : "; ") + std::string("software only");
       if (auto n = notes.find(g.id); n != notes.end()) row.waiver = n->second;
-      fill(row);
+      decide(row);
       s.rows.push_back(std::move(row));
     }
   }
-  for (const auto& [gate, entry] : newest) {
+  std::set<std::string> others;
+  for (const auto& le : in.evidence.loaded) others.insert(le.evidence.gate);
+  for (const auto& gate : others) {
     bool listed = std::any_of(s.rows.begin(), s.rows.end(), [&](const SummaryRow& r) { return r.gate == gate; });
     if (listed) continue;
     SummaryRow row;
     row.gate = gate;
-    fill(row);
+    decide(row);
     s.rows.push_back(std::move(row));
   }
   return s;

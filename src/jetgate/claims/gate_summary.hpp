@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "jetgate/claims/claim_inputs.hpp"
 #include "jetgate/claims/evidence_set.hpp"
+#include "jetgate/claims/gate_decision.hpp"
 #include "jetgate/claims/support_matrix.hpp"
 #include "jetgate/gate/policy.hpp"
 
@@ -25,22 +27,21 @@ struct SummaryRow {
   bool in_policy = false;
   std::string constraint;              // the gate's requires in words; "" when none or no policy
   std::optional<WaiverNote> waiver;
-  std::optional<GateEntry> evidence;   // the newest evidence for the gate, on any platform
-  std::optional<PlatformKey> platform; // where that evidence was recorded
+  GateEntry decision;                  // the gate's verdict, decided like `check` decides it
+  std::optional<PlatformKey> platform; // where the deciding evidence was recorded
+  std::string next;                    // what to do when it is not fresh green ("" when it is)
 };
 
 struct GateSummary {
-  Date today{};
-  int max_age_days = kDefaultMaxEvidenceAgeDays;
+  JudgeRules rules;
   std::string policy_source;           // "" without a policy
   std::vector<SummaryRow> rows;        // policy gates in policy order, then others sorted
   SupportMatrix matrix;                // the same evidence by platform (for the issue body)
   std::vector<LoadedEvidence> evidence;
 };
 
-// policy may be null. max_age_days: the caller resolves option vs policy.
-GateSummary build_gate_summary(const EvidenceSet& set, const gate::LoadedPolicy* policy, Date today,
-                               int max_age_days);
+// The inputs are resolved once, as for `check` and `support`.
+GateSummary build_gate_summary(const ClaimInputs& in);
 
 // "aarch64; Jetson; L4T >= 36.0; a CUDA device; CUDA driver >= 12.2;
 // GPU memory >= 16 GiB" ("" when the gate requires nothing).

@@ -2,25 +2,26 @@
 
 #include <vector>
 
+#include "jetgate/core/document_keys.hpp"
+
 namespace jetgate::claims {
 namespace {
 
 constexpr const char* kNotRecorded = "not recorded";
 
 bool is_jetson(const nlohmann::json& extra) {
-  const auto* tegra = value_at(extra, {"platform", "tegra", "is_tegra"});
+  const auto* tegra = keys::find(extra, keys::kIsTegra);
   if (tegra && tegra->is_boolean()) return tegra->get<bool>();
-  return !string_at(extra, {"platform", "tegra", "l4t"}).empty();
+  return !keys::string_at(extra, keys::kL4t).empty();
 }
 
 // "NVIDIA H200", "2x NVIDIA H200", "NVIDIA H200 + NVIDIA L40S"
 std::string gpu_names(const nlohmann::json& extra) {
-  const auto* devices = value_at(extra, {"gpu", "devices"});
+  const auto* devices = keys::find(extra, keys::kDevices);
   if (!devices || !devices->is_array()) return {};
   std::vector<std::string> names;
   for (const auto& d : *devices)
-    if (d.is_object() && d.contains("name") && d["name"].is_string() && !d["name"].get<std::string>().empty())
-      names.push_back(d["name"].get<std::string>());
+    if (auto name = keys::string_at(d, keys::kDeviceName); !name.empty()) names.push_back(name);
   if (names.empty()) return {};
   bool all_same = true;
   for (const auto& n : names) all_same = all_same && n == names.front();
@@ -32,17 +33,17 @@ std::string gpu_names(const nlohmann::json& extra) {
 
 // Toolkit first (what the gate was built against), then torch's CUDA.
 std::string cuda_version(const nlohmann::json& extra) {
-  std::string toolkit = string_at(extra, {"platform", "cuda", "toolkit_version"});
+  std::string toolkit = keys::string_at(extra, keys::kCudaToolkitVersion);
   if (!toolkit.empty()) return cuda_major_minor(toolkit);
-  return cuda_major_minor(string_at(extra, {"python", "torch", "cuda_version"}));
+  return cuda_major_minor(keys::string_at(extra, keys::kTorchCudaVersion));
 }
 
 // ", torch T" or ", torch T (CUDA X)" when torch was built for another CUDA
 // than the toolkit; empty when torch was not recorded.
 std::string torch_part(const nlohmann::json& extra, const std::string& cuda) {
-  std::string torch = string_at(extra, {"python", "torch", "version"});
+  std::string torch = keys::string_at(extra, keys::kTorchVersion);
   if (torch.empty()) return {};
-  std::string torch_cuda = cuda_major_minor(string_at(extra, {"python", "torch", "cuda_version"}));
+  std::string torch_cuda = cuda_major_minor(keys::string_at(extra, keys::kTorchCudaVersion));
   std::string part = ", torch " + torch;
   if (!torch_cuda.empty() && torch_cuda != cuda) part += " (CUDA " + torch_cuda + ")";
   return part;
@@ -50,12 +51,12 @@ std::string torch_part(const nlohmann::json& extra, const std::string& cuda) {
 
 PlatformKey jetson_key(const nlohmann::json& extra) {
   PlatformKey k;
-  std::string module = string_at(extra, {"platform", "tegra", "module"});
-  std::string model = string_at(extra, {"platform", "tegra", "model"});
-  std::string part = string_at(extra, {"platform", "tegra", "part_number"});
-  std::string soc = string_at(extra, {"platform", "tegra", "soc"});
-  std::string l4t = string_at(extra, {"platform", "tegra", "l4t"});
-  std::string jetpack = string_at(extra, {"platform", "tegra", "jetpack"});
+  std::string module = keys::string_at(extra, keys::kModule);
+  std::string model = keys::string_at(extra, keys::kBoardModel);
+  std::string part = keys::string_at(extra, keys::kPartNumber);
+  std::string soc = keys::string_at(extra, keys::kSoc);
+  std::string l4t = keys::string_at(extra, keys::kL4t);
+  std::string jetpack = keys::string_at(extra, keys::kJetpack);
   std::string cuda = cuda_version(extra);
   if (!module.empty()) k.platform = module;
   else if (!model.empty()) k.platform = part.empty() ? model : model + " (" + part + ")";
@@ -68,15 +69,15 @@ PlatformKey jetson_key(const nlohmann::json& extra) {
   if (!k.identified) k.missing = "the evidence records neither the Jetson module nor its L4T release";
   k.facts = {{"kind", "jetson"}, {"module", module}, {"model", model}, {"part_number", part}, {"soc", soc},
              {"l4t", l4t}, {"jetpack", jetpack}, {"cuda", cuda},
-             {"torch", string_at(extra, {"python", "torch", "version"})}};
+             {"torch", keys::string_at(extra, keys::kTorchVersion)}};
   return k;
 }
 
 PlatformKey host_key(const nlohmann::json& extra) {
   PlatformKey k;
   std::string gpus = gpu_names(extra);
-  std::string arch = string_at(extra, {"platform", "arch"});
-  std::string driver = string_at(extra, {"platform", "nvidia_driver", "version"});
+  std::string arch = keys::string_at(extra, keys::kArch);
+  std::string driver = keys::string_at(extra, keys::kNvidiaDriverVersion);
   std::string cuda = cuda_version(extra);
   k.platform = (gpus.empty() ? "GPU " + std::string(kNotRecorded) : gpus) + (arch.empty() ? "" : " (" + arch + ")");
   k.runtime = "driver " + (driver.empty() ? std::string("unknown") : driver) + ", CUDA " +
@@ -84,27 +85,11 @@ PlatformKey host_key(const nlohmann::json& extra) {
   k.identified = !gpus.empty() && (!driver.empty() || !cuda.empty());
   if (!k.identified) k.missing = "the evidence records no GPU name, or neither driver nor CUDA version";
   k.facts = {{"kind", "host"}, {"gpu", gpus}, {"arch", arch}, {"driver", driver}, {"cuda", cuda},
-             {"torch", string_at(extra, {"python", "torch", "version"})}};
+             {"torch", keys::string_at(extra, keys::kTorchVersion)}};
   return k;
 }
 
 }  // namespace
-
-const nlohmann::json* value_at(const nlohmann::json& root, std::initializer_list<const char*> path) {
-  const nlohmann::json* node = &root;
-  for (const char* key : path) {
-    if (!node->is_object()) return nullptr;
-    auto it = node->find(key);
-    if (it == node->end()) return nullptr;
-    node = &*it;
-  }
-  return node;
-}
-
-std::string string_at(const nlohmann::json& root, std::initializer_list<const char*> path) {
-  const auto* v = value_at(root, path);
-  return v && v->is_string() ? v->get<std::string>() : std::string{};
-}
 
 std::string cuda_major_minor(const std::string& version) {
   auto first = version.find('.');
@@ -115,7 +100,7 @@ std::string cuda_major_minor(const std::string& version) {
 
 PlatformKey platform_key(const evidence::Evidence& e) {
   const auto& extra = e.extra;
-  if (!value_at(extra, {"platform"}) && !value_at(extra, {"gpu"})) {
+  if (!keys::find(extra, keys::kPlatform) && !keys::find(extra, keys::kGpu)) {
     PlatformKey k;
     k.platform = "platform " + std::string(kNotRecorded);
     k.runtime = kNotRecorded;

@@ -34,9 +34,4 @@ PlatformKey platform_key(const evidence::Evidence& e);
 // "12.6.68" -> "12.6"; other forms are returned unchanged.
 std::string cuda_major_minor(const std::string& version);
 
-// The string at a key path in an evidence document's extra blocks, or "" when
-// any step is missing or not of the expected type. Never throws.
-std::string string_at(const nlohmann::json& root, std::initializer_list<const char*> path);
-const nlohmann::json* value_at(const nlohmann::json& root, std::initializer_list<const char*> path);
-
 }  // namespace jetgate::claims

@@ -2,40 +2,17 @@
 
 #include <algorithm>
 #include <map>
-#include <optional>
-#include <tuple>
 
 namespace jetgate::claims {
 namespace {
 
 using RowKey = std::pair<std::string, std::string>;  // platform, runtime
 
-// Sort key for "which evidence is newest": undated files sort oldest; at
-// equal times a non-green file wins, so a tie never turns red into green.
-struct Recency {
-  std::optional<std::chrono::sys_seconds> when;
-  bool green = false;
-  std::string file;
-};
-
-bool newer_than(const Recency& a, const Recency& b) {
-  if (a.when != b.when) return b.when < a.when;  // nullopt compares smallest
-  if (a.green != b.green) return !a.green;
-  return a.file > b.file;
-}
-
-Recency recency_of(const LoadedEvidence& le, const GateVerdict& v) {
-  Recency r;
-  if (auto t = parse_timestamp(le.evidence.generated_at)) r.when = *t;
-  r.green = backs_claim(v);
-  r.file = le.file;
-  return r;
-}
-
 nlohmann::json to_json(const GateEntry& g) {
   nlohmann::json j = {{"gate", g.gate},
                       {"state", to_string(g.verdict.state)},
                       {"detail", g.verdict.detail},
+                      {"problems", g.verdict.problems},
                       {"evidence_date", g.verdict.evidence_date},
                       {"generated_at", g.generated_at},
                       {"git_sha", g.git_sha},
@@ -56,39 +33,24 @@ std::vector<std::string> MatrixRow::supported_gates() const {
   return ids;
 }
 
-SupportMatrix build_support_matrix(const EvidenceSet& set, Date today, int max_age_days) {
+SupportMatrix build_support_matrix(const EvidenceSet& set, const JudgeRules& rules) {
   SupportMatrix m;
-  m.today = today;
-  m.max_age_days = max_age_days;
+  m.rules = rules;
   m.skipped = set.skipped;
-  std::map<RowKey, MatrixRow> rows;
-  std::map<std::tuple<std::string, std::string, std::string>, Recency> newest;
+  // Group the evidence by platform, then decide each gate there on its own.
+  std::map<RowKey, PlatformKey> keys;
+  std::map<RowKey, std::map<std::string, std::vector<const LoadedEvidence*>>> files;
   for (const auto& le : set.loaded) {
     PlatformKey key = platform_key(le.evidence);
     RowKey rk{key.platform, key.runtime};
-    auto [row_it, inserted] = rows.try_emplace(rk);
-    if (inserted) row_it->second.key = key;
-    auto& row = row_it->second;
-    GateEntry entry{le.evidence.gate, judge_evidence(le.evidence, today, max_age_days), le.file,
-                    le.evidence.git_sha, le.evidence.generated_at, 1};
-    Recency r = recency_of(le, entry.verdict);
-    auto existing = std::find_if(row.gates.begin(), row.gates.end(),
-                                 [&](const GateEntry& g) { return g.gate == entry.gate; });
-    if (existing == row.gates.end()) {
-      row.gates.push_back(entry);
-      newest[{rk.first, rk.second, entry.gate}] = r;
-      continue;
-    }
-    entry.evidence_files = existing->evidence_files + 1;
-    existing->evidence_files = entry.evidence_files;
-    auto& best = newest[{rk.first, rk.second, entry.gate}];
-    if (newer_than(r, best)) {
-      *existing = entry;
-      best = r;
-    }
+    keys.try_emplace(rk, key);
+    files[rk][le.evidence.gate].push_back(&le);
   }
-  for (auto& [rk, row] : rows) {
-    std::sort(row.gates.begin(), row.gates.end(), [](const auto& a, const auto& b) { return a.gate < b.gate; });
+  for (auto& [rk, by_gate] : files) {
+    MatrixRow row;
+    row.key = keys.at(rk);
+    for (const auto& [gate, gate_files] : by_gate)  // std::map: sorted by gate id
+      row.gates.push_back(decide_gate(gate, gate_files, {}, rules));
     m.rows.push_back(std::move(row));
   }
   return m;
@@ -121,8 +83,10 @@ nlohmann::json to_json(const SupportMatrix& m) {
   nlohmann::json skipped = nlohmann::json::array();
   for (const auto& s : m.skipped) skipped.push_back({{"file", s.file}, {"why", s.why}});
   return {{"schema_version", 1},
-          {"today", evidence::to_string(m.today)},
-          {"max_age_days", m.max_age_days},
+          {"today", evidence::to_string(m.rules.today)},
+          {"max_age_days", m.rules.max_age_days},
+          {"candidate_sha", m.rules.candidate_sha.empty() ? nlohmann::json(nullptr)
+                                                          : nlohmann::json(m.rules.candidate_sha)},
           {"rows", rows},
           {"skipped", skipped}};
 }

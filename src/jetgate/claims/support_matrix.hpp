@@ -12,18 +12,10 @@
 #include "jetgate/claims/evidence_set.hpp"
 #include "jetgate/claims/evidence_verdict.hpp"
 #include "jetgate/claims/freshness.hpp"
+#include "jetgate/claims/gate_decision.hpp"
 #include "jetgate/claims/platform_key.hpp"
 
 namespace jetgate::claims {
-
-struct GateEntry {
-  std::string gate;
-  GateVerdict verdict;
-  std::string file;  // the evidence that decided (the newest for this gate here)
-  std::string git_sha;
-  std::string generated_at;
-  int evidence_files = 1;  // how many files spoke for this gate on this platform
-};
 
 struct MatrixRow {
   PlatformKey key;
@@ -35,8 +27,7 @@ struct MatrixRow {
 };
 
 struct SupportMatrix {
-  Date today{};
-  int max_age_days = kDefaultMaxEvidenceAgeDays;
+  JudgeRules rules;
   std::vector<MatrixRow> rows;        // sorted by platform, then runtime
   std::vector<SkippedFile> skipped;   // files that were not evidence
 };
@@ -50,12 +41,12 @@ struct Claim {
   friend bool operator==(const Claim&, const Claim&) = default;
 };
 
-SupportMatrix build_support_matrix(const EvidenceSet& set, Date today, int max_age_days);
+SupportMatrix build_support_matrix(const EvidenceSet& set, const JudgeRules& rules);
 
 // Every claim the matrix backs, in the matrix order.
 std::vector<Claim> supported_claims(const SupportMatrix& m);
 
-// {"schema_version": 1, "today", "max_age_days", "rows": [...], "skipped": [...]}
+// {"schema_version": 1, "today", "max_age_days", "candidate_sha", "rows": [...], "skipped": [...]}
 nlohmann::json to_json(const SupportMatrix& m);
 
 }  // namespace jetgate::claims

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "jetgate/core/json_text.hpp"
 #include "jetgate/evidence/atomic_write.hpp"
 #include "jetgate/evidence/dates.hpp"
 #include "jetgate/evidence/gate_id.hpp"
@@ -36,11 +37,13 @@ Error field_error(const std::string& field, const std::string& what) {
 Result<std::int64_t> read_count(const nlohmann::json& counts, const char* key) {
   if (!counts.contains(key) || counts[key].is_null()) return std::int64_t{0};
   const auto& v = counts[key];
-  if (!v.is_number_integer() || v.get<std::int64_t>() < 0)
+  // Read without narrowing: a count that does not fit 64 bits must not wrap to a small one.
+  auto n = integer_in_range(v, 0, std::numeric_limits<std::int64_t>::max());
+  if (!n)
     return field_error(std::string("counts/") + key,
-                       fmt::format("counts.{} must be a non-negative integer, not {}", key,
-                                   v.dump()));
-  return v.get<std::int64_t>();
+                       fmt::format("counts.{} must be a non-negative integer below 2^63, not {}", key,
+                                   quoted_text(dump_json(v), 40)));
+  return *n;
 }
 
 Result<Counts> read_counts(const nlohmann::json& j) {
@@ -64,7 +67,7 @@ Result<GateStatus> read_status(const nlohmann::json& j) {
   auto s = j["status"].get<std::string>();
   for (auto st : {GateStatus::passed, GateStatus::failed, GateStatus::not_run})
     if (s == to_string(st)) return st;
-  return field_error("status", fmt::format("status \"{}\" is not passed, failed or not_run", s));
+  return field_error("status", fmt::format("status {} is not passed, failed or not_run", quoted_text(s)));
 }
 
 Result<std::string> read_string(const nlohmann::json& j, const char* key, bool required) {
@@ -108,9 +111,9 @@ Result<Evidence> evidence_from_json(const nlohmann::json& j) {
   Evidence e;
   if (!j.contains("schema_version") || !j["schema_version"].is_number_integer())
     return field_error("schema_version", "missing integer field \"schema_version\"");
-  if (j["schema_version"].get<std::int64_t>() != 1)
+  if (!integer_in_range(j["schema_version"], 1, 1))
     return field_error("schema_version", fmt::format("schema_version {} is not supported (only 1)",
-                                                     j["schema_version"].dump()));
+                                                     quoted_text(dump_json(j["schema_version"]), 40)));
   auto gate = read_string(j, "gate", true);
   if (!gate) return gate.error();
   if (gate->empty()) return field_error("gate", "\"gate\" is empty");
@@ -122,16 +125,16 @@ Result<Evidence> evidence_from_json(const nlohmann::json& j) {
   if (!generated) return generated.error();
   if (!utc_date_of_timestamp(*generated))
     return field_error("generated_at",
-                       fmt::format("generated_at \"{}\" is not an ISO-8601 timestamp with a UTC "
+                       fmt::format("generated_at {} is not an ISO-8601 timestamp with a UTC "
                                    "offset (e.g. 2026-11-29T16:23:05Z)",
-                                   *generated));
+                                   quoted_text(*generated)));
   e.generated_at = *generated;
   auto sha = read_string(j, "git_sha", true);
   if (!sha) return sha.error();
   if (*sha != "local" && !is_lower_hex_sha(*sha))
-    return field_error("git_sha", fmt::format("git_sha \"{}\" is neither 40 lowercase hex digits "
+    return field_error("git_sha", fmt::format("git_sha {} is neither 40 lowercase hex digits "
                                               "nor \"local\"",
-                                              *sha));
+                                              quoted_text(*sha)));
   e.git_sha = *sha;
   auto reason = read_string(j, "reason", false);
   if (!reason) return reason.error();
@@ -141,13 +144,11 @@ Result<Evidence> evidence_from_json(const nlohmann::json& j) {
       return field_error("exit_code", "exit_code must be an integer or null");
     // Checked before narrowing: 4294967296 must not wrap to a "successful" 0.
     const auto& code = j["exit_code"];
-    bool fits = code.is_number_unsigned()
-                    ? code.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<int>::max())
-                    : code.get<std::int64_t>() >= std::numeric_limits<int>::min() &&
-                          code.get<std::int64_t>() <= std::numeric_limits<int>::max();
-    if (!fits)
-      return field_error("exit_code", fmt::format("exit_code {} is outside the range of an exit status", code.dump()));
-    e.exit_code = static_cast<int>(code.get<std::int64_t>());
+    auto value = integer_in_range(code, std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
+    if (!value)
+      return field_error("exit_code", fmt::format("exit_code {} is outside the range of an exit status",
+                                                  quoted_text(dump_json(code), 40)));
+    e.exit_code = static_cast<int>(*value);
   }
   auto counts = read_counts(j);
   if (!counts) return counts.error();
@@ -164,11 +165,11 @@ Result<Evidence> read_evidence(const std::string& path) {
   if (!root) return make_error("cannot open directory: " + root.error().what, dir);
   auto text = root->read(p.filename().string(), kMaxEvidenceBytes);
   if (!text) return make_error(text.error().what, path, text.error().hint);
-  nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded())
-    return make_error("not valid JSON (empty, truncated or corrupt)", path,
+  auto parsed = parse_json_text(*text, path);
+  if (!parsed)
+    return make_error(parsed.error().what + " (empty, truncated or corrupt)", parsed.error().where,
                       "re-run the gate to write fresh evidence");
-  auto e = evidence_from_json(j);
+  auto e = evidence_from_json(*parsed);
   if (!e) {
     const auto& err = e.error();
     return make_error(err.what, path + (err.where.empty() || err.where == "/" ? "" : "#" + err.where),

@@ -1,5 +1,7 @@
 #include "jetgate/evidence/probe_document.hpp"
 
+#include "jetgate/core/document_keys.hpp"
+
 #include <ctime>
 
 #include "jetgate/core/version.hpp"
@@ -37,7 +39,8 @@ nlohmann::json build_probe_document(const ProbeDocumentInput& in) {
   doc["schema_version"] = kEvidenceSchemaVersion;
   doc["jetgate"] = jetgate_identity();
   if (in.generated_at) doc["generated_at"] = *in.generated_at;
-  doc["root"] = in.root;
+  doc[keys::kFactsSource] = in.live ? "live" : "recorded";
+  doc[keys::kRoot] = in.root;
   doc["platform"] = in.platform->platform;
   nlohmann::json probes = nlohmann::json::object();
   if (in.cuda) {

@@ -18,14 +18,16 @@ inline constexpr int kEvidenceSchemaVersion = 1;
 
 struct ProbeDocumentInput {
   std::string root;                                 // "/" or the recorded root
+  bool live = false;                                // facts read on this machine (not a recorded root); opt in
   const facts::PlatformReport* platform = nullptr;  // required
   const probes::CudaSection* cuda = nullptr;        // live machine only
   const probes::PythonRuntime* python = nullptr;    // when asked
   std::optional<std::string> generated_at;          // UTC ISO-8601; none for reproducible output
 };
 
-// {"schema_version", "jetgate": {...}, "root", "platform", "gpu", "probes",
-//  "python", "warnings"}; keys of absent sections are left out.
+// {"schema_version", "jetgate": {...}, "facts_source", "root", "platform", "gpu",
+//  "probes", "python", "warnings"}; keys of absent sections are left out.
+// facts_source is "live" or "recorded": evidence from a recording never backs a claim.
 nlohmann::json build_probe_document(const ProbeDocumentInput& in);
 
 // {"version": "0.1.0", "kernels": {"toolkit": "13.0" | null, "archs": [...]}}

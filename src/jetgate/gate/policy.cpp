@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "jetgate/core/embedded.hpp"
+#include "jetgate/core/json_text.hpp"
 #include "jetgate/evidence/gate_id.hpp"
 #include "jetgate/fs/root_fs.hpp"
 #include "jetgate/gate/policy_parse_detail.hpp"
@@ -27,15 +28,19 @@ const char* const kSoftwareOnlyIds[] = {"model-download-runtime", "external-eval
                                         "network-services", "operator-ui"};
 
 void check_top_level(const nlohmann::json& j, Policy& p, const IssueSink& sink) {
-  detail::warn_unknown_keys(j,
-                            {"$schema", "schema_version", "owner", "cadence",
-                             "evidence_retention_days", "maximum_evidence_age_days", "gates",
-                             "environment_waivers", "repository", "description"},
-                            "policy", sink);
-  if (j.contains("schema_version") && j["schema_version"].is_number_integer())
-    p.schema_version = static_cast<int>(j["schema_version"].get<std::int64_t>());
-  if (p.schema_version != 1)
-    sink.issue("policy", "schema_version must be 1", "this is the OBLITERATUS policy format version 1");
+  detail::reject_unknown_keys(j,
+                              {"$schema", "schema_version", "owner", "cadence",
+                               "evidence_retention_days", "maximum_evidence_age_days", "gates",
+                               "environment_waivers", "repository", "description"},
+                              "top level", "policy", sink);
+  // Read without narrowing: 4294967297 must not wrap to 1.
+  auto version = j.contains("schema_version") ? integer_in_range(j["schema_version"], 1, 1) : std::nullopt;
+  if (version) p.schema_version = 1;
+  else
+    sink.issue("policy",
+               fmt::format("schema_version must be 1, not {}",
+                           j.contains("schema_version") ? quoted_text(dump_json(j["schema_version"])) : "missing"),
+               "this is the OBLITERATUS policy format version 1");
   for (const char* key : {"owner", "cadence"}) {
     if (j.contains(key) && j[key].is_string() && !j[key].get<std::string>().empty())
       (std::string(key) == "owner" ? p.owner : p.cadence) = j[key].get<std::string>();
@@ -46,10 +51,11 @@ void check_top_level(const nlohmann::json& j, Policy& p, const IssueSink& sink) 
   for (const char* key : {"evidence_retention_days", "maximum_evidence_age_days"}) {
     auto& field = std::string(key) == "evidence_retention_days" ? p.evidence_retention_days
                                                                : p.maximum_evidence_age_days;
-    if (j.contains(key) && j[key].is_number_integer() && j[key].get<std::int64_t>() > 0)
-      field = j[key].get<std::int64_t>();
+    // At most 100 years: a bound that keeps date arithmetic far from overflow.
+    if (auto days = j.contains(key) ? integer_in_range(j[key], 1, 36500) : std::nullopt)
+      field = *days;
     else
-      sink.issue("policy", fmt::format("\"{}\" must be a positive integer (days)", key),
+      sink.issue("policy", fmt::format("\"{}\" must be a whole number of days from 1 to 36500", key),
                  "e.g. 30");
   }
   if (j.contains("repository")) {
@@ -135,11 +141,11 @@ std::optional<Gate> parse_gate(const nlohmann::json& g, std::size_t index, const
                "ids are [a-z0-9][a-z0-9-]*, at most 64 characters");
     return std::nullopt;
   }
-  detail::warn_unknown_keys(g,
-                            {"id", "job", "marker", "runner", "prerequisites", "expected_cost",
-                             "coverage_paths", "software_only", "requires", "probes", "command",
-                             "description"},
-                            "gate " + gate.id, sink);
+  detail::reject_unknown_keys(g,
+                              {"id", "job", "marker", "runner", "prerequisites", "expected_cost",
+                               "coverage_paths", "software_only", "requires", "probes", "command",
+                               "description"},
+                              "gate", gate.id, sink);
   read_obliteratus_fields(g, gate, sink);
   read_jetgate_fields(g, gate, sink);
   std::vector<std::string> missing;
@@ -205,10 +211,10 @@ bool is_obliteratus_software_only(std::string_view id) {
 
 Result<LoadedPolicy> parse_policy(std::string_view text, const std::string& source,
                                   const std::string& repo_root) {
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded())
-    return make_error("not valid JSON", source, "fix the syntax (a JSON linter shows the line)");
-  if (!j.is_object()) return make_error("the policy must be a JSON object", source);
+  auto parsed = parse_json_text(text, source);
+  if (!parsed) return parsed.error();
+  const nlohmann::json& j = *parsed;
+  if (!j.is_object()) return make_error("the policy must be a JSON object", source, "see docs/gates.md");
   LoadedPolicy out;
   out.policy.source = source;
   out.policy.repo_root = repo_root.empty() ? "." : repo_root;

@@ -1,9 +1,12 @@
 // jetgate's per-gate additions: "requires", "probes" and "command".
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
+#include "jetgate/core/did_you_mean.hpp"
+#include "jetgate/core/json_text.hpp"
 #include "jetgate/gate/policy_parse_detail.hpp"
 
 namespace jetgate::gate::detail {
@@ -38,7 +41,7 @@ std::optional<VersionRange> parse_l4t(const nlohmann::json& j, const std::string
                "use {} for any L4T release, or {\"min\": \"36.0\"}");
     return std::nullopt;
   }
-  warn_unknown_keys(j, {"min", "max"}, gate + ".requires.l4t", sink);
+  reject_unknown_keys(j, {"min", "max"}, "requires.l4t", gate, sink);
   VersionRange r;
   r.min = version_field(j, "min", gate, "requires.l4t", sink);
   r.max = version_field(j, "max", gate, "requires.l4t", sink);
@@ -49,7 +52,7 @@ std::optional<std::int64_t> memory_bound(const nlohmann::json& j, const std::str
                                          const IssueSink& sink) {
   if (j.contains("min_memory_bytes")) {
     const auto& v = j["min_memory_bytes"];
-    if (v.is_number_integer() && v.get<std::int64_t>() >= 0) return v.get<std::int64_t>();
+    if (auto bytes = integer_in_range(v, 0, std::numeric_limits<std::int64_t>::max())) return *bytes;
     sink.issue(gate, "requires.min_memory_bytes must be a non-negative integer",
                "e.g. 8589934592 for 8 GiB");
   }
@@ -80,14 +83,15 @@ std::optional<std::vector<long>> parse_version(const std::string& v) {
   return parts;
 }
 
-void warn_unknown_keys(const nlohmann::json& obj, std::initializer_list<const char*> known,
-                       const std::string& where, const IssueSink& sink) {
+void reject_unknown_keys(const nlohmann::json& obj, std::initializer_list<const char*> known,
+                         const std::string& where, const std::string& subject, const IssueSink& sink) {
   if (!obj.is_object()) return;
+  std::vector<std::string> names(known.begin(), known.end());
   for (const auto& [key, value] : obj.items()) {
-    bool found = false;
-    for (const char* k : known) found = found || key == k;
-    if (!found)
-      sink.warn(fmt::format("{}: unknown key \"{}\" ignored (a typo? see docs/gates.md)", where, key));
+    if (key.rfind("x-", 0) == 0) continue;
+    if (std::find(names.begin(), names.end(), key) != names.end()) continue;
+    sink.issue(subject, fmt::format("{}: unknown key {}{}", where, quoted_text(key), did_you_mean(key, names)),
+               "fix the spelling or remove the key; keys of your own start with \"x-\" (docs/gates.md)");
   }
 }
 
@@ -98,10 +102,10 @@ Requirements parse_requirements(const nlohmann::json& j, const std::string& gate
     sink.issue(gate, "\"requires\" must be an object", "see docs/gates.md, section requires");
     return r;
   }
-  warn_unknown_keys(j,
-                    {"arch", "is_tegra", "l4t", "cuda", "min_cuda_driver", "min_memory_bytes",
-                     "min_memory_gib"},
-                    gate + ".requires", sink);
+  reject_unknown_keys(j,
+                      {"arch", "is_tegra", "l4t", "cuda", "min_cuda_driver", "min_memory_bytes",
+                       "min_memory_gib"},
+                      "requires", gate, sink);
   if (j.contains("arch")) {
     const auto& a = j["arch"];
     if (a.is_string()) {
@@ -144,7 +148,7 @@ std::vector<ProbeCheck> parse_probe_checks(const nlohmann::json& j, const std::s
       sink.issue(gate, where + " needs a string \"probe\"", "e.g. {\"probe\": \"launch\", \"status\": \"PASS\"}");
       continue;
     }
-    warn_unknown_keys(p, {"probe", "metric", "min", "max", "status"}, gate + "." + where, sink);
+    reject_unknown_keys(p, {"probe", "metric", "min", "max", "status"}, where, gate, sink);
     ProbeCheck c;
     c.probe = p["probe"].get<std::string>();
     if (!known_probe(c.probe)) {
@@ -185,7 +189,7 @@ std::optional<CommandSpec> parse_command(const nlohmann::json& j, const std::str
     sink.issue(gate, "\"command\" must be an object", shape);
     return std::nullopt;
   }
-  warn_unknown_keys(j, {"argv", "timeout_s", "junit", "cwd", "env"}, gate + ".command", sink);
+  reject_unknown_keys(j, {"argv", "timeout_s", "junit", "cwd", "env"}, "command", gate, sink);
   CommandSpec c;
   const auto& argv = j.value("argv", nlohmann::json());
   if (!argv.is_array() || argv.empty() ||

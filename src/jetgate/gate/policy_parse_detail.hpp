@@ -21,9 +21,11 @@ struct IssueSink {
   void warn(std::string w) const { warnings->push_back(std::move(w)); }
 };
 
-// Warns about keys outside `known` (a typo must not silently disable a rule).
-void warn_unknown_keys(const nlohmann::json& obj, std::initializer_list<const char*> known,
-                       const std::string& where, const IssueSink& sink);
+// A key outside `known` is an issue of SUBJECT: a misspelt "requries" must
+// not silently drop a requirement. Keys starting with "x-" are the
+// documented way to add one's own and are kept without comment.
+void reject_unknown_keys(const nlohmann::json& obj, std::initializer_list<const char*> known,
+                         const std::string& where, const std::string& subject, const IssueSink& sink);
 
 Requirements parse_requirements(const nlohmann::json& j, const std::string& gate,
                                 const IssueSink& sink);

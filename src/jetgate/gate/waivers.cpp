@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "jetgate/gate/policy_parse_detail.hpp"
+
 namespace jetgate::gate {
 namespace {
 
@@ -136,6 +138,13 @@ WaiverReview review_waivers(const Policy& policy, Date today) {
                             "a waiver needs gate, reason, issue, opened, expires and blocked_claim"});
       continue;
     }
+    // A misspelt key is an error, and the waiver it sits in waives nothing.
+    std::size_t issues_before = out.issues.size();
+    detail::IssueSink sink{&out.issues, nullptr};
+    std::string subject = w["gate"].is_string() ? w["gate"].get<std::string>() : std::string("policy");
+    detail::reject_unknown_keys(w, {"gate", "reason", "issue", "opened", "expires", "blocked_claim"}, label,
+                                subject, sink);
+    if (out.issues.size() != issues_before) continue;
     if (!w["gate"].is_string() || w["gate"].get<std::string>().empty()) {
       out.issues.push_back({"policy", label + " gate must be a non-empty string",
                             "set \"gate\" to the id of the gate the waiver is for"});

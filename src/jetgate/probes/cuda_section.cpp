@@ -14,6 +14,7 @@
 #include "jetgate/proc/child.hpp"
 #include "jetgate/probes/cuda_probes.hpp"
 #include "jetgate/probes/cuda_section.hpp"
+#include "jetgate/probes/plausibility.hpp"
 
 namespace jetgate::probes {
 
@@ -108,6 +109,14 @@ void note_version_gap(CudaSection& s) {
                                                image.toolkit_version));
 }
 
+// The facts of the device the probes run on (an empty object when unknown).
+nlohmann::json probe_device_facts(const nlohmann::json& gpu) {
+  const auto& devices = gpu.contains("devices") ? gpu["devices"] : nlohmann::json();
+  if (devices.is_array() && devices.size() > static_cast<std::size_t>(kProbeDevice))
+    return devices[static_cast<std::size_t>(kProbeDevice)];
+  return nlohmann::json::object();
+}
+
 bool wanted(const CudaOptions& options, const std::string& id) {
   if (options.only.empty()) return true;
   for (const auto& o : options.only)
@@ -161,7 +170,9 @@ CudaSection collect_cuda(const CudaOptions& options) {
       s.probes.push_back(*r);
       continue;
     }
-    s.probes.push_back(run_probe(probe, options, paths));
+    ProbeResult r = run_probe(probe, options, paths);
+    check_plausibility(r, device_limits(probe_device_facts(s.gpu)));
+    s.probes.push_back(std::move(r));
   }
   return s;
 }

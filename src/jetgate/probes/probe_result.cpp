@@ -20,6 +20,22 @@ std::optional<ProbeStatus> probe_status_from_string(std::string_view s) {
   return std::nullopt;
 }
 
+std::vector<std::string> unmet_probes(const std::vector<ProbeResult>& results,
+                                      const std::vector<std::string>& requested) {
+  std::vector<std::string> out;
+  for (const auto& id : requested) {
+    const ProbeResult* found = nullptr;
+    for (const auto& r : results)
+      if (r.id == id) found = &r;
+    if (!found) {
+      out.push_back(id + ": no result (the probe did not run)");
+    } else if (!probe_holds(found->status)) {
+      out.push_back(id + ": " + to_string(found->status) + (found->reason.empty() ? "" : ": " + found->reason));
+    }
+  }
+  return out;
+}
+
 nlohmann::json to_json(const ProbeResult& r) {
   nlohmann::json values = nlohmann::json::object();
   for (const auto& [k, m] : r.values) values[k] = {{"value", m.value}, {"unit", m.unit}};

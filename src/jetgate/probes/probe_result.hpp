@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -29,6 +30,16 @@ struct ProbeResult {
   nlohmann::json details = nlohmann::json::object();  // structured extras (per-mode tables, ...)
   double duration_ms = 0;
 };
+
+// A probe that was asked for holds only when it measured and found nothing
+// wrong: PASS or WARN. FAIL, SKIP (no driver, no device) and NOT_RUN (no
+// kernels in this build) all mean the question was not answered.
+inline bool probe_holds(ProbeStatus s) { return s == ProbeStatus::pass || s == ProbeStatus::warn; }
+
+// One line per requested probe that does not hold ("sync_path: SKIP: no CUDA
+// device"), including requested ids with no result at all; empty when all hold.
+std::vector<std::string> unmet_probes(const std::vector<ProbeResult>& results,
+                                      const std::vector<std::string>& requested);
 
 // {"id", "status", "reason", "values": {metric: {"value", "unit"}}, "details", "duration_ms"}
 nlohmann::json to_json(const ProbeResult& r);

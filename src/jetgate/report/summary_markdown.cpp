@@ -6,39 +6,53 @@
 
 #include "jetgate/claims/platform_key.hpp"
 #include "jetgate/claims/support_table.hpp"
+#include "jetgate/core/document_keys.hpp"
 
 namespace jetgate::report {
 namespace {
 
 using claims::escape_cell;
-using claims::string_at;
 
-std::string status_cell(const claims::SummaryRow& row) {
-  if (!row.evidence) return "no evidence";
-  const auto& v = row.evidence->verdict;
-  switch (v.state) {
-    case claims::GateState::fresh_green: return "passed";
-    case claims::GateState::stale: return "stale: " + v.detail;
-    case claims::GateState::failed: return "failed: " + v.detail;
-    case claims::GateState::not_run: return "not run: " + v.detail;
-    case claims::GateState::inconsistent:
-    case claims::GateState::no_commit: return "rejected: " + v.detail;
-    case claims::GateState::future_dated: return "rejected: " + v.detail;
-    case claims::GateState::undated: return "rejected: " + v.detail;
+// The status word is check's: a gate "holds" exactly when `check` would let it.
+std::string status_word(claims::GateState st) {
+  switch (st) {
+    case claims::GateState::fresh_green: return "holds";
+    case claims::GateState::failed: return "failed";
+    case claims::GateState::not_run: return "not run";
+    case claims::GateState::inconsistent: return "rejected: inconsistent counts";
+    case claims::GateState::not_live: return "rejected: recorded facts";
+    case claims::GateState::dirty: return "rejected: uncommitted changes";
+    case claims::GateState::no_commit: return "rejected: no commit";
+    case claims::GateState::other_commit: return "other commit";
+    case claims::GateState::undated: return "rejected: undated";
+    case claims::GateState::future_dated: return "rejected: dated in the future";
+    case claims::GateState::stale: return "stale";
+    case claims::GateState::missing: return "no evidence";
+    case claims::GateState::unreadable: return "unreadable evidence";
   }
   return "unknown";
 }
 
-std::string waiver_cell(const claims::SummaryRow& row) {
-  if (!row.waiver) return "none";
-  const auto& w = *row.waiver;
-  if (!w.active) return "invalid waiver: " + w.reason;
-  return fmt::format("waived until {}, tracked in {}: {}", w.expires, w.issue, w.reason);
+std::string status_cell(const claims::SummaryRow& row) {
+  std::string word = status_word(row.decision.verdict.state);
+  if (row.waiver && row.waiver->active && !claims::backs_claim(row.decision.verdict)) word += " (waived)";
+  return word;
+}
+
+std::string commit_cell(const claims::SummaryRow& row) {
+  const std::string& sha = row.decision.git_sha;
+  if (sha.empty()) return "-";
+  return sha.size() == 40 ? sha.substr(0, 12) : sha.substr(0, 40);
+}
+
+std::string platform_cell(const claims::SummaryRow& row) {
+  if (!row.platform) return "-";
+  return row.platform->platform + " · " + row.platform->runtime;
 }
 
 std::string evidence_cell(const claims::SummaryRow& row, int max_age_days) {
-  if (!row.evidence) return "none";
-  const auto& v = row.evidence->verdict;
+  const auto& v = row.decision.verdict;
+  if (row.decision.file.empty()) return "none";
   if (v.evidence_date.empty()) return "undated";
   if (v.age_days < 0) return fmt::format("{} (in the future)", v.evidence_date);
   return fmt::format("{}, {} day{} old (max {})", v.evidence_date, v.age_days, v.age_days == 1 ? "" : "s",
@@ -46,16 +60,61 @@ std::string evidence_cell(const claims::SummaryRow& row, int max_age_days) {
 }
 
 std::string gate_table(const claims::GateSummary& s) {
-  std::string out = "| Gate | Status | Constraint | Waiver | Evidence |\n|---|---|---|---|---|\n";
-  for (const auto& row : s.rows) {
-    std::string constraint = !s.policy_source.empty() && !row.in_policy ? "not in the policy"
-                             : row.constraint.empty()                    ? "none"
-                                                                          : row.constraint;
+  std::string out = "| Gate | Status | Commit | Platform | Evidence |\n|---|---|---|---|---|\n";
+  for (const auto& row : s.rows)
     out += fmt::format("| {} | {} | {} | {} | {} |\n", escape_cell(row.gate), escape_cell(status_cell(row)),
-                       escape_cell(constraint), escape_cell(waiver_cell(row)),
-                       escape_cell(evidence_cell(row, s.max_age_days)));
+                       escape_cell(commit_cell(row)), escape_cell(platform_cell(row)),
+                       escape_cell(evidence_cell(row, s.rules.max_age_days)));
+  return out;
+}
+
+// One line of a Markdown list: no line breaks or table pipes can escape it.
+std::string list_text(const std::string& text) { return escape_cell(text); }
+
+// The failed checks the gate recorded (requirements, probes, tests), one per
+// line, dcgmi-diag style; evidence without them falls back to the verdict's problems.
+std::vector<std::string> failed_checks(const claims::SummaryRow& row) {
+  std::vector<std::string> out;
+  const auto* e = row.decision.evidence;
+  const auto* checks = e ? keys::find(e->extra, keys::kChecks) : nullptr;
+  if (checks && checks->is_array()) {
+    for (const auto& c : *checks) {
+      std::string status = keys::string_at(c, keys::Pointer{"/status"});
+      if (status == "PASS" || status == "WARN") continue;
+      std::string line = keys::string_at(c, keys::Pointer{"/name"}) + ": " + status;
+      std::string detail = keys::string_at(c, keys::Pointer{"/detail"});
+      if (!detail.empty()) line += " - " + detail;
+      std::string next = keys::string_at(c, keys::Pointer{"/next"});
+      if (!next.empty()) line += " (next: " + next + ")";
+      out.push_back(line);
+    }
   }
   return out;
+}
+
+std::string reasons_section(const claims::GateSummary& s) {
+  std::string out;
+  for (const auto& row : s.rows) {
+    const auto& v = row.decision.verdict;
+    bool holds = claims::backs_claim(v);
+    bool waiver_note = row.waiver.has_value();
+    bool foreign = !s.policy_source.empty() && !row.in_policy;
+    if (holds && !waiver_note && !foreign) continue;
+    out += fmt::format("- **{}**: {}\n", list_text(row.gate), list_text(status_cell(row)));
+    if (foreign) out += "  - not in the policy: nothing requires it\n";
+    if (!row.constraint.empty()) out += "  - requires: " + list_text(row.constraint) + "\n";
+    if (row.waiver) {
+      const auto& w = *row.waiver;
+      out += w.active ? fmt::format("  - waived until {}, tracked in {}: {}\n", list_text(w.expires),
+                                    list_text(w.issue), list_text(w.reason))
+                      : "  - invalid waiver: " + list_text(w.reason) + "\n";
+    }
+    if (holds) continue;
+    for (const auto& p : v.problems) out += "  - " + list_text(p) + "\n";
+    for (const auto& c : failed_checks(row)) out += "  - " + list_text(c) + "\n";
+    if (!row.next.empty()) out += "  - next: " + list_text(row.next) + "\n";
+  }
+  return out.empty() ? out : "\n### Why\n\n" + out;
 }
 
 // An issue body names files by their base name only: the directory is a
@@ -76,9 +135,10 @@ std::string skipped_list(const claims::GateSummary& s, bool base_names) {
 }
 
 std::string header(const claims::GateSummary& s, const char* title) {
-  std::string policy = s.policy_source.empty() ? "no policy" : "policy " + s.policy_source;
-  return fmt::format("## {}\n\nJudged on {} (UTC) with {}; evidence counts as fresh for {} days.\n\n", title,
-                     evidence::to_string(s.today), policy, s.max_age_days);
+  std::string policy = s.policy_source.empty() ? "no policy" : "policy " + escape_cell(s.policy_source);
+  std::string commit = s.rules.candidate_sha.empty() ? "any commit" : "commit " + s.rules.candidate_sha;
+  return fmt::format("## {}\n\nJudged for {} on {} (UTC) with {}; evidence counts as fresh for {} days.\n\n",
+                     title, commit, evidence::to_string(s.rules.today), policy, s.rules.max_age_days);
 }
 
 void fact_line(std::string& out, const char* label, const std::string& value) {
@@ -93,56 +153,54 @@ std::string memory_gib(const nlohmann::json* bytes) {
 // An allow-list of facts: only what a maintainer needs to reproduce.
 std::string platform_facts(const nlohmann::json& x) {
   std::string out;
-  fact_line(out, "architecture", string_at(x, {"platform", "arch"}));
-  std::string os = string_at(x, {"platform", "os", "id"});
-  if (!os.empty()) fact_line(out, "OS", os + " " + string_at(x, {"platform", "os", "version_id"}));
-  fact_line(out, "kernel", string_at(x, {"platform", "kernel", "release"}));
-  fact_line(out, "board", string_at(x, {"platform", "tegra", "model"}));
-  fact_line(out, "module", string_at(x, {"platform", "tegra", "module"}));
-  fact_line(out, "part number", string_at(x, {"platform", "tegra", "part_number"}));
-  fact_line(out, "SoC", string_at(x, {"platform", "tegra", "soc"}));
-  fact_line(out, "L4T", string_at(x, {"platform", "tegra", "l4t"}));
-  fact_line(out, "JetPack", string_at(x, {"platform", "tegra", "jetpack"}));
-  fact_line(out, "CUDA toolkit", string_at(x, {"platform", "cuda", "toolkit_version"}));
-  fact_line(out, "NVIDIA driver", string_at(x, {"platform", "nvidia_driver", "version"}));
-  fact_line(out, "CUDA driver API", string_at(x, {"gpu", "driver", "version"}));
-  if (const auto* devices = claims::value_at(x, {"gpu", "devices"}); devices && devices->is_array())
+  fact_line(out, "architecture", keys::string_at(x, keys::kArch));
+  std::string os = keys::string_at(x, keys::kOsId);
+  if (!os.empty()) fact_line(out, "OS", os + " " + keys::string_at(x, keys::kOsVersionId));
+  fact_line(out, "kernel", keys::string_at(x, keys::kKernelRelease));
+  fact_line(out, "board", keys::string_at(x, keys::kBoardModel));
+  fact_line(out, "module", keys::string_at(x, keys::kModule));
+  fact_line(out, "part number", keys::string_at(x, keys::kPartNumber));
+  fact_line(out, "SoC", keys::string_at(x, keys::kSoc));
+  fact_line(out, "L4T", keys::string_at(x, keys::kL4t));
+  fact_line(out, "JetPack", keys::string_at(x, keys::kJetpack));
+  fact_line(out, "CUDA toolkit", keys::string_at(x, keys::kCudaToolkitVersion));
+  fact_line(out, "NVIDIA driver", keys::string_at(x, keys::kNvidiaDriverVersion));
+  fact_line(out, "CUDA driver API", keys::string_at(x, keys::kDriverVersion));
+  if (const auto* devices = keys::find(x, keys::kDevices); devices && devices->is_array())
     for (const auto& d : *devices) {
-      std::string name = string_at(d, {"name"}), cc = string_at(d, {"compute_capability"});
-      std::string mem = memory_gib(claims::value_at(d, {"total_memory_bytes"}));
+      std::string name = keys::string_at(d, keys::kDeviceName), cc = keys::string_at(d, keys::kDeviceCapability);
+      std::string mem = memory_gib(keys::find(d, keys::kDeviceMemoryBytes));
       fact_line(out, "GPU", name + (cc.empty() ? "" : ", compute capability " + cc) + (mem.empty() ? "" : ", " + mem));
     }
-  std::string torch = string_at(x, {"python", "torch", "version"});
+  std::string torch = keys::string_at(x, keys::kTorchVersion);
   if (!torch.empty()) {
-    const auto* avail = claims::value_at(x, {"python", "torch", "cuda_available"});
-    std::string cuda = string_at(x, {"python", "torch", "cuda_version"});
+    const auto* avail = keys::find(x, keys::kTorchCudaAvailable);
+    std::string cuda = keys::string_at(x, keys::kTorchCudaVersion);
     fact_line(out, "torch", torch + (cuda.empty() ? "" : ", CUDA " + cuda) +
                                 (avail && avail->is_boolean() ? (avail->get<bool>() ? ", CUDA available" : ", CUDA NOT available") : ""));
   }
-  std::string bnb = string_at(x, {"python", "bitsandbytes", "version"});
+  std::string bnb = keys::string_at(x, keys::kBitsandbytesVersion);
   if (!bnb.empty()) fact_line(out, "bitsandbytes", bnb);
   return out;
 }
 
 std::string probe_lines(const nlohmann::json& x) {
   std::string out;
-  const auto* probes = claims::value_at(x, {"probes"});
+  const auto* probes = keys::find(x, keys::kProbes);
   if (!probes || !probes->is_object()) return out;
   for (const auto& [id, p] : probes->items()) {
-    std::string status = string_at(p, {"status"}), reason = string_at(p, {"reason"});
+    std::string status = keys::string_at(p, keys::Pointer{"/status"}), reason = keys::string_at(p, keys::Pointer{"/reason"});
     out += fmt::format("- probe {}: {}{}\n", id, status.empty() ? "unknown" : status, reason.empty() ? "" : " (" + reason + ")");
   }
   return out;
 }
 
-std::string evidence_section(const claims::LoadedEvidence& le, const claims::SupportMatrix& m) {
+std::string evidence_section(const claims::LoadedEvidence& le, const claims::GateSummary& s) {
   const auto& e = le.evidence;
   auto key = claims::platform_key(e);
-  std::string state = "unknown";
-  for (const auto& row : m.rows)
-    if (row.key == key)
-      for (const auto& g : row.gates)
-        if (g.file == le.file) state = claims::to_string(g.verdict.state);
+  std::string state = "not the deciding evidence (an older run)";
+  for (const auto& row : s.rows)
+    if (row.decision.file == le.file) state = status_word(row.decision.verdict.state);
   std::string out = fmt::format("### {} on {}, {}\n\n", e.gate, key.platform, key.runtime);
   out += fmt::format("- verdict: {}\n- status: {}; tests {}, failures {}, errors {}, skipped {}\n", state,
                      evidence::to_string(e.status), e.counts.tests, e.counts.failures, e.counts.errors,
@@ -182,15 +240,16 @@ void add_identifying_values(const nlohmann::json& extra, SanitizeOptions& option
 }
 
 std::string render_step_summary(const claims::GateSummary& s) {
-  return header(s, "jetgate: conditional gates") + gate_table(s) + skipped_list(s, false);
+  return header(s, "jetgate: conditional gates") + gate_table(s) + reasons_section(s) + skipped_list(s, false);
 }
 
 std::string render_issue_body(const claims::GateSummary& s, const SanitizeOptions& options) {
   SanitizeOptions known = options;
   for (const auto& le : s.evidence) add_identifying_values(le.evidence.extra, known);
-  std::string body = header(s, "jetgate evidence report") + gate_table(s) + skipped_list(s, true);
+  std::string body =
+      header(s, "jetgate evidence report") + gate_table(s) + reasons_section(s) + skipped_list(s, true);
   if (!s.evidence.empty()) body += "\n## Evidence\n\n";
-  for (const auto& le : s.evidence) body += evidence_section(le, s.matrix);
+  for (const auto& le : s.evidence) body += evidence_section(le, s);
   body += "_Host names, user names, addresses, serial numbers, tokens, environment variables and local paths "
           "were redacted by jetgate._\n";
   return sanitize(body, known);

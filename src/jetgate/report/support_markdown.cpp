@@ -21,6 +21,11 @@ std::string why_not_claimed(const claims::MatrixRow& row, const claims::GateEntr
     case claims::GateState::future_dated: state = "dated in the future"; break;
     case claims::GateState::undated: state = "undated"; break;
     case claims::GateState::fresh_green: state = "fresh green"; break;
+    case claims::GateState::not_live: state = "facts not read on the machine that ran it"; break;
+    case claims::GateState::dirty: state = "uncommitted changes"; break;
+    case claims::GateState::other_commit: state = "evidence of another commit"; break;
+    case claims::GateState::missing: state = "no evidence"; break;
+    case claims::GateState::unreadable: state = "unreadable evidence"; break;
   }
   if (g.verdict.evidence_date.empty()) return state;
   return fmt::format("{} (evidence of {})", state, g.verdict.evidence_date);
@@ -58,7 +63,7 @@ std::string render_support_markdown(const claims::SupportMatrix& m) {
   } else {
     out += fmt::format(
         "{} Each listed gate passed without skips on exactly that combination, with evidence at most {} days old.\n\n",
-        claims::kClaimsIntro, m.max_age_days);
+        claims::kClaimsIntro, m.rules.max_age_days);
     out += claims_table(m);
   }
   std::string rest = not_claimed_rows(m);

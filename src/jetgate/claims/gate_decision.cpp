@@ -1,0 +1,69 @@
+#include "jetgate/claims/gate_decision.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+
+namespace jetgate::claims {
+namespace {
+
+struct Recency {
+  std::optional<std::chrono::sys_seconds> when;  // undated sorts oldest
+  bool green = false;
+  std::string file;
+};
+
+bool newer_than(const Recency& a, const Recency& b) {
+  if (a.when != b.when) return b.when < a.when;  // nullopt compares smallest
+  if (a.green != b.green) return !a.green;
+  return a.file > b.file;
+}
+
+Recency recency_of(const LoadedEvidence& le, const GateVerdict& v) {
+  Recency r;
+  if (auto t = parse_timestamp(le.evidence.generated_at)) r.when = *t;
+  r.green = backs_claim(v);
+  r.file = le.file;
+  return r;
+}
+
+}  // namespace
+
+std::vector<const LoadedEvidence*> evidence_of_gate(const EvidenceSet& set, const std::string& gate) {
+  std::vector<const LoadedEvidence*> out;
+  for (const auto& le : set.loaded)
+    if (le.evidence.gate == gate) out.push_back(&le);
+  return out;
+}
+
+GateEntry decide_gate(const std::string& gate, const std::vector<const LoadedEvidence*>& files,
+                      const std::vector<SkippedFile>& skipped, const JudgeRules& rules) {
+  GateEntry best;
+  best.gate = gate;
+  best.evidence_files = static_cast<int>(files.size());
+  if (files.empty()) {
+    for (const auto& s : skipped)
+      if (s.gate == gate) {
+        best.file = s.file;
+        best.verdict = verdict_without_evidence(GateState::unreadable, "evidence is unreadable: " + s.why);
+        return best;
+      }
+    best.verdict = verdict_without_evidence(GateState::missing, "no evidence (no " + gate + ".json in the evidence directories)");
+    return best;
+  }
+  std::optional<Recency> newest;
+  for (const auto* le : files) {
+    GateVerdict v = judge_evidence(le->evidence, rules);
+    Recency r = recency_of(*le, v);
+    if (newest && !newer_than(r, *newest)) continue;
+    newest = r;
+    best.verdict = std::move(v);
+    best.file = le->file;
+    best.git_sha = le->evidence.git_sha;
+    best.generated_at = le->evidence.generated_at;
+    best.evidence = &le->evidence;
+  }
+  return best;
+}
+
+}  // namespace jetgate::claims

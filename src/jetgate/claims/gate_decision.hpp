@@ -1,0 +1,33 @@
+// Which evidence decides a gate when several files speak for it (several
+// evidence directories, runs merged from CI artefacts): the newest, where a
+// tie goes to the one that is not green, so a tie never turns red into green.
+// `check`, `summary` and each platform row of `support` decide this way.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "jetgate/claims/evidence_set.hpp"
+#include "jetgate/claims/evidence_verdict.hpp"
+
+namespace jetgate::claims {
+
+struct GateEntry {
+  std::string gate;
+  GateVerdict verdict;
+  std::string file;  // the evidence that decided; "" when missing
+  std::string git_sha;
+  std::string generated_at;
+  int evidence_files = 0;  // how many files spoke for this gate here
+  const evidence::Evidence* evidence = nullptr;  // the deciding evidence (owned by the EvidenceSet)
+};
+
+// Decides GATE among `files` (all of them evidence of GATE). With none: an
+// unreadable file named for the gate in `skipped` makes it unreadable, else missing.
+GateEntry decide_gate(const std::string& gate, const std::vector<const LoadedEvidence*>& files,
+                      const std::vector<SkippedFile>& skipped, const JudgeRules& rules);
+
+// Every loaded evidence of GATE in the set.
+std::vector<const LoadedEvidence*> evidence_of_gate(const EvidenceSet& set, const std::string& gate);
+
+}  // namespace jetgate::claims

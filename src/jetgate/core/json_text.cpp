@@ -1,0 +1,99 @@
+#include "jetgate/core/json_text.hpp"
+
+#include <fmt/format.h>
+
+namespace jetgate {
+namespace {
+
+// The byte offset where nesting first exceeds max_depth, outside strings; nullopt if never.
+std::optional<std::size_t> too_deep_at(std::string_view text, std::size_t max_depth) {
+  std::size_t depth = 0;
+  bool in_string = false, escaped = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) return i;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string line_column(std::string_view text, std::size_t offset) {
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return fmt::format("{}:{}", line, column);
+}
+
+Result<nlohmann::json> parse_json_text(std::string_view text, const std::string& source, std::size_t max_depth) {
+  if (auto at = too_deep_at(text, max_depth))
+    return make_error(fmt::format("JSON nested deeper than {} levels", max_depth),
+                      source + ":" + line_column(text, *at),
+                      "this is not a file jetgate writes or documents; check that the path is right");
+  // JSON text never holds a NUL byte (control characters in strings must be
+  // escaped), and the parser would read one as the end of the input.
+  if (auto nul = text.find('\0'); nul != std::string_view::npos)
+    return make_error("not valid JSON: a NUL byte (binary data, not text)", source + ":" + line_column(text, nul),
+                      "this is not a JSON text file; check that the path is right");
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.byte is 1-based and points just past the offending character.
+    std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;
+    std::string what = e.what();
+    // "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error ..." -> the part after ": "
+    auto colon = what.find(": ");
+    if (colon != std::string::npos) what = what.substr(colon + 2);
+    if (text.empty()) what = "the file is empty";
+    return make_error("not valid JSON: " + what, source + ":" + line_column(text, offset),
+                      "fix the syntax at that position");
+  }
+}
+
+std::optional<std::int64_t> integer_in_range(const nlohmann::json& v, std::int64_t lo, std::int64_t hi) {
+  if (v.is_number_unsigned()) {
+    auto u = v.get<std::uint64_t>();
+    if (hi < 0 || u > static_cast<std::uint64_t>(hi)) return std::nullopt;
+    auto s = static_cast<std::int64_t>(u);
+    return s < lo ? std::nullopt : std::optional<std::int64_t>(s);
+  }
+  if (v.is_number_integer()) {
+    auto s = v.get<std::int64_t>();
+    if (s < lo || s > hi) return std::nullopt;
+    return s;
+  }
+  return std::nullopt;
+}
+
+std::string dump_json(const nlohmann::json& j, int indent) {
+  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string quoted_text(std::string_view text, std::size_t max_chars) {
+  bool cut = text.size() > max_chars;
+  std::string head(text.substr(0, max_chars));
+  // Cutting may split a UTF-8 sequence; the replace handler turns the stray bytes into U+FFFD.
+  std::string out = nlohmann::json(head).dump(-1, ' ', /*ensure_ascii=*/true, nlohmann::json::error_handler_t::replace);
+  if (cut) out += "...";
+  return out;
+}
+
+}  // namespace jetgate
