@@ -80,20 +80,23 @@ INCLUDE_DIRS=(/usr/include /usr/include/aarch64-linux-gnu /usr/include/x86_64-li
 HEADERS=(cudnn_version.h cudnn_version_v9.h cudnn_version_v8.h cudnn.h NvInferVersion.h NvInfer.h)
 OPENCV_HEADER_DIRS=(/usr/include/opencv4 /usr/local/include/opencv4 /usr/include /usr/local/include)
 OPENCV_HEADERS=(opencv2/core/version.hpp opencv2/cvconfig.h)
-# Libraries, recorded as empty files with their real (versioned) names.
+# Libraries, recorded as empty files with their real (versioned) names. Wildcards are
+# quoted here and expanded where they are recorded (nullglob would drop them here).
 LIBRARY_DIRS=(/usr/lib/aarch64-linux-gnu /usr/lib/x86_64-linux-gnu /usr/local/cuda/lib64 /usr/lib64 /usr/lib
               /usr/local/cuda/targets/aarch64-linux/lib /usr/local/lib /usr/lib/aarch64-linux-gnu/tegra)
-LIBRARIES=(libcudnn.so* libnvinfer.so* libvulkan.so* libopencv_core.so* libopencv_cudaarithm.so*)
-VPI_LIBRARY_GLOBS=(/opt/nvidia/vpi*/lib/libnvvpi.so* /opt/nvidia/vpi*/lib64/libnvvpi.so*
-                   /opt/nvidia/vpi*/lib/aarch64-linux-gnu/libnvvpi.so*)
+LIBRARIES=('libcudnn.so*' 'libnvinfer.so*' 'libvulkan.so*' 'libopencv_core.so*' 'libopencv_cudaarithm.so*')
+VPI_LIBRARY_GLOBS=('/opt/nvidia/vpi*/lib/libnvvpi.so*' '/opt/nvidia/vpi*/lib64/libnvvpi.so*'
+  '/opt/nvidia/vpi*/lib/aarch64-linux-gnu/libnvvpi.so*')
 # Not read by jetgate, kept because they help whoever reads a bug report.
-EXTRA_PLACEHOLDER_GLOBS=(/usr/lib/*-linux-gnu/libcuda.so* /usr/lib/*-linux-gnu/libnvidia-ml.so*
-                         /usr/lib/aarch64-linux-gnu/nvidia/libcuda.so* /usr/lib/aarch64-linux-gnu/nvidia/libnvrm_*.so
-                         /usr/lib/aarch64-linux-gnu/tegra/libcuda.so* /usr/lib/aarch64-linux-gnu/tegra/libnvrm*.so)
-EXTRA_GLOBS=(/etc/nvidia-container-runtime/host-files-for-container.d/*.csv)
-CDI_GLOBS=(/etc/cdi/*.yaml /etc/cdi/*.yml /etc/cdi/*.json /var/run/cdi/*.yaml /var/run/cdi/*.yml /var/run/cdi/*.json)
-NODE_GLOBS=(/dev/nvhost-* /dev/nvmap /dev/host1x-fence /dev/nvsciipc /dev/nvgpu/*/* /dev/nvidia*
-            /dev/nvidia-caps/* /dev/dri/renderD*)
+EXTRA_PLACEHOLDER_GLOBS=('/usr/lib/*-linux-gnu/libcuda.so*' '/usr/lib/*-linux-gnu/libnvidia-ml.so*'
+  '/usr/lib/aarch64-linux-gnu/nvidia/libcuda.so*'
+  '/usr/lib/aarch64-linux-gnu/nvidia/libnvrm_*.so' '/usr/lib/aarch64-linux-gnu/tegra/libcuda.so*'
+  '/usr/lib/aarch64-linux-gnu/tegra/libnvrm*.so')
+EXTRA_GLOBS=('/etc/nvidia-container-runtime/host-files-for-container.d/*.csv')
+CDI_GLOBS=('/etc/cdi/*.yaml' '/etc/cdi/*.yml' '/etc/cdi/*.json' '/var/run/cdi/*.yaml' '/var/run/cdi/*.yml'
+  '/var/run/cdi/*.json')
+NODE_GLOBS=('/dev/nvhost-*' '/dev/nvmap' '/dev/host1x-fence' '/dev/nvgpu/*/*'
+  '/dev/nvidia*' '/dev/nvidia-caps/*' '/dev/dri/renderD*')
 # The module EEPROM (at24 driver, I2C address 0x50): only its first 64 bytes, which
 # hold the 699-level part number (bytes 20-48) and not the serial number (byte 74 on).
 EEPROM_GLOB=/sys/bus/i2c/devices/*-0050/eeprom
@@ -378,12 +381,12 @@ for d in "${OPENCV_HEADER_DIRS[@]}"; do for h in "${OPENCV_HEADERS[@]}"; do reco
 for d in "${LIBRARY_DIRS[@]}"; do
   for p in "${LIBRARIES[@]}"; do record_glob placeholder $d/$p; done
 done
-record_glob placeholder "${VPI_LIBRARY_GLOBS[@]}"
-record_glob placeholder "${EXTRA_PLACEHOLDER_GLOBS[@]}"
-record_glob contents "${EXTRA_GLOBS[@]}"
-record_glob contents "${CDI_GLOBS[@]}"
+record_glob placeholder ${VPI_LIBRARY_GLOBS[@]}
+record_glob placeholder ${EXTRA_PLACEHOLDER_GLOBS[@]}
+record_glob contents ${EXTRA_GLOBS[@]}
+record_glob contents ${CDI_GLOBS[@]}
 record_eeproms
-record_node_glob "${NODE_GLOBS[@]}"
+record_node_glob ${NODE_GLOBS[@]}
 
 mask_identifiers
 write_root_json

@@ -86,7 +86,7 @@ TEST(SidecarDepth, TwoHundredThousandLevelsAreRefusedWithThePosition) {
   bool named = false;
   for (const auto& w : r.warnings)
     named = named || (w.source.find("jetgate-root.json") != std::string::npos &&
-                      w.message.find("nested deeper than 16 levels at line 1, column 38 (byte 37)") != std::string::npos);
+                      w.message.find("nested deeper than 16 levels at line 1, column 48 (byte 47)") != std::string::npos);
   EXPECT_TRUE(named);
   auto pos = json_nesting_exceeds("{\"a\": \"[[[[\",\n \"b\": [[[1]]]}", 3);
   ASSERT_TRUE(pos);

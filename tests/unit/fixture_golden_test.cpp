@@ -77,7 +77,7 @@ TEST_P(RecordedMachine, MatchesGoldenText) {
   EXPECT_EQ(text, test::read_file(golden));
   if (doc["platform"]["tegra"]["is_tegra"].get<bool>() && doc["platform"]["power"]["nvpmodel"].is_object()) {
     EXPECT_NE(text.find("Power mode"), std::string::npos);
-    EXPECT_NE(text.find("EMC (memory) clock"), std::string::npos);
+    EXPECT_NE(text.find("EMC clock"), std::string::npos);
   }
 }
 
@@ -92,8 +92,9 @@ TEST_P(RecordedMachine, PowerAdviceAsTheSourceGivesIt) {
     const auto& clocks = doc["platform"]["power"]["jetson_clocks"]["in_effect"];
     if (clocks.is_boolean() && clocks.get<bool>() &&
         doc["platform"]["power"]["nvpmodel"].value("mode_id", json()) ==
-            doc["platform"]["power"]["nvpmodel"].value("fastest_mode_id", json()))
+            doc["platform"]["power"]["nvpmodel"].value("fastest_mode_id", json())) {
       EXPECT_FALSE(advice) << *advice;
+    }
     return;
   }
   std::string expected = test::read_file(path);

@@ -53,7 +53,7 @@ TEST(PlatformFacts, L4tFallsBackToDpkgWhenReleaseFileIsGarbage) {
 
 TEST(PlatformFacts, NullL4tWithAWarningNamingTheFile) {
   test::TempDir t;
-  t.write("etc/nv_tegra_release", "# R36 (release), REVISION: 4\n");
+  t.write("etc/nv_tegra_release", "# R36 (release), GCID: 38968081, BOARD: generic\n");
   auto r = collect(t);
   EXPECT_TRUE(r.platform["tegra"]["l4t"].is_null());
   EXPECT_TRUE(warned(r, "/platform/tegra/l4t", "nv_tegra_release"));

@@ -122,13 +122,16 @@ std::optional<ModuleFinding> module_from_dtsfilename(std::string_view path) {
   std::optional<std::string> module;
   for (auto it = std::sregex_iterator(base.begin(), base.end(), pair); it != std::sregex_iterator(); ++it) {
     std::string p = "p" + (*it)[1].str() + "-" + (*it)[2].str();
+    const auto* t = table();
     if (!module && is_module(p)) {
       module = p;
-    } else if (is_carrier_or_devkit(p)) {
-      if (!carrier) carrier = p;
-      // "p2597-2180": the TX1 file names the carrier followed by the module's
-      // board id (2180) instead of a second part number.
-      const auto* t = table();
+      continue;
+    }
+    auto family_carrier = t ? t->only_carrier_of_family(p) : std::nullopt;
+    if (is_carrier_or_devkit(p) || family_carrier) {
+      if (!carrier) carrier = is_carrier_or_devkit(p) ? p : *family_carrier;
+      // "p2597-2180": the TX1 file names the carrier's board id followed by
+      // the module's board id (2180) instead of a second part number.
       if (!module && t)
         if (auto only = t->only_module_of_board((*it)[2].str())) module = only;
     }

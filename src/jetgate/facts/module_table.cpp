@@ -75,6 +75,17 @@ bool ModuleTable::is_module_family(std::string_view part) const {
   return false;
 }
 
+std::optional<std::string> ModuleTable::only_carrier_of_family(std::string_view part) const {
+  if (part.size() < 5) return std::nullopt;
+  std::optional<std::string> found;
+  for (const auto& p : parts_) {
+    if (p.kind == PartKind::module || p.part.compare(0, 5, part.substr(0, 5)) != 0) continue;
+    if (found) return std::nullopt;
+    found = p.part;
+  }
+  return found;
+}
+
 std::optional<std::string> ModuleTable::only_module_of_board(std::string_view board_id) const {
   std::optional<std::string> found;
   for (const auto& p : parts_) {

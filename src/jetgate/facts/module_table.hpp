@@ -32,6 +32,9 @@ class ModuleTable {
   // True when a module of this board family ("p3767") is in the table, so an
   // unknown SKU of a known family ("p3767-0009") is still a module.
   bool is_module_family(std::string_view part) const;
+  // The carrier or developer kit of this board family ("p2597-2180" -> p2597-0000)
+  // when the table has exactly one.
+  std::optional<std::string> only_carrier_of_family(std::string_view part) const;
   // The single module SKU of a board id ("2180" -> p2180-1000), for device
   // tree file names that name the board id without its SKU.
   std::optional<std::string> only_module_of_board(std::string_view board_id) const;

@@ -111,7 +111,7 @@ void power_section(std::string& out, const json& p) {
   row(out, "GPU clock", clock(p, "/power/gpu", gpu_ceiling));
   std::string emc = clock(p, "/power/emc", "/power/emc/max_hz");
   if (has_number(p, "/power/emc/cap_hz")) emc += ", power-mode cap " + mhz(p, "/power/emc/cap_hz") + " MHz";
-  row(out, "EMC (memory) clock", emc);
+  row(out, "EMC clock", emc);
 }
 
 std::string module_text(const json& p) {
