@@ -114,7 +114,7 @@ TEST(CdiAliasBomb, RefusedQuicklyAsUnreadable) {
 
   // Deep block nesting (no brackets) is bounded too.
   std::string deep = "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\nx:\n";
-  for (int i = 0; i < 5000; ++i) deep += std::string(static_cast<std::size_t>(i + 1), ' ') + "- \n";
+  for (int i = 0; i < 300; ++i) deep += std::string(static_cast<std::size_t>(i + 1), ' ') + "- \n";
   EXPECT_FALSE(parse_cdi_spec(deep).ok());
 
   // A spec with a few honest aliases still parses.
