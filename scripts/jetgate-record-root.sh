@@ -5,6 +5,11 @@
 # OUTDIR/root/jetgate-root.json, because git cannot store device nodes or modes.
 #
 # Usage: scripts/jetgate-record-root.sh [--keep-identifiers] [OUTDIR]
+#        scripts/jetgate-record-root.sh --list-paths
+#
+# --list-paths prints every path and wildcard the script records, one a line, and
+# records nothing: tests/unit/facts_recorder_test.cpp checks it against the paths
+# jetgate's readers open, so the two cannot drift apart.
 #
 # Needs only bash and coreutils (tar, if present, packs the result). Reading is bounded
 # and a missing file is never an error: every machine has a different subset.
@@ -18,16 +23,19 @@ readonly MAX_GLOB_MATCHES=256                  # per wildcard, against runaway /
 readonly MAX_LINK_DEPTH=8                      # symbolic-link chains we follow
 
 keep_identifiers=0
+list_paths=0
 outdir=""
 
 usage() {
-  echo "usage: $0 [--keep-identifiers] [OUTDIR]" >&2
+  echo "usage: $0 [--keep-identifiers] [OUTDIR] | --list-paths" >&2
   echo "  records the files jetgate reads into OUTDIR/root and packs OUTDIR.tar.gz" >&2
+  echo "  --list-paths prints what would be recorded and records nothing" >&2
 }
 
 while [ $# -gt 0 ]; do
   case "$1" in
     --keep-identifiers) keep_identifiers=1 ;;
+    --list-paths) list_paths=1 ;;
     -h|--help) usage; exit 0 ;;
     -*) echo "error: unknown option '$1'" >&2; usage; exit 2 ;;
     *)
@@ -36,6 +44,81 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
+
+# --- what jetgate reads (keep in step with src/jetgate/facts/*; the unit test checks) ---
+# Files copied byte-exactly.
+FILES=(
+  /etc/os-release /usr/lib/os-release /proc/sys/kernel/osrelease /proc/meminfo
+  /etc/nv_tegra_release
+  /sys/devices/soc0/family
+  /proc/modules /proc/driver/nvidia/version
+  /proc/1/cgroup
+  /usr/local/cuda/version.json /usr/local/cuda/version.txt
+  /etc/nvpmodel.conf /var/lib/nvpmodel/status
+  /sys/devices/system/cpu/cpu0/cpufreq/scaling_min_freq
+  /sys/devices/system/cpu/cpu0/cpufreq/scaling_max_freq
+  /sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq
+  /sys/kernel/nvpmodel_emc_cap/emc_iso_cap
+  /sys/kernel/debug/bpmp/debug/clk/emc/rate /sys/kernel/debug/bpmp/debug/clk/emc/max_rate
+  /sys/kernel/debug/bpmp/debug/clk/emc/min_rate
+  /sys/kernel/debug/clk/emc/clk_rate
+  /sys/kernel/debug/tegra_bwmgr/emc_max_rate /sys/kernel/debug/tegra_bwmgr/emc_min_rate
+)
+# Files that only need to exist (their presence is the fact).
+PRESENCE=(/.dockerenv /run/.containerenv)
+# Identifiers, masked unless --keep-identifiers.
+HOSTNAME_FILES=(/proc/sys/kernel/hostname /etc/hostname)
+# Device-tree properties, under /proc/device-tree and its usual target.
+DT_PROPERTIES=(model compatible nvidia,boardids nvidia,dtsfilename serial-number chosen/nvidia,sku
+               chosen/ids chosen/plugin-manager/ids)
+DT_DIRS=(/proc/device-tree /sys/firmware/devicetree/base)
+# devfreq devices (GPU on every Jetson, EMC on Thor): these files of each.
+DEVFREQ_FILES=(cur_freq min_freq max_freq available_frequencies governor)
+# Headers whose version defines jetgate reads, in each include directory.
+INCLUDE_DIRS=(/usr/include /usr/include/aarch64-linux-gnu /usr/include/x86_64-linux-gnu
+              /usr/local/cuda/include /usr/local/include)
+HEADERS=(cudnn_version.h cudnn_version_v9.h cudnn_version_v8.h cudnn.h NvInferVersion.h NvInfer.h)
+OPENCV_HEADER_DIRS=(/usr/include/opencv4 /usr/local/include/opencv4 /usr/include /usr/local/include)
+OPENCV_HEADERS=(opencv2/core/version.hpp opencv2/cvconfig.h)
+# Libraries, recorded as empty files with their real (versioned) names. Wildcards are
+# quoted here and expanded where they are recorded (nullglob would drop them here).
+LIBRARY_DIRS=(/usr/lib/aarch64-linux-gnu /usr/lib/x86_64-linux-gnu /usr/local/cuda/lib64 /usr/lib64 /usr/lib
+              /usr/local/cuda/targets/aarch64-linux/lib /usr/local/lib /usr/lib/aarch64-linux-gnu/tegra)
+LIBRARIES=('libcudnn.so*' 'libnvinfer.so*' 'libvulkan.so*' 'libopencv_core.so*' 'libopencv_cudaarithm.so*')
+VPI_LIBRARY_GLOBS=('/opt/nvidia/vpi*/lib/libnvvpi.so*' '/opt/nvidia/vpi*/lib64/libnvvpi.so*'
+  '/opt/nvidia/vpi*/lib/aarch64-linux-gnu/libnvvpi.so*')
+# Not read by jetgate, kept because they help whoever reads a bug report.
+EXTRA_PLACEHOLDER_GLOBS=('/usr/lib/*-linux-gnu/libcuda.so*' '/usr/lib/*-linux-gnu/libnvidia-ml.so*'
+  '/usr/lib/aarch64-linux-gnu/nvidia/libcuda.so*'
+  '/usr/lib/aarch64-linux-gnu/nvidia/libnvrm_*.so' '/usr/lib/aarch64-linux-gnu/tegra/libcuda.so*'
+  '/usr/lib/aarch64-linux-gnu/tegra/libnvrm*.so')
+EXTRA_GLOBS=('/etc/nvidia-container-runtime/host-files-for-container.d/*.csv')
+CDI_GLOBS=('/etc/cdi/*.yaml' '/etc/cdi/*.yml' '/etc/cdi/*.json' '/var/run/cdi/*.yaml' '/var/run/cdi/*.yml'
+  '/var/run/cdi/*.json')
+NODE_GLOBS=('/dev/nvhost-*' '/dev/nvmap' '/dev/host1x-fence' '/dev/nvgpu/*/*'
+  '/dev/nvidia*' '/dev/nvidia-caps/*' '/dev/dri/renderD*')
+# The module EEPROM (at24 driver, I2C address 0x50): only its first 64 bytes, which
+# hold the 699-level part number (bytes 20-48) and not the serial number (byte 74 on).
+EEPROM_GLOB=/sys/bus/i2c/devices/*-0050/eeprom
+readonly EEPROM_BYTES=64
+
+list_recorded_paths() {
+  local p d h
+  printf '%s\n' "${FILES[@]}" "${PRESENCE[@]}" "${HOSTNAME_FILES[@]}" /proc/self/cgroup /var/lib/dpkg/status \
+    /jetgate-root.json
+  for d in "${DT_DIRS[@]}"; do for p in "${DT_PROPERTIES[@]}"; do printf '%s\n' "$d/$p"; done; done
+  for p in "${DEVFREQ_FILES[@]}"; do printf '%s\n' "/sys/class/devfreq/*/$p"; done
+  for d in "${INCLUDE_DIRS[@]}"; do for h in "${HEADERS[@]}"; do printf '%s\n' "$d/$h"; done; done
+  for d in "${OPENCV_HEADER_DIRS[@]}"; do for h in "${OPENCV_HEADERS[@]}"; do printf '%s\n' "$d/$h"; done; done
+  for d in "${LIBRARY_DIRS[@]}"; do for p in "${LIBRARIES[@]}"; do printf '%s\n' "$d/$p"; done; done
+  printf '%s\n' "${VPI_LIBRARY_GLOBS[@]}" "${EXTRA_PLACEHOLDER_GLOBS[@]}" "${EXTRA_GLOBS[@]}" "${CDI_GLOBS[@]}"
+  printf '%s\n' "${NODE_GLOBS[@]}" "$EEPROM_GLOB"
+}
+
+if [ "$list_paths" = 1 ]; then
+  list_recorded_paths
+  exit 0
+fi
 [ -n "$outdir" ] || outdir="./jetgate-root-$(date -u +%Y%m%dT%H%M%SZ)"
 
 if [ -e "$outdir/root" ]; then
@@ -55,7 +138,7 @@ skipped=()
 last_recorded=""
 serial_files=()
 uuid_files=()
-hostname_file=""
+hostname_files=()
 
 note_skip() { skipped+=("$1: $2"); }
 
@@ -196,10 +279,28 @@ record_dpkg_status() {
   recorded=$((recorded + 1))
 }
 
+# The module EEPROM's first bytes: the part number without the serial number.
+record_eeproms() {
+  local src dest n=0
+  for src in $EEPROM_GLOB; do
+    n=$((n + 1))
+    [ "$n" -gt "$MAX_GLOB_MATCHES" ] && break
+    [ -r "$src" ] || { note_skip "$src" "unreadable (run as root to record the module EEPROM)"; continue; }
+    dest="$root$src"
+    mkdir -p "$(dirname "$dest")" || continue
+    if head -c "$EEPROM_BYTES" -- "$src" > "$dest" 2>/dev/null; then
+      recorded=$((recorded + 1))
+    else
+      rm -f -- "$dest"
+      note_skip "$src" "unreadable"
+    fi
+  done
+}
+
 mask_identifiers() {
   [ "$keep_identifiers" = 1 ] && return 0
   local f content
-  [ -n "$hostname_file" ] && printf 'masked-hostname\n' > "$hostname_file"
+  for f in "${hostname_files[@]}"; do printf 'masked-hostname\n' > "$f"; done
   # Serial numbers in the device tree: keep the NUL terminator the kernel adds.
   for f in "${serial_files[@]}"; do printf 'MASKED\0' > "$f"; done
   # GPU UUIDs in CDI specs identify one physical board.
@@ -254,48 +355,38 @@ write_source_stub() {
   } > "$outdir/SOURCE.md"
 }
 
-# --- what jetgate reads ---------------------------------------------------------------
-record /etc/os-release
-record /proc/sys/kernel/osrelease
-record /proc/meminfo
-record /usr/lib/os-release
-record /proc/sys/kernel/hostname
-hostname_file="$last_recorded"
-record /etc/nv_tegra_release
-record /usr/share/nv_tegra/nv_tegra_release
-record_dpkg_status
-for f in model compatible nvidia,boardids serial-number nvidia,dtsfilename; do
-  record "/proc/device-tree/$f"
-  [ "$f" = serial-number ] && [ -n "$last_recorded" ] && serial_files+=("$last_recorded")
+# --- record -----------------------------------------------------------------------------
+for f in "${FILES[@]}"; do record "$f"; done
+for f in "${PRESENCE[@]}"; do record "$f"; done
+# /proc/self is this shell: copy its cgroup as a plain file, not the link.
+if [ -r /proc/self/cgroup ] && mkdir -p "$root/proc/self" && head -c "$MAX_FILE_BYTES" /proc/self/cgroup > "$root/proc/self/cgroup"; then
+  recorded=$((recorded + 1))
+fi
+for f in "${HOSTNAME_FILES[@]}"; do
+  record "$f"
+  [ -n "$last_recorded" ] && hostname_files+=("$last_recorded")
 done
-for f in family soc_id machine revision; do record "/sys/devices/soc0/$f"; done
-record /proc/modules
-record /proc/driver/nvidia/version
-record /.dockerenv
-record /run/.containerenv
-record /proc/1/cgroup
-record /usr/local/cuda/version.json
-record /usr/local/cuda/version.txt
-record /usr/include/cudnn_version.h
-record /usr/local/cuda/include/cudnn_version.h
-record_glob contents /usr/include/*-linux-gnu/cudnn_version_v*.h
-record_glob contents /usr/include/*-linux-gnu/NvInferVersion.h /usr/include/NvInferVersion.h
-record_glob contents /usr/include/*-linux-gnu/cudnn_version.h /usr/include/cudnn.h \
-  /usr/include/*-linux-gnu/cudnn.h /usr/local/cuda/include/cudnn.h \
-  /usr/local/cuda/include/NvInferVersion.h
-record_glob contents /etc/cdi/*.yaml /etc/cdi/*.json /var/run/cdi/*.yaml /var/run/cdi/*.json
-record_glob contents /etc/nvidia-container-runtime/host-files-for-container.d/*.csv
-record_glob placeholder /usr/lib/*-linux-gnu/libcudnn.so* /usr/lib/*-linux-gnu/libnvinfer.so*
-record_glob placeholder /usr/lib/*-linux-gnu/libcuda.so* /usr/lib/*-linux-gnu/libnvidia-ml.so*
-# Yocto/OE4T and other distributions keep the libraries outside the triplet directory.
-record_glob placeholder /usr/lib/libcudnn.so* /usr/lib/libnvinfer.so* /usr/lib64/libcudnn.so* \
-  /usr/lib64/libnvinfer.so* /usr/local/cuda/lib64/libcudnn.so* /usr/local/cuda/lib64/libnvinfer.so* \
-  /usr/local/cuda/targets/aarch64-linux/lib/libcudnn.so* /usr/local/cuda/targets/aarch64-linux/lib/libnvinfer.so*
-record_glob placeholder /usr/lib/aarch64-linux-gnu/nvidia/libcuda.so* /usr/lib/aarch64-linux-gnu/nvidia/libnvrm_*.so
-record_glob placeholder /usr/lib/aarch64-linux-gnu/tegra/libcuda.so* /usr/lib/aarch64-linux-gnu/tegra/libnvrm*.so
-
-record_node_glob /dev/nvhost-* /dev/nvmap /dev/host1x-fence /dev/nvsciipc
-record_node_glob /dev/nvgpu/*/* /dev/nvidia* /dev/nvidia-caps/* /dev/dri/renderD*
+record_dpkg_status
+for d in "${DT_DIRS[@]}"; do
+  for f in "${DT_PROPERTIES[@]}"; do
+    record "$d/$f"
+    [ "$f" = serial-number ] && [ -n "$last_recorded" ] && serial_files+=("$last_recorded")
+  done
+done
+for dev in /sys/class/devfreq/*; do
+  for f in "${DEVFREQ_FILES[@]}"; do record "$dev/$f"; done
+done
+for d in "${INCLUDE_DIRS[@]}"; do for h in "${HEADERS[@]}"; do record "$d/$h"; done; done
+for d in "${OPENCV_HEADER_DIRS[@]}"; do for h in "${OPENCV_HEADERS[@]}"; do record "$d/$h"; done; done
+for d in "${LIBRARY_DIRS[@]}"; do
+  for p in "${LIBRARIES[@]}"; do record_glob placeholder $d/$p; done
+done
+record_glob placeholder ${VPI_LIBRARY_GLOBS[@]}
+record_glob placeholder ${EXTRA_PLACEHOLDER_GLOBS[@]}
+record_glob contents ${EXTRA_GLOBS[@]}
+record_glob contents ${CDI_GLOBS[@]}
+record_eeproms
+record_node_glob ${NODE_GLOBS[@]}
 
 mask_identifiers
 write_root_json

@@ -82,7 +82,7 @@ int run_probe(const ProbeArgs& a) {
   }
 
   evidence::ProbeDocumentInput in;
-  in.root = a.root;
+  in.root = platform.root;  // the --root path, made valid UTF-8 by the facts
   in.live = root->is_live();
   in.platform = &platform;
   in.cuda = cuda ? &*cuda : nullptr;

@@ -1,5 +1,6 @@
 // Fact parsers on real lines from real machines, and on malformed input.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "jetgate/facts/cdi.hpp"
 #include "jetgate/facts/device_tree.hpp"
@@ -8,40 +9,39 @@
 #include "jetgate/facts/proc_modules.hpp"
 #include "jetgate/facts/text.hpp"
 #include "jetgate/facts/versions.hpp"
+#include "test_support.hpp"
 
 namespace jetgate::facts {
 namespace {
 
 using namespace std::string_literals;
 
-TEST(NvTegraRelease, JetPack62Line) {
-  auto v = parse_nv_tegra_release(
-      "# R36 (release), REVISION: 4.3, GCID: 38968081, BOARD: generic, EABI: aarch64, DATE: Wed "
-      "Jan  8 01:49:37 UTC 2025\n# KERNEL_VARIANT: oot\nTARGET_USERSPACE_LIB_DIR=nvidia\n");
-  ASSERT_TRUE(v.ok()) << v.error().message();
-  EXPECT_EQ(*v, "36.4.3");
+TEST(NvTegraRelease, EveryReleaseAsItWasWritten) {
+  auto doc = nlohmann::json::parse(test::read_file(test::fixtures_dir() + "/nv_tegra_release/lines.json"));
+  ASSERT_GE(doc["lines"].size(), 20u);
+  for (const auto& line : doc["lines"]) {
+    ASSERT_FALSE(line["source"].get<std::string>().empty());
+    auto v = parse_nv_tegra_release(line["text"].get<std::string>());
+    ASSERT_TRUE(v.ok()) << line["text"] << ": " << v.error().message();
+    EXPECT_EQ(*v, line["l4t"].get<std::string>()) << line["text"];
+  }
+  for (const auto& bad : doc["refused"])
+    EXPECT_FALSE(parse_nv_tegra_release(bad["text"].get<std::string>()).ok()) << bad["why"];
 }
 
-TEST(NvTegraRelease, JetPack4AndThorLines) {
-  EXPECT_EQ(*parse_nv_tegra_release("# R32 (release), REVISION: 7.1, GCID: 29818004, BOARD: t210ref, "
-                                    "EABI: aarch64, DATE: Sat Feb 19 17:05:08 UTC 2022"),
-            "32.7.1");
-  EXPECT_EQ(*parse_nv_tegra_release("# R38 (release), REVISION: 2.0, GCID: 41844464, BOARD: generic, "
-                                    "EABI: aarch64, DATE: Fri Aug 22 00:55:42 UTC 2025"),
-            "38.2.0");
-  EXPECT_EQ(*parse_nv_tegra_release("# R35 (release), REVISION: 4.1\n"), "35.4.1");
+TEST(NvTegraRelease, OnePartRevisionMeansDotZero) {
+  // JetPack 4.5 wrote "REVISION: 5"; its packages are 32.5.0-... .
+  EXPECT_EQ(*parse_nv_tegra_release("# R32 (release), REVISION: 5, GCID: 25531747\n"), "32.5.0");
+  EXPECT_EQ(*parse_nv_tegra_release("# R36 (release), REVISION: 4\n"), "36.4.0");
+  EXPECT_EQ(*parse_nv_tegra_release("# R38 (release), REVISION: 2.0"), "38.2.0");
 }
 
-TEST(NvTegraRelease, NeverAPartialVersion) {
-  EXPECT_FALSE(parse_nv_tegra_release("# R36 (release), REVISION: 4, GCID: 1").ok());
-  EXPECT_FALSE(parse_nv_tegra_release("# R36 (release), GCID: 38968081").ok());
-  EXPECT_FALSE(parse_nv_tegra_release("REVISION: 4.3").ok());
-  EXPECT_FALSE(parse_nv_tegra_release("").ok());
-  EXPECT_FALSE(parse_nv_tegra_release("\n\n").ok());
-  EXPECT_FALSE(parse_nv_tegra_release("# R36 (rele").ok());                 // truncated
+TEST(NvTegraRelease, MalformedInputIsAnErrorNeverAGuess) {
   EXPECT_FALSE(parse_nv_tegra_release("\x7f" "ELF\x02\x01\x01\0\0"s).ok());  // binary
   EXPECT_FALSE(parse_nv_tegra_release(std::string(100000, '#')).ok());
+  EXPECT_FALSE(parse_nv_tegra_release("# R36 (release), REVISION: 4.3\xff\xfe"s).ok());
   auto e = parse_nv_tegra_release("# R36 (release), GCID: 1");
+  ASSERT_FALSE(e.ok());
   EXPECT_NE(e.error().what.find("REVISION"), std::string::npos);
 }
 
@@ -54,17 +54,11 @@ TEST(L4tPackage, VersionFromDpkg) {
   EXPECT_FALSE(l4t_from_package_version(""));
 }
 
-TEST(JetPack, TableAndPackage) {
-  EXPECT_EQ(jetpack_for_l4t("36.4.3"), "6.2");
-  EXPECT_EQ(jetpack_for_l4t("36.3.0"), "6.0");
-  EXPECT_EQ(jetpack_for_l4t("35.4.1"), "5.1.2");
-  EXPECT_EQ(jetpack_for_l4t("32.7.1"), "4.6.1");
-  EXPECT_EQ(jetpack_for_l4t("38.2.0"), "7.0");
-  EXPECT_EQ(jetpack_for_l4t("36.5.0"), "6.2.2");
-  EXPECT_FALSE(jetpack_for_l4t("36.9.9"));
+TEST(JetPack, FromThePackageVersion) {
   EXPECT_EQ(jetpack_from_package_version("6.2+b77"), "6.2");
   EXPECT_EQ(jetpack_from_package_version("5.1.2-b104"), "5.1.2");
   EXPECT_EQ(jetpack_from_package_version("4.6.1-b110"), "4.6.1");
+  EXPECT_EQ(jetpack_from_package_version("6.2.3+b81"), "6.2.3");
   EXPECT_FALSE(jetpack_from_package_version("b77"));
 }
 
@@ -83,36 +77,118 @@ TEST(DpkgStatus, InstalledPackagesOnly) {
   EXPECT_TRUE(parse_dpkg_status("Package: x\nVersion").empty());  // truncated
 }
 
+std::optional<std::string> part_of(const std::vector<std::string>& compatible) {
+  auto f = module_from_compatible(compatible);
+  return f ? std::optional<std::string>(f->part_number) : std::nullopt;
+}
+
 TEST(DeviceTree, SocAndPartNumbers) {
   auto agx = split_nul_list("nvidia,p3737-0000+p3701-0005\0nvidia,p3701-0005\0nvidia,tegra234\0"s);
   EXPECT_EQ(agx.size(), 3u);
   EXPECT_EQ(soc_from_compatible(agx), "tegra234");
-  EXPECT_EQ(module_part_number(agx, ""), "p3701-0005");
+  auto f = module_from_compatible(agx);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->part_number, "p3701-0005");
+  EXPECT_EQ(f->carrier, "p3737-0000");
   EXPECT_EQ(module_name("p3701-0005"), "Jetson AGX Orin 64GB");
+  EXPECT_EQ(module_memory_gb("p3701-0005"), 64);
   EXPECT_EQ(cuda_arch_for_soc("tegra234"), "8.7");
 
+  // The Nano devkit names only the kit; the module is the one it ships with.
   auto nano = split_nul_list("nvidia,p3450-0000\0nvidia,jetson-nano\0nvidia,tegra210\0"s);
   EXPECT_EQ(soc_from_compatible(nano), "tegra210");
-  EXPECT_EQ(module_part_number(nano, ""), "p3450-0000");
-  EXPECT_EQ(module_part_number(nano, "3448:0000:400"), "p3448-0000");
+  EXPECT_EQ(part_of(nano), "p3448-0000");
+  EXPECT_EQ(module_from_board_ids("3448:0000:400")->part_number, "p3448-0000");
   EXPECT_EQ(cuda_arch_for_soc("tegra210"), "5.3");
+  // Revision suffixes on both halves (L4T R32 Nano B01).
+  EXPECT_EQ(part_of(split_nul_list("nvidia,p3449-0000-b00+p3448-0000-b00\0nvidia,jetson-nano\0nvidia,tegra210\0"s)),
+            "p3448-0000");
 
   auto xnx = split_nul_list("nvidia,p3509-0000+p3668-0001\0nvidia,tegra194\0"s);
-  EXPECT_EQ(module_part_number(xnx, ""), "p3668-0001");
+  EXPECT_EQ(part_of(xnx), "p3668-0001");
   EXPECT_EQ(cuda_arch_for_soc("tegra194"), "7.2");
 
   // An unknown future module still yields its part number, from the carrier+module form.
   auto future = split_nul_list("nvidia,p9999-0000+p8888-0003\0nvidia,tegra300\0"s);
-  EXPECT_EQ(module_part_number(future, ""), "p8888-0003");
+  EXPECT_EQ(part_of(future), "p8888-0003");
   EXPECT_EQ(soc_from_compatible(future), "tegra300");
   EXPECT_FALSE(module_name("p8888-0003"));
   EXPECT_FALSE(cuda_arch_for_soc("tegra300"));
 
   auto rpi = split_nul_list("raspberrypi,5-model-b\0brcm,bcm2712\0"s);
   EXPECT_FALSE(soc_from_compatible(rpi));
-  EXPECT_FALSE(module_part_number(rpi, ""));
+  EXPECT_FALSE(part_of(rpi));
   EXPECT_TRUE(split_nul_list("").empty());
   EXPECT_TRUE(split_nul_list("\0\0\0"s).empty());
+}
+
+TEST(DeviceTree, OrinNanoSuperVariant) {
+  // JetPack 6.2 on an Orin Nano devkit in Super mode (jetpack-nixos nvpmodel.nix
+  // maps this compatible to nvpmodel_p3767_0003_super.conf).
+  auto f = module_from_compatible(
+      split_nul_list("nvidia,p3768-0000+p3767-0005-super\0nvidia,p3767-0005\0nvidia,tegra234\0"s));
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->part_number, "p3767-0005");
+  EXPECT_EQ(f->variant, "super");
+  EXPECT_EQ(f->carrier, "p3768-0000");
+}
+
+TEST(DeviceTree, ACarrierIsNeverReportedAsAModule) {
+  // jetson_stats lists p3509-0000 (the Xavier NX devkit carrier) as "TX2 NX".
+  EXPECT_FALSE(part_of({"nvidia,p3509-0000", "nvidia,tegra194"}));
+  EXPECT_FALSE(part_of({"nvidia,p3737-0000", "nvidia,tegra234"}));
+  EXPECT_FALSE(part_of({"nvidia,p4071-0000", "nvidia,tegra264"}));
+  EXPECT_FALSE(part_of({"nvidia,p3701-0005+p3737-0000", "nvidia,tegra234"}));  // halves swapped
+  EXPECT_FALSE(module_name("p3768-0000"));
+  EXPECT_EQ(carrier_name("p3768-0000"), "Jetson Orin Nano / Orin NX Developer Kit carrier");
+  EXPECT_FALSE(module_from_board_ids("3768-0000-ES1"));
+  // Board ids list module and carrier; only the module is the part number.
+  auto ids = module_from_board_ids("3767-0000-301 3768-0000-ES1");
+  ASSERT_TRUE(ids);
+  EXPECT_EQ(ids->part_number, "p3767-0000");
+  EXPECT_EQ(ids->carrier, "p3768-0000");
+  EXPECT_EQ(module_from_board_ids("3489:0000:A0")->part_number, "p3489-0000");  // TX2i, jetson_stats issue #184
+}
+
+TEST(DeviceTree, DtsFileNameWhenTheCompatibleNamesNoPart) {
+  // TX1 on JetPack 3.2: compatible is "nvidia,jetson-cv", "nvidia,tegra210" (jetson_stats issue #48).
+  EXPECT_FALSE(part_of({"nvidia,jetson-cv", "nvidia,tegra210"}));
+  auto tx1 = module_from_dtsfilename(
+      "/dvs/git/dirty/git-master_linux/kernel/kernel-4.4/arch/arm64/boot/dts/../../../../../../hardware/nvidia/"
+      "platform/t210/jetson/kernel-dts/tegra210-jetson-tx1-p2597-2180-a01-devkit.dts");
+  ASSERT_TRUE(tx1);
+  EXPECT_EQ(tx1->part_number, "p2180-1000");
+  EXPECT_EQ(tx1->carrier, "p2597-0000");
+  EXPECT_EQ(tx1->source, "dtsfilename");
+  EXPECT_EQ(module_from_dtsfilename("tegra186-quill-p3310-1000-c03-00-base.dts")->part_number, "p3310-1000");
+  EXPECT_EQ(module_from_dtsfilename("tegra210-p3448-0000-p3449-0000-b00.dts")->part_number, "p3448-0000");
+  EXPECT_EQ(module_from_dtsfilename("tegra234-p3701-0000-p3737-0000.dts")->part_number, "p3701-0000");
+  EXPECT_FALSE(module_from_dtsfilename("tegra194-xavier-nx-cti-NGX004.dts"));  // a vendor file names no part
+  EXPECT_FALSE(module_from_dtsfilename(""));
+}
+
+TEST(ModuleEeprom, SixNineNineLevelPartNumbers) {
+  // /proc/device-tree/chosen/nvidia,sku on an Orin NX 16GB (public board notes).
+  auto nx = parse_699_part_number("699-13767-0000-301 G.1");
+  ASSERT_TRUE(nx);
+  EXPECT_EQ(nx->board_id, "3767");
+  EXPECT_EQ(nx->sku, "0000");
+  EXPECT_EQ(nx->p_number(), "p3767-0000");
+  EXPECT_EQ(parse_699_part_number("699-13767-0005-300 T.1\0"s)->p_number(), "p3767-0005");
+  EXPECT_EQ(parse_699_part_number("699-13767-0000-300 K.1")->part_number, "699-13767-0000-300 K.1");
+  EXPECT_FALSE(parse_699_part_number("P3767-0000"));
+  EXPECT_FALSE(parse_699_part_number("699-13767-OOOO-300"));
+  EXPECT_FALSE(parse_699_part_number(""));
+  // The raw EEPROM: the part number at byte 20, NUL-padded to 29 bytes.
+  std::string eeprom(256, '\xff');
+  eeprom.replace(0, 20, std::string(20, '\0'));
+  std::string pn = "699-13701-0005-500 M.0";
+  eeprom.replace(20, 29, pn + std::string(29 - pn.size(), '\0'));
+  auto agx = part_number_from_eeprom(eeprom);
+  ASSERT_TRUE(agx);
+  EXPECT_EQ(agx->p_number(), "p3701-0005");
+  EXPECT_FALSE(part_number_from_eeprom(eeprom.substr(0, 40)));          // too short
+  EXPECT_FALSE(part_number_from_eeprom(std::string(256, '\xff')));      // blank EEPROM
 }
 
 TEST(OsRelease, QuotedAndMalformed) {

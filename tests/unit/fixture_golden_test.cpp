@@ -10,6 +10,8 @@
 
 #include "jetgate/evidence/probe_document.hpp"
 #include "jetgate/facts/platform.hpp"
+#include "jetgate/facts/power.hpp"
+#include "jetgate/report/platform_text.hpp"
 #include "test_support.hpp"
 
 namespace jetgate {
@@ -61,6 +63,46 @@ TEST_P(RecordedMachine, MatchesGoldenOutput) {
                            << json::diff(expected, doc).dump(2);
 }
 
+// The text `jetgate probe --root DIR` prints, power mode and clocks included.
+TEST_P(RecordedMachine, MatchesGoldenText) {
+  std::string dir = test::fixtures_dir() + "/" + GetParam();
+  json doc = normalized_document(dir + "/root");
+  std::string text = report::render_platform_text(doc["platform"]);
+  std::string golden = dir + "/expected.txt";
+  if (const char* regen = std::getenv("JETGATE_REGEN"); regen && std::string(regen) == "1") {
+    std::ofstream(golden) << text;
+    GTEST_SKIP() << "regenerated " << golden;
+  }
+  ASSERT_TRUE(stdfs::exists(golden)) << golden << " is missing; run with JETGATE_REGEN=1 and review it";
+  EXPECT_EQ(text, test::read_file(golden));
+  if (doc["platform"]["tegra"]["is_tegra"].get<bool>() && doc["platform"]["power"]["nvpmodel"].is_object()) {
+    EXPECT_NE(text.find("Power mode"), std::string::npos);
+    EXPECT_NE(text.find("EMC clock"), std::string::npos);
+  }
+}
+
+// Where the source says what a user should be told about the power setting.
+TEST_P(RecordedMachine, PowerAdviceAsTheSourceGivesIt) {
+  std::string dir = test::fixtures_dir() + "/" + GetParam();
+  json doc = normalized_document(dir + "/root");
+  auto advice = facts::power_advice(doc["platform"]);
+  std::string path = dir + "/expected-power-advice.txt";
+  if (!stdfs::exists(path)) {
+    // Machines that run their fastest mode with jetson_clocks need no advice.
+    const auto& clocks = doc["platform"]["power"]["jetson_clocks"]["in_effect"];
+    if (clocks.is_boolean() && clocks.get<bool>() &&
+        doc["platform"]["power"]["nvpmodel"].value("mode_id", json()) ==
+            doc["platform"]["power"]["nvpmodel"].value("fastest_mode_id", json())) {
+      EXPECT_FALSE(advice) << *advice;
+    }
+    return;
+  }
+  std::string expected = test::read_file(path);
+  while (!expected.empty() && expected.back() == '\n') expected.pop_back();
+  ASSERT_TRUE(advice) << GetParam() << " has expected-power-advice.txt but no advice";
+  EXPECT_EQ(*advice, expected);
+}
+
 TEST_P(RecordedMachine, AgreesWithHandWrittenFacts) {
   std::string dir = test::fixtures_dir() + "/" + GetParam();
   std::string path = dir + "/expected-facts.json";
@@ -97,7 +139,7 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, RecordedMachine, ::testing::ValuesIn(recorded
                            return n;
                          });
 
-TEST(RecordedMachines, AtLeastElevenAreRecorded) { EXPECT_GE(recorded_machines().size(), 11u); }
+TEST(RecordedMachines, AtLeastTwentyAreRecorded) { EXPECT_GE(recorded_machines().size(), 20u); }
 
 }  // namespace
 }  // namespace jetgate

@@ -53,24 +53,57 @@ TEST(PlatformFacts, L4tFallsBackToDpkgWhenReleaseFileIsGarbage) {
 
 TEST(PlatformFacts, NullL4tWithAWarningNamingTheFile) {
   test::TempDir t;
-  t.write("etc/nv_tegra_release", "# R36 (release), REVISION: 4\n");
+  t.write("etc/nv_tegra_release", "# R36 (release), GCID: 38968081, BOARD: generic\n");
   auto r = collect(t);
   EXPECT_TRUE(r.platform["tegra"]["l4t"].is_null());
   EXPECT_TRUE(warned(r, "/platform/tegra/l4t", "nv_tegra_release"));
 }
 
-TEST(PlatformFacts, UnknownL4tWarnsHowToReport) {
+TEST(PlatformFacts, ReleaseNewerThanTheTableWarnsWithTheNewestKnown) {
   test::TempDir t;
-  t.write("etc/nv_tegra_release", "# R36 (release), REVISION: 9.9, GCID: 1\n");
+  t.write("etc/nv_tegra_release", "# R40 (release), REVISION: 1.0, GCID: 1\n");
   auto r = collect(t);
-  EXPECT_EQ(r.platform["tegra"]["l4t"], "36.9.9");
+  EXPECT_EQ(r.platform["tegra"]["l4t"], "40.1.0");
   EXPECT_TRUE(r.platform["tegra"]["jetpack"].is_null());
-  EXPECT_TRUE(warned(r, "/platform/tegra/jetpack", "please report"));
+  EXPECT_TRUE(r.platform["tegra"]["l4t_kind"].is_null());
+  EXPECT_TRUE(warned(r, "/platform/tegra/jetpack", "L4T 40.1.0 is not in jetgate's table"));
+  EXPECT_TRUE(warned(r, "/platform/tegra/jetpack", "the newest it knows is 39.2.1"));
+}
+
+TEST(PlatformFacts, JetpackFromTheTableWithKindAndAmbiguity) {
+  test::TempDir t;
+  t.write("etc/nv_tegra_release", "# R32 (release), REVISION: 5, GCID: 25531747, BOARD: t186ref\n");
+  auto r = collect(t);
+  EXPECT_EQ(r.platform["tegra"]["l4t"], "32.5.0");
+  EXPECT_EQ(r.platform["tegra"]["jetpack"], "4.5");
+  EXPECT_EQ(r.platform["tegra"]["jetpack_versions"], json::array({"4.5"}));
+  EXPECT_EQ(r.platform["tegra"]["jetpack_ambiguous"], false);
+  EXPECT_EQ(r.platform["tegra"]["l4t_kind"], "ga");
+  test::TempDir two;
+  two.write("etc/nv_tegra_release", "# R28 (release), REVISION: 2.1, GCID: 11272647, BOARD: t186ref\n");
+  auto r2 = collect(two);
+  EXPECT_EQ(r2.platform["tegra"]["jetpack"], "3.2.1 | 3.3");
+  EXPECT_EQ(r2.platform["tegra"]["jetpack_versions"], json::array({"3.2.1", "3.3"}));
+  EXPECT_EQ(r2.platform["tegra"]["jetpack_ambiguous"], true);
+  test::TempDir preview;
+  preview.write("etc/nv_tegra_release", "# R36 (release), REVISION: 2.0\n");
+  auto r3 = collect(preview);
+  EXPECT_EQ(r3.platform["tegra"]["jetpack"], "6.0 DP");
+  EXPECT_EQ(r3.platform["tegra"]["jetpack_versions"], json::array({"6.0"}));
+}
+
+TEST(PlatformFacts, BspOnlyReleaseSaysSoInsteadOfAskingForAReport) {
+  test::TempDir t;
+  t.write("etc/nv_tegra_release", "# R21 (release), REVISION: 7.0, GCID: 1, BOARD: ardbeg, EABI: hard\n");
+  auto r = collect(t);
+  EXPECT_EQ(r.platform["tegra"]["l4t_kind"], "bsp");
+  EXPECT_TRUE(r.platform["tegra"]["jetpack"].is_null());
+  EXPECT_TRUE(warned(r, "/platform/tegra/jetpack", "released on its own"));
 }
 
 TEST(PlatformFacts, JetpackFromPackageWhenTableLacksTheRelease) {
   test::TempDir t;
-  t.write("etc/nv_tegra_release", "# R36 (release), REVISION: 9.9, GCID: 1\n");
+  t.write("etc/nv_tegra_release", "# R40 (release), REVISION: 9.9, GCID: 1\n");
   t.write("var/lib/dpkg/status", "Package: nvidia-jetpack\nStatus: install ok installed\nVersion: 6.9+b1\n");
   auto r = collect(t);
   EXPECT_EQ(r.platform["tegra"]["jetpack"], "6.9");
@@ -88,6 +121,9 @@ TEST(PlatformFacts, TegraFromDeviceTreeAloneAsOnMainlineKernels) {
   EXPECT_EQ(tg["soc"], "tegra234");
   EXPECT_EQ(tg["part_number"], "p3767-0000");
   EXPECT_EQ(tg["module"], "Jetson Orin NX 16GB");
+  EXPECT_EQ(tg["part_number_source"], "compatible");
+  EXPECT_EQ(tg["carrier"], "p3768-0000");
+  EXPECT_TRUE(tg["eeprom"].is_null());
   EXPECT_EQ(tg["cuda_arch"], "8.7");
   EXPECT_EQ(tg["model"], "NVIDIA Jetson Orin NX Engineering Reference Developer Kit");
   EXPECT_FALSE(tg.contains("serial_number"));
@@ -164,6 +200,66 @@ TEST(PlatformFacts, LibrariesFromFileNamesWithoutDpkg) {
   EXPECT_EQ(r.platform["libraries"]["cudnn"], "8.9.4");
   EXPECT_EQ(r.platform["libraries"]["tensorrt"], "8.5.2");
   EXPECT_EQ(r.platform["cuda"]["toolkit_version"], "10.2.300");
+}
+
+TEST(PlatformFacts, ModuleEepromWinsOverTheDeviceTreeAndWarns) {
+  test::TempDir t;
+  t.write("proc/device-tree/compatible", "nvidia,p3768-0000+p3767-0005\0nvidia,p3767-0005\0nvidia,tegra234\0"s);
+  t.write("proc/device-tree/chosen/nvidia,sku", "699-13767-0003-300 K.2\0"s);
+  auto r = collect(t);
+  EXPECT_EQ(r.platform["tegra"]["part_number"], "p3767-0003");
+  EXPECT_EQ(r.platform["tegra"]["part_number_source"], "eeprom");
+  EXPECT_EQ(r.platform["tegra"]["eeprom"]["part_number"], "699-13767-0003-300 K.2");
+  EXPECT_EQ(r.platform["tegra"]["carrier"], "p3768-0000");
+  EXPECT_TRUE(warned(r, "/platform/tegra/part_number", "names p3767-0003 but the device tree"));
+}
+
+TEST(PlatformFacts, MemoryThatDoesNotFitTheModuleIsWarned) {
+  // jetson_stats issue #87: a 32GB AGX Xavier whose device tree names p2888-0001.
+  test::TempDir t;
+  t.write("proc/device-tree/compatible", "nvidia,p2822-0000+p2888-0004\0nvidia,tegra194\0"s);
+  t.write("proc/meminfo", "MemTotal:       15692052 kB\n");
+  auto r = collect(t);
+  EXPECT_EQ(r.platform["tegra"]["module_memory_gb"], 32);
+  EXPECT_TRUE(warned(r, "/platform/tegra/module", "has 15 GiB"));
+}
+
+TEST(PlatformFacts, LibrariesJetsonReleaseShowsWithoutDpkg) {
+  test::TempDir t;
+  t.write("opt/nvidia/vpi3/lib/aarch64-linux-gnu/libnvvpi.so.3.2.4", "");
+  t.write("usr/lib/aarch64-linux-gnu/libopencv_core.so.4.5.4", "");
+  t.write("usr/lib/aarch64-linux-gnu/libopencv_cudaarithm.so.4.5.4", "");
+  t.write("usr/lib/aarch64-linux-gnu/libvulkan.so.1.3.204", "");
+  auto r = collect(t);
+  const auto& lib = r.platform["libraries"];
+  EXPECT_EQ(lib["vpi"], "3.2.4");
+  EXPECT_EQ(lib["opencv"], "4.5.4");
+  EXPECT_EQ(lib["opencv_cuda"], true);
+  EXPECT_EQ(lib["vulkan"], "1.3.204");
+  EXPECT_EQ(lib["sources"]["vpi"], "/opt/nvidia/vpi3/lib/aarch64-linux-gnu/libnvvpi.so.3.2.4");
+  test::TempDir none;
+  auto n = collect(none);
+  EXPECT_TRUE(n.platform["libraries"]["opencv"].is_null());
+  EXPECT_TRUE(n.platform["libraries"]["opencv_cuda"].is_null());
+}
+
+TEST(PlatformFacts, LibrariesFromDpkgAsALastResort) {
+  test::TempDir t;
+  t.write("var/lib/dpkg/status",
+          "Package: libnvvpi3\nStatus: install ok installed\nVersion: 3.2.4\n\n"
+          "Package: libopencv\nStatus: install ok installed\nVersion: 4.8.0-1-g6371ee1\n\n"
+          "Package: libvulkan1\nStatus: install ok installed\nVersion: 1.3.204.1-2\n\n"
+          "Package: libcudnn9-cuda-12\nStatus: install ok installed\nVersion: 9.3.0.75-1\n\n"
+          "Package: tensorrt\nStatus: install ok installed\nVersion: 10.3.0.30-1+cuda12.5\n");
+  auto r = collect(t);
+  const auto& lib = r.platform["libraries"];
+  EXPECT_EQ(lib["vpi"], "3.2.4");
+  EXPECT_EQ(lib["opencv"], "4.8.0");
+  EXPECT_EQ(lib["opencv_cuda"], false);
+  EXPECT_EQ(lib["vulkan"], "1.3.204");
+  EXPECT_EQ(lib["cudnn"], "9.3.0");
+  EXPECT_EQ(lib["tensorrt"], "10.3.0");
+  EXPECT_EQ(lib["sources"]["opencv"], "dpkg:libopencv");
 }
 
 TEST(PlatformFacts, LiveMachineHasArchAndKernel) {

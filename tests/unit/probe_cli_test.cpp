@@ -62,7 +62,7 @@ TEST(ProbeCli, CudaCannotMeasureARecordedRoot) {
 
 TEST(ProbeCli, WarningsGoToStderrAndIntoTheDocument) {
   test::TempDir t;
-  t.write("etc/nv_tegra_release", "# R36 (release), REVISION: 4\n");
+  t.write("etc/nv_tegra_release", "# R36 (release), GCID: 38968081, BOARD: generic\n");  // no revision: unreadable
   auto r = run_jetgate({"probe", "--root", t.dir(), "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("nv_tegra_release"), std::string::npos) << r.err;

@@ -3,24 +3,38 @@
 #include <cerrno>
 #include <cstring>
 
+#include "jetgate/core/json_text.hpp"
+#include "jetgate/facts/l4t.hpp"
+
 namespace jetgate::facts {
+namespace {
+
+constexpr std::size_t kDpkgStatusMax = 64u << 20;  // a full JetPack install is a few MB
+
+}  // namespace
 
 CollectContext::CollectContext(const fs::RootFs& root, const CollectOptions& options,
                                std::vector<Warning>& warnings)
     : root_(root), options_(options), warnings_(warnings) {
-  if (root_.is_live()) return;
-  auto text = root_.read("/jetgate-root.json", 1u << 20);
+  if (!root_.is_live()) load_sidecar();
+}
+
+void CollectContext::load_sidecar() {
+  const std::string path = "/jetgate-root.json";
+  auto text = root_.read(path, 1u << 20);
   if (!text.ok()) {
-    if (root_.exists("/jetgate-root.json")) warn("/platform/arch", root_.display("/jetgate-root.json"), text.error().what);
+    if (root_.exists(path)) warn("/platform/arch", root_.display(path), text.error().what);
     return;
   }
-  auto j = nlohmann::json::parse(*text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
-    warn("/platform/arch", root_.display("/jetgate-root.json"),
-         "not a JSON object; expected {\"machine\": \"aarch64\", \"nodes\": {...}}");
+  // The error's position is "SOURCE:LINE:COLUMN"; the warning names the source already.
+  auto j = parse_json_text(*text, "", kSidecarMaxDepth);
+  if (!j || !j->is_object()) {
+    warn("/platform/arch", root_.display(path),
+         (j ? std::string("not a JSON object") : j.error().what + " at line:column " + j.error().where.substr(1)) +
+             "; expected {\"machine\": \"aarch64\", \"nodes\": {...}} (not read)");
     return;
   }
-  sidecar_ = std::move(j);
+  sidecar_ = std::move(*j);
 }
 
 std::optional<std::string> CollectContext::read(const std::string& path, const std::string& fact,
@@ -37,12 +51,29 @@ void CollectContext::warn(const std::string& fact, const std::string& source,
   warnings_.push_back(Warning{fact, source, message});
 }
 
+std::optional<std::string> CollectContext::read_device_tree(const std::string& property,
+                                                            const std::string& fact) {
+  if (auto t = read("/proc/device-tree/" + property, fact, 64 * 1024)) return t;
+  return read("/sys/firmware/devicetree/base/" + property, fact, 64 * 1024);
+}
+
+const std::map<std::string, std::string>& CollectContext::dpkg() {
+  if (!dpkg_) {
+    dpkg_.emplace();
+    if (auto status = read("/var/lib/dpkg/status", "/platform/tegra/l4t", kDpkgStatusMax))
+      *dpkg_ = parse_dpkg_status(*status);
+  }
+  return *dpkg_;
+}
+
 fs::NodeInfo CollectContext::node(const std::string& path) const {
   auto info = root_.stat(path);
   if (root_.is_live() || !info.present()) return info;
-  const auto& nodes = sidecar_.contains("nodes") ? sidecar_["nodes"] : nlohmann::json();
-  if (!nodes.is_object() || !nodes.contains(path) || !nodes[path].is_object()) return info;
-  const auto& rec = nodes[path];
+  if (!sidecar_.contains("nodes") || !sidecar_["nodes"].is_object()) return info;
+  const auto& nodes = sidecar_["nodes"];
+  auto it = nodes.find(path);
+  if (it == nodes.end() || !it->is_object()) return info;
+  const auto& rec = *it;
   if (rec.contains("type") && rec["type"].is_string()) {
     auto t = rec["type"].get<std::string>();
     if (t == "char") info.type = fs::NodeType::char_device;
@@ -55,8 +86,10 @@ fs::NodeInfo CollectContext::node(const std::string& path) const {
     } catch (const std::exception&) {
     }
   }
-  if (rec.contains("major") && rec["major"].is_number_unsigned()) info.major = rec["major"].get<unsigned>();
-  if (rec.contains("minor") && rec["minor"].is_number_unsigned()) info.minor = rec["minor"].get<unsigned>();
+  if (rec.contains("major") && rec["major"].is_number_unsigned() && rec["major"].get<std::uint64_t>() <= 0xFFFFFFFFu)
+    info.major = rec["major"].get<unsigned>();
+  if (rec.contains("minor") && rec["minor"].is_number_unsigned() && rec["minor"].get<std::uint64_t>() <= 0xFFFFFFFFu)
+    info.minor = rec["minor"].get<unsigned>();
   return info;
 }
 

@@ -2,6 +2,7 @@
 // unparsable files into warnings that name the file.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,9 @@
 #include "jetgate/fs/root_fs.hpp"
 
 namespace jetgate::facts {
+
+// jetgate-root.json holds {"machine", "nodes": {path: {...}}}: nothing deeper.
+inline constexpr int kSidecarMaxDepth = 16;
 
 class CollectContext {
  public:
@@ -27,6 +31,13 @@ class CollectContext {
                                   std::size_t max_bytes = fs::kDefaultMaxBytes);
   void warn(const std::string& fact, const std::string& source, const std::string& message);
 
+  // A device-tree property, from /proc/device-tree or its target
+  // /sys/firmware/devicetree/base (containers and recorders may keep only one).
+  std::optional<std::string> read_device_tree(const std::string& property, const std::string& fact);
+
+  // Installed dpkg packages (name -> version), read once; empty without dpkg.
+  const std::map<std::string, std::string>& dpkg();
+
   // The recorded root's sidecar (jetgate-root.json), or an empty object.
   const nlohmann::json& sidecar() const { return sidecar_; }
   // A device node as the machine had it: the sidecar's record for a recorded
@@ -34,10 +45,13 @@ class CollectContext {
   fs::NodeInfo node(const std::string& path) const;
 
  private:
+  void load_sidecar();
+
   const fs::RootFs& root_;
   const CollectOptions& options_;
   std::vector<Warning>& warnings_;
   nlohmann::json sidecar_ = nlohmann::json::object();
+  std::optional<std::map<std::string, std::string>> dpkg_;
 };
 
 nlohmann::json json_or_null(const std::optional<std::string>& v);
@@ -46,7 +60,9 @@ nlohmann::json json_or_null(const std::optional<std::string>& v);
 void collect_host(CollectContext& ctx, nlohmann::json& out);         // arch, kernel, os, memory
 void collect_tegra(CollectContext& ctx, nlohmann::json& out);        // /tegra
 void collect_gpu_stack(CollectContext& ctx, nlohmann::json& tegra);  // /tegra/driver
+void collect_power(CollectContext& ctx, nlohmann::json& out);        // /power
 void collect_container(CollectContext& ctx, nlohmann::json& out);    // /container
-void collect_cuda_stack(CollectContext& ctx, nlohmann::json& out);   // /cuda, /nvidia_driver, /libraries
+void collect_cuda_stack(CollectContext& ctx, nlohmann::json& out);   // /cuda, /nvidia_driver
+void collect_libraries(CollectContext& ctx, nlohmann::json& out);    // /libraries
 
 }  // namespace jetgate::facts

@@ -1,8 +1,10 @@
 #include "jetgate/facts/device_tree.hpp"
 
 #include <array>
+#include <cctype>
 #include <regex>
 
+#include "jetgate/facts/module_table.hpp"
 #include "jetgate/facts/text.hpp"
 
 namespace jetgate::facts {
@@ -13,24 +15,51 @@ std::string_view strip_vendor(std::string_view entry) {
   return comma == std::string_view::npos ? entry : entry.substr(comma + 1);
 }
 
-// Module (not carrier board) part-number families, oldest first.
-constexpr std::array<std::string_view, 10> kModuleFamilies{
-    "p2180", "p3310", "p3489", "p3636", "p2888", "p3668", "p3448", "p3701", "p3767", "p3834"};
-
-bool is_module_family(std::string_view part) {
-  for (auto f : kModuleFamilies)
-    if (part.substr(0, 5) == f) return true;
-  return false;
+const ModuleTable* table() {
+  const auto& t = builtin_module_table();
+  return t.ok() ? &t.value() : nullptr;
 }
 
-std::vector<std::string> part_numbers_in(std::string_view s) {
-  static const std::regex part(R"(p(\d{4})-(\d{4}))");
-  std::vector<std::string> out;
-  std::string str(s);
-  for (auto it = std::sregex_iterator(str.begin(), str.end(), part); it != std::sregex_iterator();
-       ++it)
-    out.push_back(it->str());
-  return out;
+const JetsonPart* find_part(std::string_view part) {
+  const auto* t = table();
+  return t ? t->find(part) : nullptr;
+}
+
+bool is_module(std::string_view part) {
+  const auto* t = table();
+  if (!t) return false;
+  const auto* p = t->find(part);
+  if (p) return p->kind == PartKind::module;
+  return t->is_module_family(part);  // an unknown SKU of a known module family
+}
+
+bool is_carrier_or_devkit(std::string_view part) {
+  const auto* p = find_part(part);
+  return p && p->kind != PartKind::module;
+}
+
+// One "pNNNN-NNNN[-suffix]" half of a compatible entry.
+struct PartToken {
+  std::string part;
+  std::optional<std::string> variant;
+};
+
+std::optional<PartToken> part_token(std::string_view s) {
+  static const std::regex form(R"(^p(\d{4})-(\d{4})(?:-([a-z0-9]+))?$)", std::regex::icase);
+  std::string str(trim(s));
+  std::smatch m;
+  if (str.size() > 64 || !std::regex_match(str, m, form)) return std::nullopt;
+  PartToken t{"p" + m[1].str() + "-" + m[2].str(), std::nullopt};
+  // A revision ("b00", "a02", "500", "ES1") is not a variant; a word ("super") is.
+  static const std::regex revision(R"(^[a-z]{0,2}\d+$)", std::regex::icase);
+  if (m[3].matched && !std::regex_match(m[3].str(), revision)) t.variant = m[3].str();
+  return t;
+}
+
+std::optional<ModuleFinding> devkit_module(std::string_view part, const std::string& source) {
+  const auto* p = find_part(part);
+  if (!p || p->kind != PartKind::devkit || !p->module) return std::nullopt;
+  return ModuleFinding{*p->module, source, std::string(part), std::nullopt};
 }
 
 }  // namespace
@@ -45,81 +74,120 @@ std::optional<std::string> soc_from_compatible(const std::vector<std::string>& c
   return soc;
 }
 
-std::optional<std::string> module_part_number(const std::vector<std::string>& compatible,
-                                              std::string_view boardids) {
-  std::vector<std::string> loose;
+std::optional<ModuleFinding> module_from_compatible(const std::vector<std::string>& compatible) {
+  // Carrier+module entries first: they say which half is which.
   for (const auto& entry : compatible) {
     auto name = strip_vendor(entry);
-    auto parts = part_numbers_in(name);
-    if (parts.empty()) continue;
-    // "p3737-0000+p3701-0005": carrier first, module last.
-    if (name.find('+') != std::string_view::npos && parts.size() >= 2) return parts.back();
-    loose.insert(loose.end(), parts.begin(), parts.end());
+    auto plus = name.find('+');
+    if (plus == std::string_view::npos) continue;
+    auto carrier = part_token(name.substr(0, plus));
+    auto module = part_token(name.substr(plus + 1));
+    if (!module || is_carrier_or_devkit(module->part)) continue;
+    ModuleFinding f{module->part, "compatible", std::nullopt, module->variant};
+    if (carrier) f.carrier = carrier->part;
+    return f;
   }
-  for (const auto& p : loose)
-    if (is_module_family(p)) return p;
-  // nvidia,boardids: "3448:0000:400" or "3701-0005-500 3737-0000-500" style entries.
-  static const std::regex id(R"((?:^|[^0-9])(\d{4})[:-](\d{4})(?:[^0-9]|$))");
-  std::string ids(boardids);
-  for (auto it = std::sregex_iterator(ids.begin(), ids.end(), id); it != std::sregex_iterator(); ++it) {
-    std::string p = "p" + (*it)[1].str() + "-" + (*it)[2].str();
-    if (is_module_family(p)) return p;
+  for (const auto& entry : compatible) {
+    auto token = part_token(strip_vendor(entry));
+    if (token && is_module(token->part)) return ModuleFinding{token->part, "compatible", std::nullopt, token->variant};
   }
-  if (loose.size() == 1) return loose.front();
+  for (const auto& entry : compatible) {
+    auto token = part_token(strip_vendor(entry));
+    if (!token) continue;
+    if (auto f = devkit_module(token->part, "compatible")) return f;
+  }
   return std::nullopt;
 }
 
+std::optional<ModuleFinding> module_from_board_ids(std::string_view ids) {
+  static const std::regex id(R"((?:^|[^0-9])(\d{4})[:-](\d{4})(?:[^0-9]|$))");
+  std::string s(ids.substr(0, 4096));
+  std::optional<std::string> carrier;
+  std::optional<std::string> module;
+  for (auto it = std::sregex_iterator(s.begin(), s.end(), id); it != std::sregex_iterator(); ++it) {
+    std::string p = "p" + (*it)[1].str() + "-" + (*it)[2].str();
+    if (!module && is_module(p)) module = p;
+    else if (!carrier && is_carrier_or_devkit(p)) carrier = p;
+  }
+  if (!module) return std::nullopt;
+  return ModuleFinding{*module, "boardids", carrier, std::nullopt};
+}
+
+std::optional<ModuleFinding> module_from_dtsfilename(std::string_view path) {
+  auto slash = path.rfind('/');
+  std::string base(trim(slash == std::string_view::npos ? path : path.substr(slash + 1)));
+  if (base.size() > 256) return std::nullopt;
+  static const std::regex pair(R"(p(\d{4})-(\d{4}))");
+  std::optional<std::string> carrier;
+  std::optional<std::string> module;
+  for (auto it = std::sregex_iterator(base.begin(), base.end(), pair); it != std::sregex_iterator(); ++it) {
+    std::string p = "p" + (*it)[1].str() + "-" + (*it)[2].str();
+    const auto* t = table();
+    if (!module && is_module(p)) {
+      module = p;
+      continue;
+    }
+    auto family_carrier = t ? t->only_carrier_of_family(p) : std::nullopt;
+    if (is_carrier_or_devkit(p) || family_carrier) {
+      if (!carrier) carrier = is_carrier_or_devkit(p) ? p : *family_carrier;
+      // "p2597-2180": the TX1 file names the carrier's board id followed by
+      // the module's board id (2180) instead of a second part number.
+      if (!module && t)
+        if (auto only = t->only_module_of_board((*it)[2].str())) module = only;
+    }
+  }
+  if (!module) return std::nullopt;
+  return ModuleFinding{*module, "dtsfilename", carrier, std::nullopt};
+}
+
+std::optional<EepromPartNumber> parse_699_part_number(std::string_view text) {
+  static const std::regex form(R"(^699-[0-9](\d{4})-(\d{4})-[0-9A-Za-z]{3}(?: [0-9A-Za-z.]{1,8})?$)");
+  std::string s(trim(text));
+  while (!s.empty() && s.back() == '\0') s.pop_back();
+  s = std::string(trim(s));
+  std::smatch m;
+  if (s.size() > 64 || !std::regex_match(s, m, form)) return std::nullopt;
+  return EepromPartNumber{s, m[1].str(), m[2].str()};
+}
+
+std::optional<EepromPartNumber> part_number_from_eeprom(std::string_view bytes) {
+  constexpr std::size_t kOffset = 20, kLength = 29;
+  if (bytes.size() < kOffset + kLength) return std::nullopt;
+  auto field = bytes.substr(kOffset, kLength);
+  auto nul = field.find('\0');
+  if (nul != std::string_view::npos) field = field.substr(0, nul);
+  if (!is_printable_text(field)) return std::nullopt;
+  return parse_699_part_number(field);
+}
+
 std::optional<std::string> module_name(std::string_view part_number) {
-  struct Row {
-    std::string_view part, name;
-  };
-  // From NVIDIA's module data sheets and Jetson Linux adaptation guides.
-  static constexpr std::array<Row, 30> table{{
-      {"p3834-0008", "Jetson T5000"},
-      {"p3701-0000", "Jetson AGX Orin 32GB (Developer Kit module)"},
-      {"p3701-0004", "Jetson AGX Orin 32GB"},
-      {"p3701-0005", "Jetson AGX Orin 64GB"},
-      {"p3701-0008", "Jetson AGX Orin Industrial 64GB"},
-      {"p3767-0000", "Jetson Orin NX 16GB"},
-      {"p3767-0001", "Jetson Orin NX 8GB"},
-      {"p3767-0003", "Jetson Orin Nano 8GB"},
-      {"p3767-0004", "Jetson Orin Nano 4GB"},
-      {"p3767-0005", "Jetson Orin Nano 8GB"},
-      {"p3668-0000", "Jetson Xavier NX 8GB (Developer Kit module)"},
-      {"p3668-0001", "Jetson Xavier NX 8GB"},
-      {"p3668-0003", "Jetson Xavier NX 16GB"},
-      {"p2888-0001", "Jetson AGX Xavier 16GB"},
-      {"p2888-0003", "Jetson AGX Xavier 32GB"},
-      {"p2888-0004", "Jetson AGX Xavier 32GB"},
-      {"p2888-0005", "Jetson AGX Xavier 64GB"},
-      {"p2888-0006", "Jetson AGX Xavier 8GB"},
-      {"p2888-0008", "Jetson AGX Xavier Industrial 32GB"},
-      {"p3448-0000", "Jetson Nano 4GB"},
-      {"p3448-0002", "Jetson Nano 4GB (eMMC)"},
-      {"p3448-0003", "Jetson Nano 2GB"},
-      {"p3450-0000", "Jetson Nano (Developer Kit)"},
-      {"p3541-0000", "Jetson Nano 2GB (Developer Kit)"},
-      {"p3636-0001", "Jetson TX2 NX"},
-      {"p3489-0000", "Jetson TX2i"},
-      {"p3489-0888", "Jetson TX2 4GB"},
-      {"p3310-1000", "Jetson TX2"},
-      {"p2180-1000", "Jetson TX1"},
-      {"p2771-0000", "Jetson TX2 (Developer Kit)"},
-  }};
-  for (const auto& row : table)
-    if (row.part == part_number) return std::string(row.name);
-  return std::nullopt;
+  const auto* p = find_part(part_number);
+  if (!p || p->kind != PartKind::module) return std::nullopt;
+  return p->name;
+}
+
+std::optional<int> module_memory_gb(std::string_view part_number) {
+  const auto* p = find_part(part_number);
+  if (!p || p->kind != PartKind::module) return std::nullopt;
+  return p->memory_gb;
+}
+
+std::optional<std::string> carrier_name(std::string_view part_number) {
+  const auto* p = find_part(part_number);
+  if (!p || p->kind == PartKind::module) return std::nullopt;
+  return p->name;
 }
 
 std::optional<std::string> cuda_arch_for_soc(std::string_view soc) {
   struct Row {
     std::string_view soc, arch;
   };
-  static constexpr std::array<Row, 5> table{{{"tegra264", "11.0"},
+  static constexpr std::array<Row, 6> table{{{"tegra264", "11.0"},
                                              {"tegra234", "8.7"},
                                              {"tegra194", "7.2"},
                                              {"tegra186", "6.2"},
-                                             {"tegra210", "5.3"}}};
+                                             {"tegra210", "5.3"},
+                                             {"tegra124", "3.2"}}};
   for (const auto& row : table)
     if (row.soc == soc) return std::string(row.arch);
   return std::nullopt;

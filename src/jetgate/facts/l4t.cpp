@@ -1,6 +1,6 @@
 #include "jetgate/facts/l4t.hpp"
 
-#include <array>
+#include <algorithm>
 #include <cctype>
 #include <regex>
 
@@ -9,20 +9,30 @@
 namespace jetgate::facts {
 
 Result<std::string> parse_nv_tegra_release(std::string_view text) {
-  auto lines = split_lines(text);
-  if (lines.empty() || trim(lines.front()).empty())
+  std::string_view first;
+  for (auto line : split_lines(text.substr(0, 64 * 1024)))
+    if (!trim(line).empty()) {
+      first = trim(line);
+      break;
+    }
+  if (first.empty())
     return make_error("empty file", "", "expected a line like \"# R36 (release), REVISION: 4.3, ...\"");
-  std::string first(trim(lines.front()));
-  if (first.size() > 512 || !is_printable_text(first))
-    return make_error("first line is not a release line (binary or overlong)");
-  static const std::regex release(R"(^#\s*R(\d{1,3})\s*\(release\))");
-  static const std::regex revision(R"(REVISION:\s*(\d{1,3})\.(\d{1,3})(?:[,\s]|$))");
+  std::string line(first);
+  // Control bytes mean a binary file; other bytes (a BOARD name that is not
+  // ASCII) do not stop the release and revision from being read.
+  bool binary = std::any_of(line.begin(), line.end(), [](char c) {
+    auto u = static_cast<unsigned char>(c);
+    return (u < 0x20 && u != '\t') || u == 0x7f;
+  });
+  if (line.size() > 512 || binary) return make_error("first line is not a release line (binary or overlong)");
+  static const std::regex release(R"((?:^|[\s#,])R(\d{1,3})\s*\(release\))");
+  static const std::regex revision(R"(REVISION:\s*(\d{1,3})(?:\.(\d{1,3}))?(?=[,\s]|$))");
   std::smatch m, r;
-  if (!std::regex_search(first, m, release))
-    return make_error("no \"# R<major> (release)\" at the start of the first line: \"" + first + "\"");
-  if (!std::regex_search(first, r, revision))
-    return make_error("no \"REVISION: <minor>.<patch>\" in the first line: \"" + first + "\"");
-  return m[1].str() + "." + r[1].str() + "." + r[2].str();
+  if (!std::regex_search(line, m, release))
+    return make_error("no \"R<major> (release)\" in the first line: \"" + line + "\"");
+  if (!std::regex_search(line, r, revision))
+    return make_error("no \"REVISION: <minor>[.<patch>]\" in the first line: \"" + line + "\"");
+  return m[1].str() + "." + r[1].str() + "." + (r[2].matched ? r[2].str() : std::string("0"));
 }
 
 std::optional<std::string> l4t_from_package_version(std::string_view version) {
@@ -39,27 +49,6 @@ std::optional<std::string> jetpack_from_package_version(std::string_view version
   std::smatch m;
   if (v.size() > 128 || !std::regex_match(v, m, form)) return std::nullopt;
   return m[1].str();
-}
-
-std::optional<std::string> jetpack_for_l4t(std::string_view l4t) {
-  // NVIDIA's release notes pair each L4T (Jetson Linux) release with one
-  // JetPack. Kept in one table so a new release is a one-line change.
-  struct Row {
-    std::string_view l4t, jetpack;
-  };
-  static constexpr std::array<Row, 30> table{{
-      {"39.2.0", "7.2"},   {"38.4.0", "7.1"},   {"38.2.2", "7.0"},   {"38.2.1", "7.0"},
-      {"38.2.0", "7.0"},   {"36.5.0", "6.2.2"}, {"36.4.7", "6.2.1"}, {"36.4.4", "6.2.1"},
-      {"36.4.3", "6.2"},   {"36.4.0", "6.1"},   {"36.3.0", "6.0"},   {"36.2.0", "6.0 DP"},
-      {"35.6.0", "5.1.4"}, {"35.5.0", "5.1.3"}, {"35.4.1", "5.1.2"}, {"35.3.1", "5.1.1"},
-      {"35.2.1", "5.1"},   {"35.1.0", "5.0.2"}, {"32.7.6", "4.6.6"}, {"32.7.5", "4.6.5"},
-      {"32.7.4", "4.6.4"}, {"32.7.3", "4.6.3"}, {"32.7.2", "4.6.2"}, {"32.7.1", "4.6.1"},
-      {"32.6.1", "4.6"},   {"32.5.1", "4.5.1"}, {"32.5.0", "4.5"},   {"32.4.4", "4.4.1"},
-      {"32.4.3", "4.4"},   {"32.3.1", "4.3"},
-  }};
-  for (const auto& row : table)
-    if (row.l4t == l4t) return std::string(row.jetpack);
-  return std::nullopt;
 }
 
 std::map<std::string, std::string> parse_dpkg_status(std::string_view text) {

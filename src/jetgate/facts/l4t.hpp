@@ -11,9 +11,12 @@
 
 namespace jetgate::facts {
 
-// "# R36 (release), REVISION: 4.3, GCID: ..." -> "36.4.3". Only the first
-// line counts. An Error (what is wrong with the line) when it does not hold a
-// major release and a two-part revision: never a partial version.
+// "# R36 (release), REVISION: 4.3, GCID: ..." -> "36.4.3". The first
+// non-blank line counts; its fields may come in any order, with CR line ends,
+// and GCID, BOARD, EABI and DATE may be missing. A one-part revision is how
+// NVIDIA published the first release of a series ("REVISION: 5" on L4T 32.5,
+// whose packages are 32.5.0-...), so it means ".0". An Error (what is wrong
+// with the line) when it holds no "R<major> (release)" or no revision.
 Result<std::string> parse_nv_tegra_release(std::string_view text);
 
 // "36.3.0-20240506102626" -> "36.3.0"; "32.7.1-20220219090432" -> "32.7.1".
@@ -21,9 +24,6 @@ std::optional<std::string> l4t_from_package_version(std::string_view version);
 
 // "6.2+b77" -> "6.2", "5.1.2-b104" -> "5.1.2", "4.6.1-b110" -> "4.6.1".
 std::optional<std::string> jetpack_from_package_version(std::string_view version);
-
-// The JetPack release of a known L4T release ("36.4.3" -> "6.2"), or nullopt.
-std::optional<std::string> jetpack_for_l4t(std::string_view l4t);
 
 // Installed packages of a dpkg status database: name -> version. Paragraphs
 // whose Status is not "install ok installed" are left out.

@@ -7,6 +7,7 @@
 #include "jetgate/facts/collect_context.hpp"
 #include "jetgate/facts/os_release.hpp"
 #include "jetgate/facts/text.hpp"
+#include "jetgate/facts/utf8_guard.hpp"
 
 namespace jetgate::facts {
 namespace {
@@ -48,6 +49,24 @@ std::optional<long long> mem_total_bytes(CollectContext& ctx) {
   ctx.warn("/platform/memory/total_bytes", ctx.root().display("/proc/meminfo"),
            "no \"MemTotal: <n> kB\" line");
   return std::nullopt;
+}
+
+// Bytes that are not UTF-8 (a hostile /proc/modules, a dpkg version, a CDI
+// file name, the root path) become U+FFFD, and a warning says where.
+void keep_valid_utf8(PlatformReport& report, nlohmann::json& platform) {
+  for (const auto& at : replace_invalid_utf8(platform, "/platform"))
+    report.warnings.push_back(Warning{at, "the value at " + at,
+                                      "held bytes that are not UTF-8; they were replaced with U+FFFD"});
+  for (std::size_t i = 0; i < report.warnings.size(); ++i) {
+    auto& w = report.warnings[i];
+    bool changed = false;
+    for (auto* field : {&w.fact, &w.source, &w.message})
+      if (!is_valid_utf8(*field)) {
+        *field = to_valid_utf8(*field);
+        changed = true;
+      }
+    if (changed) w.message += " (bytes that are not UTF-8 in this warning were replaced with U+FFFD)";
+  }
 }
 
 }  // namespace
@@ -100,9 +119,13 @@ PlatformReport collect_platform(const fs::RootFs& root, const CollectOptions& op
   nlohmann::json p = nlohmann::json::object();
   collect_host(ctx, p);
   collect_tegra(ctx, p);
+  collect_power(ctx, p);
   collect_container(ctx, p);
   collect_cuda_stack(ctx, p);
+  collect_libraries(ctx, p);
+  keep_valid_utf8(report, p);
   report.platform = std::move(p);
+  report.root = to_valid_utf8(root.root());
   return report;
 }
 

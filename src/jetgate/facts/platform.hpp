@@ -19,8 +19,9 @@ struct CollectOptions {
 };
 
 struct PlatformReport {
-  nlohmann::json platform;         // the /platform object
+  nlohmann::json platform;         // the /platform object, valid UTF-8
   std::vector<Warning> warnings;   // facts that could not be read, each naming its file
+  std::string root;                // the root directory as given, valid UTF-8 (for /root)
 };
 
 PlatformReport collect_platform(const fs::RootFs& root, const CollectOptions& options);

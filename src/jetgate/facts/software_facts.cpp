@@ -1,6 +1,4 @@
-// /platform/container, /platform/cuda, /platform/nvidia_driver, /platform/libraries.
-#include <array>
-
+// /platform/container, /platform/cuda, /platform/nvidia_driver.
 #include "jetgate/facts/collect_context.hpp"
 #include "jetgate/facts/text.hpp"
 #include "jetgate/facts/versions.hpp"
@@ -9,54 +7,9 @@
 namespace jetgate::facts {
 namespace {
 
-constexpr std::array<const char*, 6> kLibraryDirs{
-    "/usr/lib/aarch64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/usr/local/cuda/lib64",
-    "/usr/lib64", "/usr/lib", "/usr/local/cuda/targets/aarch64-linux/lib"};
-
 struct Found {
   std::optional<std::string> version, source;
 };
-
-Found version_from_headers(CollectContext& ctx, const std::string& fact,
-                           const std::vector<std::string>& headers, std::string_view major,
-                           std::string_view minor, std::string_view patch) {
-  for (const auto& h : headers) {
-    auto text = ctx.read(h, fact);
-    if (!text) continue;
-    auto v = version_from_defines(parse_header_defines(*text), major, minor, patch);
-    if (v) return {v, h};
-    ctx.warn(fact, ctx.root().display(h), std::string("no ") + std::string(major) + "/" +
-                                             std::string(minor) + "/" + std::string(patch) + " defines");
-  }
-  return {};
-}
-
-Found version_from_libraries(CollectContext& ctx, std::string_view stem) {
-  Found best;
-  for (const char* dir : kLibraryDirs) {
-    auto names = ctx.root().list(dir);
-    if (!names.ok()) continue;
-    for (const auto& n : *names) {
-      auto v = version_from_library_name(n, stem);
-      if (v && (!best.version || compare_versions(*v, *best.version) > 0)) {
-        best.version = v;
-        best.source = std::string(dir) + "/" + n;
-      }
-    }
-  }
-  return best;
-}
-
-std::vector<std::string> header_candidates(const std::vector<std::string>& names) {
-  std::vector<std::string> out;
-  // Name first: cudnn.h of cuDNN 8+ holds no version defines, so it is only
-  // a last resort after every directory was searched for the version header.
-  for (const auto& n : names)
-    for (const char* dir : {"/usr/include", "/usr/include/aarch64-linux-gnu",
-                            "/usr/include/x86_64-linux-gnu", "/usr/local/cuda/include"})
-      out.push_back(std::string(dir) + "/" + n);
-  return out;
-}
 
 Found cuda_toolkit(CollectContext& ctx) {
   const std::string fact = "/platform/cuda/toolkit_version";
@@ -116,18 +69,6 @@ void collect_cuda_stack(CollectContext& ctx, nlohmann::json& out) {
   }
   out["nvidia_driver"] = {{"version", json_or_null(driver)}};
 
-  auto cudnn = version_from_headers(
-      ctx, "/platform/libraries/cudnn",
-      header_candidates({"cudnn_version.h", "cudnn_version_v9.h", "cudnn_version_v8.h", "cudnn.h"}),
-      "CUDNN_MAJOR", "CUDNN_MINOR", "CUDNN_PATCHLEVEL");
-  if (!cudnn.version) cudnn = version_from_libraries(ctx, "libcudnn.so.");
-  auto trt = version_from_headers(ctx, "/platform/libraries/tensorrt",
-                                  header_candidates({"NvInferVersion.h"}), "NV_TENSORRT_MAJOR",
-                                  "NV_TENSORRT_MINOR", "NV_TENSORRT_PATCH");
-  if (!trt.version) trt = version_from_libraries(ctx, "libnvinfer.so.");
-  out["libraries"] = {{"cudnn", json_or_null(cudnn.version)},
-                      {"tensorrt", json_or_null(trt.version)},
-                      {"sources", {{"cudnn", json_or_null(cudnn.source)}, {"tensorrt", json_or_null(trt.source)}}}};
 }
 
 }  // namespace jetgate::facts

@@ -1,23 +1,17 @@
 // /platform/tegra: is this a Jetson, which L4T/JetPack, which module.
+#include <algorithm>
+
 #include "jetgate/facts/collect_context.hpp"
 #include "jetgate/facts/device_tree.hpp"
+#include "jetgate/facts/jetpack_table.hpp"
 #include "jetgate/facts/l4t.hpp"
 #include "jetgate/facts/text.hpp"
 
 namespace jetgate::facts {
 namespace {
 
-constexpr std::size_t kDpkgStatusMax = 64u << 20;  // a full JetPack install is a few MB
-
-// Device-tree properties live under /proc/device-tree, a link to
-// /sys/firmware/devicetree/base that some containers and recorders keep only one of.
-std::optional<std::string> read_dt(CollectContext& ctx, const std::string& prop, const std::string& fact) {
-  if (auto t = ctx.read("/proc/device-tree/" + prop, fact, 64 * 1024)) return t;
-  return ctx.read("/sys/firmware/devicetree/base/" + prop, fact, 64 * 1024);
-}
-
 std::optional<std::string> dt_string(CollectContext& ctx, const std::string& prop, const std::string& fact) {
-  auto raw = read_dt(ctx, prop, fact);
+  auto raw = ctx.read_device_tree(prop, fact);
   if (!raw) return std::nullopt;
   auto items = split_nul_list(*raw);
   if (items.empty()) return std::nullopt;
@@ -32,13 +26,16 @@ struct L4tFinding {
   std::optional<std::string> version, source, release_line;
 };
 
-L4tFinding find_l4t(CollectContext& ctx, const std::map<std::string, std::string>& dpkg) {
+L4tFinding find_l4t(CollectContext& ctx) {
   L4tFinding f;
   const std::string path = "/etc/nv_tegra_release";
   std::string problem;
   if (auto text = ctx.read(path, "/platform/tegra/l4t")) {
-    auto lines = split_lines(*text);
-    if (!lines.empty()) f.release_line = fact_text(lines.front(), 512);
+    for (auto line : split_lines(*text))
+      if (!trim(line).empty()) {
+        f.release_line = fact_text(line, 512);
+        break;
+      }
     auto v = parse_nv_tegra_release(*text);
     if (v.ok()) {
       f.version = *v;
@@ -49,6 +46,7 @@ L4tFinding find_l4t(CollectContext& ctx, const std::map<std::string, std::string
   } else if (ctx.root().exists(path)) {
     problem = ctx.root().display(path) + " exists but cannot be read (see the warning about it)";
   }
+  const auto& dpkg = ctx.dpkg();
   if (auto it = dpkg.find("nvidia-l4t-core"); it != dpkg.end()) {
     if (auto v = l4t_from_package_version(it->second)) {
       f.version = v;
@@ -67,13 +65,150 @@ L4tFinding find_l4t(CollectContext& ctx, const std::map<std::string, std::string
   return f;
 }
 
+void add_jetpack(CollectContext& ctx, const std::optional<std::string>& l4t, bool is_tegra, nlohmann::json& t) {
+  t["l4t_kind"] = nullptr;
+  t["jetpack"] = nullptr;
+  t["jetpack_versions"] = nullptr;
+  t["jetpack_ambiguous"] = nullptr;
+  t["jetpack_source"] = nullptr;
+  if (!is_tegra) return;
+  const auto& table = builtin_jetpack_table();
+  if (!table.ok()) {
+    ctx.warn("/platform/tegra/jetpack", table.error().where, table.error().message());
+    return;
+  }
+  const JetpackRelease* row = l4t ? table->find(*l4t) : nullptr;
+  if (row) {
+    t["l4t_kind"] = row->kind;
+    if (!row->jetpack.empty()) {
+      nlohmann::json numbers = nlohmann::json::array();
+      for (const auto& j : row->jetpack) numbers.push_back(jetpack_number(j));
+      t["jetpack"] = row->display();
+      t["jetpack_versions"] = numbers;
+      t["jetpack_ambiguous"] = row->ambiguous();
+      t["jetpack_source"] = "table";
+      return;
+    }
+  }
+  const auto& dpkg = ctx.dpkg();
+  if (auto it = dpkg.find("nvidia-jetpack"); it != dpkg.end())
+    if (auto v = jetpack_from_package_version(it->second)) {
+      t["jetpack"] = *v;
+      t["jetpack_versions"] = nlohmann::json::array({*v});
+      t["jetpack_ambiguous"] = false;
+      t["jetpack_source"] = "dpkg:nvidia-jetpack";
+      return;
+    }
+  if (!l4t) return;
+  if (row)  // a BSP-only release: no JetPack named it
+    ctx.warn("/platform/tegra/jetpack", "L4T " + *l4t,
+             "L4T " + *l4t + " was released on its own, not in a JetPack (" + row->source +
+                 "), and no nvidia-jetpack package is installed");
+  else
+    ctx.warn("/platform/tegra/jetpack", "L4T " + *l4t,
+             "L4T " + *l4t + " is not in jetgate's table of JetPack releases (the newest it knows is " +
+                 table->newest_l4t() + ") and no nvidia-jetpack package is installed; update jetgate, "
+                 "or report `head -1 /etc/nv_tegra_release` with the JetPack version you flashed");
+}
+
+std::optional<EepromPartNumber> read_module_eeprom(CollectContext& ctx, std::string& source) {
+  if (auto sku = dt_string(ctx, "chosen/nvidia,sku", "/platform/tegra/eeprom"))
+    if (auto p = parse_699_part_number(*sku)) {
+      source = "/proc/device-tree/chosen/nvidia,sku";
+      return p;
+    }
+  // The module EEPROM at I2C address 0x50 through the at24 driver; jetson_stats
+  // probes buses 0, 1, 2 and 7 in this order.
+  auto names = ctx.root().list("/sys/bus/i2c/devices");
+  if (!names.ok()) return std::nullopt;
+  std::vector<std::string> candidates;
+  for (std::string bus : {"0", "1", "2", "7"}) candidates.push_back(bus + "-0050");
+  for (const auto& n : *names)
+    if (n.size() > 5 && n.compare(n.size() - 5, 5, "-0050") == 0 &&
+        std::find(candidates.begin(), candidates.end(), n) == candidates.end())
+      candidates.push_back(n);
+  for (const auto& dev : candidates) {
+    if (std::find(names->begin(), names->end(), dev) == names->end()) continue;
+    std::string path = "/sys/bus/i2c/devices/" + dev + "/eeprom";
+    auto bytes = ctx.read(path, "/platform/tegra/eeprom", 4096);
+    if (!bytes) continue;
+    auto p = part_number_from_eeprom(*bytes);
+    if (p && module_name(p->p_number())) {
+      source = path;
+      return p;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<ModuleFinding> find_module(CollectContext& ctx, const std::vector<std::string>& compatible) {
+  if (auto f = module_from_compatible(compatible)) return f;
+  for (std::string prop : {"nvidia,boardids", "chosen/ids", "chosen/plugin-manager/ids"})
+    if (auto ids = dt_string(ctx, prop, "/platform/tegra/part_number"))
+      if (auto f = module_from_board_ids(*ids)) return f;
+  if (auto dts = dt_string(ctx, "nvidia,dtsfilename", "/platform/tegra/part_number"))
+    if (auto f = module_from_dtsfilename(*dts)) return f;
+  return std::nullopt;
+}
+
+void check_memory(CollectContext& ctx, const nlohmann::json& out, const std::string& part, int memory_gb) {
+  auto ptr = nlohmann::json::json_pointer("/memory/total_bytes");
+  if (!out.contains(ptr) || !out.at(ptr).is_number_integer()) return;
+  double gib = static_cast<double>(out.at(ptr).get<long long>()) / (1024.0 * 1024.0 * 1024.0);
+  // MemTotal leaves out firmware carve-outs: a 8GB module shows about 7.4 GiB.
+  if (gib >= 0.8 * memory_gb && gib <= 1.05 * memory_gb) return;
+  ctx.warn("/platform/tegra/module", ctx.root().display("/proc/meminfo"),
+           part + " is a " + std::to_string(memory_gb) + "GB module but the machine has " +
+               std::to_string(static_cast<int>(gib + 0.5)) +
+               " GiB of memory: the device tree may name the developer-kit module instead of the "
+               "one fitted (the module EEPROM, /proc/device-tree/chosen/nvidia,sku, names the real one)");
+}
+
+void add_module(CollectContext& ctx, const std::vector<std::string>& compatible, const nlohmann::json& out,
+                nlohmann::json& t) {
+  auto finding = find_module(ctx, compatible);
+  std::string eeprom_source;
+  auto eeprom = read_module_eeprom(ctx, eeprom_source);
+  t["eeprom"] = nullptr;
+  if (eeprom) {
+    t["eeprom"] = {{"part_number", eeprom->part_number}, {"board_id", eeprom->board_id},
+                   {"sku", eeprom->sku}, {"source", eeprom_source}};
+    if (finding && finding->part_number != eeprom->p_number())
+      ctx.warn("/platform/tegra/part_number", eeprom_source,
+               "the module EEPROM names " + eeprom->p_number() + " but the device tree (" + finding->source +
+                   ") names " + finding->part_number + "; reporting the EEPROM's");
+    ModuleFinding from_eeprom{eeprom->p_number(), "eeprom", std::nullopt, std::nullopt};
+    if (finding) {
+      from_eeprom.carrier = finding->carrier;
+      from_eeprom.variant = finding->variant;
+    }
+    finding = from_eeprom;
+  }
+  std::optional<std::string> part, source, variant, carrier;
+  if (finding) {
+    part = finding->part_number;
+    source = finding->source;
+    variant = finding->variant;
+    carrier = finding->carrier;
+  }
+  t["part_number"] = json_or_null(part);
+  t["part_number_source"] = json_or_null(source);
+  t["module"] = json_or_null(part ? module_name(*part) : std::nullopt);
+  auto memory = part ? module_memory_gb(*part) : std::nullopt;
+  t["module_memory_gb"] = memory ? nlohmann::json(*memory) : nlohmann::json(nullptr);
+  t["module_variant"] = json_or_null(variant);
+  t["carrier"] = json_or_null(carrier);
+  t["carrier_name"] = json_or_null(carrier ? carrier_name(*carrier) : std::nullopt);
+  if (part && memory) check_memory(ctx, out, *part, *memory);
+}
+
 }  // namespace
 
 void collect_tegra(CollectContext& ctx, nlohmann::json& out) {
   nlohmann::json t = nlohmann::json::object();
   std::vector<std::string> signs;
 
-  auto compatible_raw = read_dt(ctx, "compatible", "/platform/tegra/soc");
+  auto compatible_raw = ctx.read_device_tree("compatible", "/platform/tegra/soc");
   std::vector<std::string> compatible;
   if (compatible_raw) {
     for (auto& c : split_nul_list(*compatible_raw))
@@ -91,39 +226,23 @@ void collect_tegra(CollectContext& ctx, nlohmann::json& out) {
   t["is_tegra"] = is_tegra;
   t["signs"] = signs;
 
-  std::map<std::string, std::string> dpkg;
-  if (auto status = ctx.read("/var/lib/dpkg/status", "/platform/tegra/l4t", kDpkgStatusMax))
-    dpkg = parse_dpkg_status(*status);
-
   L4tFinding l4t;
-  if (is_tegra) l4t = find_l4t(ctx, dpkg);
+  if (is_tegra) l4t = find_l4t(ctx);
   t["l4t"] = json_or_null(l4t.version);
   t["l4t_source"] = json_or_null(l4t.source);
   t["release_line"] = json_or_null(l4t.release_line);
+  add_jetpack(ctx, l4t.version, is_tegra, t);
 
-  std::optional<std::string> jetpack, jetpack_source;
-  if (l4t.version) {
-    if ((jetpack = jetpack_for_l4t(*l4t.version))) jetpack_source = "table";
-  }
-  if (!jetpack && is_tegra) {
-    if (auto it = dpkg.find("nvidia-jetpack"); it != dpkg.end())
-      if ((jetpack = jetpack_from_package_version(it->second))) jetpack_source = "dpkg:nvidia-jetpack";
-  }
-  if (!jetpack && l4t.version)
-    ctx.warn("/platform/tegra/jetpack", "L4T " + *l4t.version,
-             "L4T " + *l4t.version + " is not in jetgate's table of JetPack releases and no "
-             "nvidia-jetpack package is installed; please report it (an issue with "
-             "`head -1 /etc/nv_tegra_release` and the JetPack version you flashed)");
-  t["jetpack"] = json_or_null(jetpack);
-  t["jetpack_source"] = json_or_null(jetpack_source);
-
-  auto boardids = read_dt(ctx, "nvidia,boardids", "/platform/tegra/part_number");
-  auto part = is_tegra ? module_part_number(compatible, boardids ? *boardids : "") : std::nullopt;
   t["model"] = json_or_null(dt_string(ctx, "model", "/platform/tegra/model"));
   t["compatible"] = compatible;
   t["soc"] = json_or_null(is_tegra ? soc : std::nullopt);
-  t["part_number"] = json_or_null(part);
-  t["module"] = json_or_null(part ? module_name(*part) : std::nullopt);
+  if (is_tegra) {
+    add_module(ctx, compatible, out, t);
+  } else {
+    for (auto key : {"part_number", "part_number_source", "module", "module_memory_gb", "module_variant",
+                     "carrier", "carrier_name", "eeprom"})
+      t[key] = nullptr;
+  }
   t["cuda_arch"] = json_or_null(soc && is_tegra ? cuda_arch_for_soc(*soc) : std::nullopt);
   t["soc_family"] = json_or_null(family);
   if (ctx.options().show_serial)

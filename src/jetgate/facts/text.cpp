@@ -120,4 +120,54 @@ bool is_numeric_version(std::string_view s, int nparts) {
   return !need_digit && parts == nparts;
 }
 
+namespace {
+// Length of the well-formed UTF-8 sequence at s[i], or 0 (RFC 3629, Table 3-7
+// of the Unicode standard: the second byte's range depends on the first).
+std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
+  auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  unsigned char b0 = byte(i);
+  if (b0 < 0x80) return 1;
+  std::size_t len = 0;
+  unsigned char lo = 0x80, hi = 0xBF;
+  if (b0 >= 0xC2 && b0 <= 0xDF) len = 2;
+  else if (b0 == 0xE0) { len = 3; lo = 0xA0; }
+  else if ((b0 >= 0xE1 && b0 <= 0xEC) || b0 == 0xEE || b0 == 0xEF) len = 3;
+  else if (b0 == 0xED) { len = 3; hi = 0x9F; }
+  else if (b0 == 0xF0) { len = 4; lo = 0x90; }
+  else if (b0 >= 0xF1 && b0 <= 0xF3) len = 4;
+  else if (b0 == 0xF4) { len = 4; hi = 0x8F; }
+  else return 0;
+  if (i + len > s.size()) return 0;
+  if (byte(i + 1) < lo || byte(i + 1) > hi) return 0;
+  for (std::size_t k = 2; k < len; ++k)
+    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
+  return len;
+}
+}  // namespace
+
+bool is_valid_utf8(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    auto n = utf8_sequence_length(s, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+std::string to_valid_utf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    auto n = utf8_sequence_length(s, i);
+    if (n == 0) {
+      out += "\xEF\xBF\xBD";  // U+FFFD for each byte that starts no valid sequence
+      ++i;
+      continue;
+    }
+    out.append(s.substr(i, n));
+    i += n;
+  }
+  return out;
+}
+
 }  // namespace jetgate::facts

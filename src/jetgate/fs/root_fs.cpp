@@ -151,6 +151,7 @@ std::string RootFs::display(std::string_view path) const {
 }
 
 Result<std::string> RootFs::read(std::string_view path, std::size_t max_bytes) const {
+  note(path);
   // O_NONBLOCK: opening a FIFO must not wait for a writer.
   int fd = open_at(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) return make_error(std::strerror(-fd), display(path));
@@ -178,6 +179,7 @@ Result<std::string> RootFs::read(std::string_view path, std::size_t max_bytes) c
 }
 
 NodeInfo RootFs::stat(std::string_view path) const {
+  note(path);
   NodeInfo info;
   int fd = open_at(path, O_PATH);
   if (fd < 0) return info;
@@ -195,6 +197,7 @@ NodeInfo RootFs::stat(std::string_view path) const {
 }
 
 Result<std::vector<std::string>> RootFs::list(std::string_view dir) const {
+  note(dir);
   int fd = open_at(dir, O_RDONLY | O_DIRECTORY);
   if (fd < 0) return make_error(std::strerror(-fd), display(dir));
   DIR* d = ::fdopendir(fd);

@@ -63,15 +63,24 @@ class RootFs {
   // live machine, "ROOT/etc/os-release" for a recorded root.
   std::string display(std::string_view path) const;
 
+  // From now on, append every path read, stat'ed or listed to `log` (tests
+  // use it to check that the recorder captures every file the readers open).
+  void log_accesses(std::shared_ptr<std::vector<std::string>> log) { access_log_ = std::move(log); }
+
  private:
   RootFs(std::string root, std::shared_ptr<int> fd, bool live)
       : root_(std::move(root)), fd_(std::move(fd)), live_(live) {}
   // An fd for path opened with flags, or -errno.
   int open_at(std::string_view path, int flags) const;
 
+  void note(std::string_view path) const {
+    if (access_log_) access_log_->emplace_back(path);
+  }
+
   std::string root_;
   std::shared_ptr<int> fd_;
   bool live_ = false;
+  std::shared_ptr<std::vector<std::string>> access_log_;
 };
 
 }  // namespace jetgate::fs

@@ -67,6 +67,70 @@ void driver_stack(std::string& out, const json& p) {
   }
 }
 
+std::string mhz(const json& doc, const std::string& pointer) {
+  auto ptr = json::json_pointer(pointer);
+  if (!doc.contains(ptr) || !doc.at(ptr).is_number()) return "?";
+  return fmt::format("{:.0f}", doc.at(ptr).get<double>() / 1e6);
+}
+
+bool has_number(const json& doc, const std::string& pointer) {
+  auto ptr = json::json_pointer(pointer);
+  return doc.contains(ptr) && doc.at(ptr).is_number();
+}
+
+// "612 of 1020 MHz (min 306)", "2133 MHz", or "unknown".
+std::string clock(const json& p, const std::string& at, const std::string& ceiling) {
+  if (!has_number(p, at + "/cur_hz")) return has_number(p, at + "/max_hz") ? "max " + mhz(p, at + "/max_hz") + " MHz" : "unknown";
+  std::string out = mhz(p, at + "/cur_hz");
+  if (has_number(p, ceiling)) out += " of " + mhz(p, ceiling);
+  out += " MHz";
+  if (has_number(p, at + "/min_hz") && has_number(p, at + "/max_hz"))
+    out += fmt::format(" (limits {}-{})", mhz(p, at + "/min_hz"), mhz(p, at + "/max_hz"));
+  return out;
+}
+
+void power_section(std::string& out, const json& p) {
+  auto ptr = json::json_pointer("/power");
+  if (!p.contains(ptr) || !p.at(ptr).is_object()) return;
+  out += "Power and clocks\n";
+  const auto& nv = p.at(ptr).value("nvpmodel", json());
+  if (nv.is_object()) {
+    std::string mode = show(nv, "/mode_name", "?") + " (id " + show(nv, "/mode_id", "?") + ")";
+    if (nv.value("fastest_mode_id", json()) != nv.value("mode_id", json()) && nv["fastest_mode_id"].is_number())
+      mode += ", fastest is " + show(nv, "/fastest_mode_name", "?") + " (id " + show(nv, "/fastest_mode_id") + ")";
+    row(out, "Power mode", mode);
+  } else {
+    row(out, "Power mode", "unknown (no /etc/nvpmodel.conf)");
+  }
+  std::string clocks = show(p, "/power/jetson_clocks/in_effect", "unknown");
+  if (p.contains(json::json_pointer("/power/jetson_clocks/evidence")) &&
+      p.at(json::json_pointer("/power/jetson_clocks/evidence")).is_string())
+    clocks += " (" + show(p, "/power/jetson_clocks/evidence") + ")";
+  row(out, "jetson_clocks", clocks);
+  std::string gpu_ceiling = has_number(p, "/power/gpu/available_max_hz") ? "/power/gpu/available_max_hz" : "/power/gpu/max_hz";
+  row(out, "GPU clock", clock(p, "/power/gpu", gpu_ceiling));
+  std::string emc = clock(p, "/power/emc", "/power/emc/max_hz");
+  if (has_number(p, "/power/emc/cap_hz")) emc += ", power-mode cap " + mhz(p, "/power/emc/cap_hz") + " MHz";
+  row(out, "EMC clock", emc);
+}
+
+std::string module_text(const json& p) {
+  std::string m = show(p, "/tegra/module");
+  if (has_number(p, "/tegra/module_memory_gb") && m.find("GB") == std::string::npos)
+    m += fmt::format(" ({} GB)", p.at(json::json_pointer("/tegra/module_memory_gb")).get<int>());
+  auto variant = json::json_pointer("/tegra/module_variant");
+  if (p.contains(variant) && p.at(variant).is_string()) m += ", " + p.at(variant).get<std::string>() + " mode";
+  return m;
+}
+
+std::string jetpack_text(const json& p) {
+  std::string j = show(p, "/tegra/jetpack");
+  auto amb = json::json_pointer("/tegra/jetpack_ambiguous");
+  if (p.contains(amb) && p.at(amb).is_boolean() && p.at(amb).get<bool>())
+    j += " (this L4T release shipped in more than one JetPack)";
+  return j;
+}
+
 }  // namespace
 
 std::string render_platform_text(const json& p) {
@@ -75,8 +139,15 @@ std::string render_platform_text(const json& p) {
   out += "Hardware\n";
   if (tegra) {
     row(out, "Model", show(p, "/tegra/model"));
-    row(out, "Module", show(p, "/tegra/module"));
-    row(out, "Part number", show(p, "/tegra/part_number"));
+    row(out, "Module", module_text(p));
+    row(out, "Part number", show(p, "/tegra/part_number") + (p.contains(json::json_pointer("/tegra/part_number_source")) &&
+                                                                    p.at(json::json_pointer("/tegra/part_number_source")).is_string()
+                                                                ? " (from " + show(p, "/tegra/part_number_source") + ")"
+                                                                : ""));
+    if (p.contains(json::json_pointer("/tegra/eeprom/part_number")))
+      row(out, "699 part number", show(p, "/tegra/eeprom/part_number"));
+    if (p.contains(json::json_pointer("/tegra/carrier")) && p.at(json::json_pointer("/tegra/carrier")).is_string())
+      row(out, "Carrier", show(p, "/tegra/carrier") + " (" + show(p, "/tegra/carrier_name", "unknown carrier") + ")");
     row(out, "SoC", show(p, "/tegra/soc"));
     row(out, "CUDA arch", show(p, "/tegra/cuda_arch"));
     if (p.contains(json::json_pointer("/tegra/serial_number")))
@@ -93,7 +164,7 @@ std::string render_platform_text(const json& p) {
   row(out, "Kernel", show(p, "/kernel/release"));
   if (tegra) {
     row(out, "L4T", show(p, "/tegra/l4t"));
-    row(out, "JetPack", show(p, "/tegra/jetpack"));
+    row(out, "JetPack", jetpack_text(p));
   }
   bool in_container = p.value(json::json_pointer("/container/detected"), false);
   row(out, "Container", in_container ? "yes (" + show(p, "/container/sign") + ")" : "no");
@@ -102,7 +173,14 @@ std::string render_platform_text(const json& p) {
   row(out, "CUDA toolkit", show(p, "/cuda/toolkit_version", "not found"));
   row(out, "cuDNN", show(p, "/libraries/cudnn", "not found"));
   row(out, "TensorRT", show(p, "/libraries/tensorrt", "not found"));
+  row(out, "VPI", show(p, "/libraries/vpi", "not found"));
+  std::string cv = show(p, "/libraries/opencv", "not found");
+  if (p.contains(json::json_pointer("/libraries/opencv_cuda")) && p.at(json::json_pointer("/libraries/opencv_cuda")).is_boolean())
+    cv += std::string(" (with CUDA: ") + (p.at(json::json_pointer("/libraries/opencv_cuda")).get<bool>() ? "yes" : "no") + ")";
+  row(out, "OpenCV", cv);
+  row(out, "Vulkan", show(p, "/libraries/vulkan", "not found"));
   row(out, "NVIDIA driver", show(p, "/nvidia_driver/version", nvgpu_loaded(p) ? "n/a (nvgpu)" : "not loaded"));
+  if (tegra) power_section(out, p);
   driver_stack(out, p);
   return out;
 }
