@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/progress_lines.hpp"
 #include "jetgate/core/exit_codes.hpp"
 #include "jetgate/evidence/probe_document.hpp"
 #include "jetgate/facts/platform.hpp"
@@ -25,6 +26,7 @@ struct ProbeArgs {
   bool python_runtime = false;
   std::string python;
   double python_timeout_s = 60;
+  bool quiet = false;
 };
 
 bool any_probe_failed(const probes::CudaSection* cuda, const probes::PythonRuntime* py) {
@@ -57,6 +59,7 @@ int run_probe(const ProbeArgs& a) {
     o.memory_fraction = a.memory_fraction;
     o.memory_max_bytes = static_cast<std::size_t>(a.memory_max_gib * 1024.0 * 1024.0 * 1024.0);
     o.probe_timeout = std::chrono::milliseconds(static_cast<long>(a.probe_timeout_s * 1000));
+    if (a.cuda && progress_wanted(a.quiet)) o.progress = stderr_progress();
     cuda = probes::collect_cuda(o);
   }
   std::optional<probes::PythonRuntime> python;
@@ -64,6 +67,7 @@ int run_probe(const ProbeArgs& a) {
     probes::PythonOptions o;
     if (!a.python.empty()) o.python = a.python;
     o.timeout = std::chrono::milliseconds(static_cast<long>(a.python_timeout_s * 1000));
+    if (progress_wanted(a.quiet)) o.progress = stderr_progress();
     python = probes::probe_python_runtime(o);
   }
 
@@ -126,6 +130,8 @@ Command add_probe_command(CLI::App& app) {
                   "Seconds before the Python child is stopped")
       ->check(CLI::Range(1.0, 3600.0))
       ->capture_default_str();
+  sub->add_flag("--quiet", args->quiet,
+                "No progress lines on stderr (shown when stderr is a terminal or CI is set)");
   return {sub, [args] {
             ProbeArgs a = *args;
             if (!a.only.empty()) a.cuda = true;

@@ -158,10 +158,13 @@ CudaSection collect_cuda(const CudaOptions& options) {
   for (const auto& probe : cuda_probes()) {
     if (!wanted(options, probe.id)) continue;
     if (auto r = cuda_probe_precheck(s, probe.id, cuda::kernel_image())) {
+      options.progress.finish(*r);
       s.probes.push_back(*r);
       continue;
     }
+    options.progress.start(probe.id);
     s.probes.push_back(run_probe(probe, options, paths));
+    options.progress.finish(s.probes.back());
   }
   return s;
 }
