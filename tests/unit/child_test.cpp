@@ -366,15 +366,16 @@ TEST(RunProcess, DescriptorsOfJetgateDoNotLeakIntoTheChild) {
 TEST(RunProcess, OnOutputSeesEveryByteInOrderWithStderrMerged) {
   ProcessSpec spec;
   spec.argv = {"/bin/sh", "-c", "i=0; while [ $i -lt 2000 ]; do echo out$i; echo err$i >&2; i=$((i+1)); done"};
-  spec.merge_stderr = true;
+  LiveOutput live;
+  live.merge_stderr = true;
   std::string seen;
-  spec.on_output = [&](std::string_view chunk, bool from_stderr) {
+  live.on_chunk = [&](std::string_view chunk, bool from_stderr) {
     EXPECT_FALSE(from_stderr);
     seen.append(chunk);
   };
   ChildLimits l;
   l.max_output_bytes = 1024;
-  auto o = run_process(spec, l);
+  auto o = run_process(spec, l, live);
   ASSERT_EQ(o.kind, Kind::exited) << o.describe();
   std::string expected;
   for (int i = 0; i < 2000; ++i) expected += "out" + std::to_string(i) + "\nerr" + std::to_string(i) + "\n";

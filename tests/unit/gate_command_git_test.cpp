@@ -60,7 +60,9 @@ TEST(GateCommandGitTest, CommandThatCommitsFailsAndTheEvidenceNamesTheTestedComm
       << j["reason"];
   EXPECT_EQ(j["git"]["head_before"], repo.head);
   EXPECT_NE(j["git"]["head_after"], repo.head);
-  if (!std::getenv("GITHUB_SHA") && !std::getenv("CI_COMMIT_SHA")) EXPECT_EQ(j["git_sha"], repo.head);
+  if (!std::getenv("GITHUB_SHA") && !std::getenv("CI_COMMIT_SHA")) {
+    EXPECT_EQ(j["git_sha"], repo.head);
+  }
 }
 
 TEST(GateCommandGitTest, UncommittedChangesToTrackedFilesAreRecordedAsDirty) {

@@ -9,7 +9,7 @@ namespace jetgate::evidence {
 std::vector<std::string> repair_utf8(nlohmann::json& root) {
   std::vector<std::string> repaired;
   // An explicit stack: documents built from outside input may be deep.
-  std::vector<std::pair<nlohmann::json*, nlohmann::json::json_pointer>> todo{{&root, {}}};
+  std::vector<std::pair<nlohmann::json*, nlohmann::json::json_pointer>> todo{{&root, nlohmann::json::json_pointer()}};
   while (!todo.empty()) {
     auto [node, where] = std::move(todo.back());
     todo.pop_back();

@@ -138,8 +138,9 @@ CommandRun run_command(const CommandSpec& spec, const CommandPaths& paths, const
   ps.argv = spec.argv;
   ps.set_env = spec.env;
   ps.cwd = r.cwd;
-  ps.merge_stderr = true;
-  ps.on_output = [&on_output](std::string_view chunk, bool) {
+  proc::LiveOutput live;
+  live.merge_stderr = true;
+  live.on_chunk = [&on_output](std::string_view chunk, bool) {
     if (on_output) on_output(chunk);
   };
   proc::ChildLimits limits;
@@ -147,7 +148,7 @@ CommandRun run_command(const CommandSpec& spec, const CommandPaths& paths, const
   limits.grace = std::chrono::milliseconds(5000);
   // The whole output goes to on_output (GATE.log); only a little is kept here.
   limits.max_output_bytes = 64u << 10;
-  auto o = run(ps, limits);
+  auto o = run(ps, limits, live);
   r.outcome = to_valid_utf8(o.describe());
   r.wall_ms = o.wall_ms;
   r.interrupted = o.kind == proc::ChildOutcome::Kind::interrupted ? o.interrupt : 0;

@@ -23,8 +23,8 @@
 
 namespace jetgate::gate {
 
-using ProcessRunner =
-    std::function<proc::ChildOutcome(const proc::ProcessSpec&, const proc::ChildLimits&)>;
+using ProcessRunner = std::function<proc::ChildOutcome(const proc::ProcessSpec&, const proc::ChildLimits&,
+                                                       const proc::LiveOutput&)>;
 
 // The command's working directory and report, as absolute paths inside the
 // repository (cwd with symbolic links resolved).

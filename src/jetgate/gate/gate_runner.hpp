@@ -43,7 +43,8 @@ struct RunDeps {
   std::function<PlatformFacts(const std::string& root)> platform;
   std::function<probes::CudaSection(const probes::CudaOptions&)> cuda;
   std::function<probes::PythonRuntime(const probes::PythonOptions&)> python;
-  std::function<proc::ChildOutcome(const proc::ProcessSpec&, const proc::ChildLimits&)> process;
+  std::function<proc::ChildOutcome(const proc::ProcessSpec&, const proc::ChildLimits&, const proc::LiveOutput&)>
+      process;
   std::function<evidence::GitSha(const std::string& repo_root)> git_sha;
   // HEAD and dirtiness, read before and after the probes and the command.
   std::function<evidence::GitState(const std::string& repo_root)> git_state;

@@ -531,7 +531,7 @@ ChildOutcome run_in_child(const std::function<std::string()>& fn, const ChildLim
   return supervise(pid, s, limits, start);
 }
 
-ChildOutcome run_process(const ProcessSpec& spec, const ChildLimits& limits) {
+ChildOutcome run_process(const ProcessSpec& spec, const ChildLimits& limits, const LiveOutput& live) {
   if (spec.argv.empty() || spec.argv.front().empty()) return spawn_failure("no program to run");
   auto program = find_program(spec);
   if (!program) return spawn_failure(spec.argv.front() + ": not found in PATH");
@@ -557,7 +557,7 @@ ChildOutcome run_process(const ProcessSpec& spec, const ChildLimits& limits) {
     reset_child_process_state();
     if (in.read.valid()) ::dup2(in.read.get(), STDIN_FILENO);
     ::dup2(out.write.get(), STDOUT_FILENO);
-    ::dup2(spec.merge_stderr ? out.write.get() : err.write.get(), STDERR_FILENO);
+    ::dup2(live.merge_stderr ? out.write.get() : err.write.get(), STDERR_FILENO);
     ExecFailure failure{0, 0};
     if (cwd && ::chdir(cwd) != 0) {
       failure = {0, errno};
@@ -585,8 +585,8 @@ ChildOutcome run_process(const ProcessSpec& spec, const ChildLimits& limits) {
     return spawn_failure(fmt::format("{}: cannot run {}: {}", spec.argv.front(), *program,
                                      std::strerror(failure->error)));
   }
-  Streams s{{std::move(out.read), nullptr, nullptr, limits.max_output_bytes, &spec.on_output, false},
-            {std::move(err.read), nullptr, nullptr, limits.max_output_bytes, &spec.on_output, true},
+  Streams s{{std::move(out.read), nullptr, nullptr, limits.max_output_bytes, &live.on_chunk, false},
+            {std::move(err.read), nullptr, nullptr, limits.max_output_bytes, &live.on_chunk, true},
             {std::move(in.write), spec.stdin_text ? std::string_view(*spec.stdin_text) : "", 0}};
   return supervise(pid, s, limits, start);
 }

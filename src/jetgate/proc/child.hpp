@@ -54,15 +54,18 @@ struct ProcessSpec {
   std::vector<std::string> unset_env;
   std::optional<std::string> stdin_text;         // none: /dev/null
   std::optional<std::string> cwd;
-  // Called with each chunk as it is read (before max_output_bytes applies),
-  // so output can be shown and saved while the child runs.
-  std::function<void(std::string_view chunk, bool from_stderr)> on_output;
+};
+
+// Output as it arrives, so it can be shown and saved while the child runs.
+struct LiveOutput {
+  // Each chunk as it is read, before max_output_bytes applies.
+  std::function<void(std::string_view chunk, bool from_stderr)> on_chunk;
   // stderr goes to the stdout pipe: one stream in the order the child wrote it.
   bool merge_stderr = false;
 };
 
 // Runs an external program; output is its stdout, error_text its stderr.
-ChildOutcome run_process(const ProcessSpec& spec, const ChildLimits& limits);
+ChildOutcome run_process(const ProcessSpec& spec, const ChildLimits& limits, const LiveOutput& live = {});
 
 // "SIGTERM", "SIGINT", ...; "signal N" for others.
 std::string signal_name_text(int sig);
