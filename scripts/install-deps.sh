@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake git pkg-config
   nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev libgmock-dev
-  libpugixml-dev libyaml-cpp-dev
+  libpugixml-dev libyaml-cpp-dev libsodium-dev
   python3 python3-pytest python3-jsonschema
   clang-format
 )

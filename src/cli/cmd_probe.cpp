@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/progress_lines.hpp"
 #include "jetgate/core/exit_codes.hpp"
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/evidence/probe_document.hpp"
@@ -27,6 +28,7 @@ struct ProbeArgs {
   bool python_runtime = false;
   std::string python;
   double python_timeout_s = 60;
+  bool quiet = false;
 };
 
 // `probe` alone is a report (exit 0); asking for probes asks a question, and
@@ -71,6 +73,7 @@ int run_probe(const ProbeArgs& a) {
     o.memory_fraction = a.memory_fraction;
     o.memory_max_bytes = static_cast<std::size_t>(a.memory_max_gib * 1024.0 * 1024.0 * 1024.0);
     o.probe_timeout = std::chrono::milliseconds(static_cast<long>(a.probe_timeout_s * 1000));
+    if (a.cuda && progress_wanted(a.quiet)) o.progress = stderr_progress();
     cuda = probes::collect_cuda(o);
   }
   std::optional<probes::PythonRuntime> python;
@@ -78,6 +81,7 @@ int run_probe(const ProbeArgs& a) {
     probes::PythonOptions o;
     if (!a.python.empty()) o.python = a.python;
     o.timeout = std::chrono::milliseconds(static_cast<long>(a.python_timeout_s * 1000));
+    if (progress_wanted(a.quiet)) o.progress = stderr_progress();
     python = probes::probe_python_runtime(o);
   }
 
@@ -148,6 +152,8 @@ Command add_probe_command(CLI::App& app) {
       "1 a probe asked for is FAIL, SKIP or NOT_RUN, or could not run (no driver, no device, a driver that\n"
       "crashed or hung, a build without GPU kernels); 2 usage or unusable input (e.g. --cuda with --root).\n"
       "Without probe flags `probe` is a report and exits 0.");
+  sub->add_flag("--quiet", args->quiet,
+                "No progress lines on stderr (shown when stderr is a terminal or CI is set)");
   return {sub, [args] {
             ProbeArgs a = *args;
             if (!a.only.empty()) a.cuda = true;

@@ -1,4 +1,5 @@
 #include "jetgate/proc/child.hpp"
+#include "jetgate/proc/interrupt.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -358,6 +359,95 @@ TEST(RunProcess, DescriptorsOfJetgateDoNotLeakIntoTheChild) {
   ::close(leaked);
   ASSERT_EQ(o.kind, Kind::exited) << o.describe();
   EXPECT_EQ(o.output.find(std::to_string(leaked)), std::string::npos) << o.output;
+}
+
+// --- Live output and interrupts (the gate's command, issue 8 and issue 11) ---
+
+TEST(RunProcess, OnOutputSeesEveryByteInOrderWithStderrMerged) {
+  ProcessSpec spec;
+  spec.argv = {"/bin/sh", "-c", "i=0; while [ $i -lt 2000 ]; do echo out$i; echo err$i >&2; i=$((i+1)); done"};
+  LiveOutput live;
+  live.merge_stderr = true;
+  std::string seen;
+  live.on_chunk = [&](std::string_view chunk, bool from_stderr) {
+    EXPECT_FALSE(from_stderr);
+    seen.append(chunk);
+  };
+  ChildLimits l;
+  l.max_output_bytes = 1024;
+  auto o = run_process(spec, l, live);
+  ASSERT_EQ(o.kind, Kind::exited) << o.describe();
+  std::string expected;
+  for (int i = 0; i < 2000; ++i) expected += "out" + std::to_string(i) + "\nerr" + std::to_string(i) + "\n";
+  EXPECT_EQ(seen, expected);  // all of it, in the order written, beyond the cap
+  EXPECT_EQ(o.output.size(), 1024u);
+  EXPECT_EQ(o.error_text, "");
+}
+
+// Sends sig to this process once path exists (the child has started).
+std::thread signal_when(const std::string& path, int sig) {
+  return std::thread([path, sig] {
+    for (int i = 0; i < 1000 && !std::ifstream(path).good(); ++i) std::this_thread::sleep_for(10ms);
+    ::kill(::getpid(), sig);
+  });
+}
+
+TEST(RunProcess, InterruptStopsTheWholeGroupAndSaysWhy) {
+  test::TempDir t;
+  InterruptScope scope;
+  ProcessSpec spec;
+  spec.argv = {"/bin/sh", "-c", "sleep 300 & echo $! > " + t.path("pid") + "; wait"};
+  ChildLimits l;
+  l.timeout = 60s;
+  l.grace = 5s;
+  auto killer = signal_when(t.path("pid"), SIGTERM);
+  auto o = run_process(spec, l);
+  killer.join();
+  ASSERT_EQ(o.kind, Kind::interrupted) << o.describe();
+  EXPECT_EQ(o.interrupt, SIGTERM);
+  EXPECT_EQ(o.signal, SIGTERM);
+  EXPECT_EQ(interrupt_signal(), SIGTERM);
+  EXPECT_LT(o.wall_ms, 10000);
+  EXPECT_EQ(o.describe(), "interrupted: jetgate received SIGTERM and stopped the process group with SIGTERM");
+  pid_t grandchild = static_cast<pid_t>(std::stol(test::read_file(t.path("pid"))));
+  EXPECT_TRUE(stops_running_soon(grandchild));
+  // Anything started after the interrupt is stopped at once.
+  auto later = sh("sleep 30", l);
+  EXPECT_EQ(later.kind, Kind::interrupted);
+  EXPECT_LT(later.wall_ms, 5000);
+}
+
+TEST(RunProcess, SecondInterruptEscalatesToSigkillAtOnce) {
+  test::TempDir t;
+  InterruptScope scope;
+  ProcessSpec spec;
+  spec.argv = {"/bin/sh", "-c", "trap '' TERM INT; touch " + t.path("ready") + "; while :; do sleep 0.05; done"};
+  ChildLimits l;
+  l.timeout = 60s;
+  l.grace = 60s;
+  auto first = signal_when(t.path("ready"), SIGINT);
+  std::thread second([&] {
+    first.join();
+    std::this_thread::sleep_for(300ms);
+    ::kill(::getpid(), SIGTERM);
+  });
+  auto o = run_process(spec, l);
+  second.join();
+  ASSERT_EQ(o.kind, Kind::interrupted) << o.describe();
+  EXPECT_EQ(o.interrupt, SIGINT);
+  EXPECT_EQ(o.signal, SIGKILL);
+  EXPECT_LT(o.wall_ms, 10000);  // not the 60 s grace period
+}
+
+TEST(RunProcess, InterruptRecordEndsWithItsScope) {
+  {
+    InterruptScope scope;
+    ::kill(::getpid(), SIGINT);
+    for (int i = 0; i < 100 && interrupt_signal() == 0; ++i) std::this_thread::sleep_for(10ms);
+    EXPECT_EQ(interrupt_signal(), SIGINT);
+  }
+  EXPECT_EQ(interrupt_signal(), 0);
+  EXPECT_EQ(sh("echo ok").kind, Kind::exited);
 }
 
 }  // namespace

@@ -68,7 +68,9 @@ struct Fakes {
       s.sha = kSha;
       return s;
     };
+    d.git_state = [](const std::string&) { return evidence::GitState{kSha, false}; };
     d.now = [] { return std::string("2026-11-29T16:23:05Z"); };
+    d.interrupted = [] { return 0; };
     return d;
   }
 };
@@ -209,27 +211,33 @@ TEST(GateRunTest, GateIssuesMakeItUnusable) {
 // Real pytest runs (Debian's /usr/bin/python3 with python3-pytest).
 bool have_pytest() { return std::system("/usr/bin/python3 -c 'import pytest' 2>/dev/null") == 0; }
 
+// The fixture project, copied into the repository t (command paths are
+// confined to the repository).
 std::string pytest_gate(const std::string& subdir, const test::TempDir& t) {
-  std::string project = test::fixtures_dir() + "/gates/pytest-project";
+  if (!std::filesystem::exists(t.path("project")))
+    std::filesystem::copy(test::fixtures_dir() + "/gates/pytest-project", t.path("project"),
+                          std::filesystem::copy_options::recursive);
   std::string id = "pytest-" + subdir;
   std::replace(id.begin(), id.end(), '_', '-');
   nlohmann::json g = {{"id", id},
                       {"command",
                        {{"argv", {"/usr/bin/python3", "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                                  "--junitxml=" + t.path("report.xml"), subdir}},
+                                  "--junitxml=out/" + id + ".xml", subdir}},
                         {"timeout_s", 120},
-                        {"cwd", project},
-                        {"junit", t.path("report.xml")},
+                        {"cwd", "project"},
+                        {"junit", "out/" + id + ".xml"},
                         {"env", {{"PYTHONDONTWRITEBYTECODE", "1"}}}}}};
   return g.dump();
 }
+
+std::string log_of(const RunOutcome& out) { return out.log_path.empty() ? "" : test::read_file(out.log_path); }
 
 TEST(GateRunTest, PytestOnlyPassingTestsPasses) {
   if (!have_pytest()) GTEST_SKIP() << "Debian python3-pytest is not installed";
   test::TempDir t;
   Fakes f;
   auto out = run(gate_from(pytest_gate("passing", t)), f, t);
-  EXPECT_EQ(out.exit_code, 0) << out.evidence.reason << out.command_output;
+  EXPECT_EQ(out.exit_code, 0) << out.evidence.reason << log_of(out);
   EXPECT_EQ(out.evidence.counts.tests, 2);
   EXPECT_EQ(out.evidence.exit_code, 0);
   EXPECT_EQ(out.evidence.extra["command"]["junit_counts"]["tests"], 2);
@@ -265,7 +273,7 @@ TEST(GateRunTest, StaleReportIsNeverReusedAndTimeoutsFail) {
   t.write("report.xml", test::read_file(test::fixtures_dir() + "/gates/junit/pytest-passing.xml"));
   nlohmann::json g = {{"id", "sleepy"},
                       {"command", {{"argv", {"/bin/sh", "-c", "sleep 30"}}, {"timeout_s", 0.5},
-                                   {"junit", t.path("report.xml")}}}};
+                                   {"junit", "report.xml"}}}};
   auto out = run(gate_from(g.dump()), f, t);
   EXPECT_EQ(out.exit_code, 1);
   EXPECT_NE(out.evidence.reason.find("did not finish"), std::string::npos) << out.evidence.reason;
@@ -317,7 +325,9 @@ TEST(GateRunCliTest, ExitCodesAndEvidence) {
 
   auto fail = repo.run("pytest-mixed");
   EXPECT_EQ(fail.exit_code, 1) << fail.out << fail.err;
-  EXPECT_NE(fail.err.find("--- command output"), std::string::npos);
+  // The command's output, live and prefixed (and saved as GATE.log).
+  EXPECT_NE(fail.err.find("[pytest-mixed] "), std::string::npos) << fail.err;
+  EXPECT_NE(fail.out.find("log: " + repo.t.path("ev/pytest-mixed.log")), std::string::npos) << fail.out;
 
   auto not_run = repo.run("riscv-only");
   EXPECT_EQ(not_run.exit_code, 2) << not_run.out << not_run.err;
@@ -328,12 +338,14 @@ TEST(GateRunCliTest, ExitCodesAndEvidence) {
   EXPECT_NE(bad_sha.err.find("warning: GITHUB_SHA is \"NOT-A-SHA\""), std::string::npos) << bad_sha.err;
   EXPECT_EQ(evidence::read_evidence(repo.t.path("ev/riscv-only.json"))->git_sha, "local");
 
-  // Only whole evidence files, no temporaries, after all runs.
+  // Only whole evidence files, logs and the gates' lock files, no temporaries, after all runs.
   std::vector<std::string> names;
   for (const auto& entry : std::filesystem::directory_iterator(repo.t.path("ev")))
     names.push_back(entry.path().filename().string());
   std::sort(names.begin(), names.end());
-  EXPECT_EQ(names, (std::vector<std::string>{"pytest-mixed.json", "pytest-passing.json", "riscv-only.json"}));
+  EXPECT_EQ(names, (std::vector<std::string>{".pytest-mixed.lock", ".pytest-passing.lock", ".riscv-only.lock",
+                                             "pytest-mixed.json", "pytest-mixed.log", "pytest-passing.json",
+                                             "pytest-passing.log", "riscv-only.json"}));
 }
 
 TEST(GateRunCliTest, UnusableInput) {

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "jetgate/core/utf8.hpp"
 #include "jetgate/gate/junit.hpp"
 #include "test_support.hpp"
 
@@ -156,16 +157,133 @@ TEST(JunitTest, MissingFileIsAnError) {
   ASSERT_FALSE(r.ok());
 }
 
-TEST(JunitTest, DeepNestingDoesNotCrash) {
+// --- Hostile reports (issue 11, class 1): every <testcase> counts, nothing wraps. ---
+
+std::string nested(const std::string& open, const std::string& close, int depth, const std::string& inner) {
   std::string xml;
-  for (int i = 0; i < 5000; ++i) xml += "<testsuite>";
-  for (int i = 0; i < 5000; ++i) xml += "</testsuite>";
-  auto r = parse_junit_xml(xml, "deep.xml");
-  // Nesting beyond 64 levels is not followed; what is counted is zero tests.
-  if (r.ok()) {
-    EXPECT_EQ(r->tests, 0);
+  xml.reserve((open.size() + close.size()) * static_cast<std::size_t>(depth) + inner.size());
+  for (int i = 0; i < depth; ++i) xml += open;
+  xml += inner;
+  for (int i = 0; i < depth; ++i) xml += close;
+  return xml;
+}
+
+const char* kFailingCase = R"(<testcase name="broken"><failure message="boom"/></testcase>)";
+
+TEST(JunitTest, FailingSuiteInsideNestedTestsuitesCounts) {
+  auto c = parse_junit_xml(
+      R"(<testsuites><testsuite name="ok" tests="1"><testcase name="a"/></testsuite>)"
+      R"(<testsuites><testsuite name="bad" tests="1" failures="1">)" +
+          std::string(kFailingCase) + "</testsuite></testsuites></testsuites>",
+      "nested-testsuites.xml");
+  ASSERT_TRUE(c.ok()) << c.error().message();
+  EXPECT_EQ(c->tests, 2);
+  EXPECT_EQ(c->failures, 1);
+  EXPECT_EQ(c->suites, 2);
+  EXPECT_FALSE(c->clean());
+}
+
+TEST(JunitTest, FailingCaseDeeperThan64SuitesCounts) {
+  auto c = parse_junit_xml("<testsuites><testsuite><testcase name=\"ok\"/>" +
+                               nested("<testsuite>", "</testsuite>", 100, kFailingCase) +
+                               "</testsuite></testsuites>",
+                           "deep.xml");
+  ASSERT_TRUE(c.ok()) << c.error().message();
+  EXPECT_EQ(c->tests, 2);
+  EXPECT_EQ(c->failures, 1);
+  EXPECT_EQ(c->suites, 101);
+  EXPECT_FALSE(c->clean());
+}
+
+TEST(JunitTest, FailingCaseAt100kNestedSuitesCountsWithoutRecursion) {
+  auto c = parse_junit_xml(
+      "<testsuites><testsuite><testcase name=\"ok\"/></testsuite>" +
+          nested("<testsuite>", "</testsuite>", 100000, kFailingCase) + "</testsuites>",
+      "very-deep.xml");
+  ASSERT_TRUE(c.ok()) << c.error().message();
+  EXPECT_EQ(c->tests, 2);
+  EXPECT_EQ(c->failures, 1);
+  EXPECT_FALSE(c->clean());
+  // The same depth of elements jetgate does not know.
+  c = parse_junit_xml("<testsuite><testcase name=\"ok\"/>" + nested("<x>", "</x>", 100000, kFailingCase) +
+                          "</testsuite>",
+                      "very-deep-unknown.xml");
+  ASSERT_TRUE(c.ok()) << c.error().message();
+  EXPECT_EQ(c->failures, 1);
+}
+
+TEST(JunitTest, FailingCaseInsideUnknownElementCounts) {
+  for (const std::string& xml : {
+           R"(<testsuites><testsuite tests="1"><testcase name="a"/><group>)" + std::string(kFailingCase) +
+               "</group></testsuite></testsuites>",
+           R"(<testsuites><wrapper><testsuite>)" + std::string(kFailingCase) + "</testsuite></wrapper></testsuites>",
+           R"(<testsuites><properties/><wrapper>)" + std::string(kFailingCase) + "</wrapper></testsuites>",
+       }) {
+    auto c = parse_junit_xml(xml, "unknown-element.xml");
+    ASSERT_TRUE(c.ok()) << xml << ": " << c.error().message();
+    EXPECT_EQ(c->failures, 1) << xml;
+    EXPECT_FALSE(c->clean()) << xml;
   }
 }
 
+TEST(JunitTest, CountsSaturateInsteadOfWrapping) {
+  // INT64_MAX from the attribute plus one real failure wrapped to a negative
+  // count, and a negative count is "no failures".
+  auto c = parse_junit_xml(R"(<testsuites><testsuite tests="1" failures="9223372036854775807"/>)"
+                           R"(<testsuite tests="1">)" + std::string(kFailingCase) + "</testsuite></testsuites>",
+                           "wrap.xml");
+  ASSERT_TRUE(c.ok()) << c.error().message();
+  EXPECT_EQ(c->failures, INT64_MAX);
+  EXPECT_FALSE(c->clean());
+  c = parse_junit_xml(R"(<testsuites><testsuite tests="2" skipped="9223372036854775807" )"
+                      R"(disabled="9223372036854775807"><testcase name="a"/></testsuite>)"
+                      R"(<testsuite errors="9223372036854775807" tests="9223372036854775807"><testcase name="b"/>)"
+                      R"(</testsuite></testsuites>)",
+                      "huge-skips.xml");
+  ASSERT_TRUE(c.ok()) << c.error().message();
+  EXPECT_EQ(c->skipped, INT64_MAX);
+  EXPECT_EQ(c->errors, INT64_MAX);
+  EXPECT_EQ(c->tests, INT64_MAX);
+  EXPECT_FALSE(c->clean());
+}
+
+TEST(JunitTest, CountsBeyond63BitsAreRejected) {
+  auto c = parse_junit_xml(R"(<testsuite tests="1" failures="9223372036854775808"><testcase/></testsuite>)",
+                           "too-big.xml");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message().find("too large"), std::string::npos) << c.error().message();
+}
+
+TEST(JunitTest, DeeplyNestedDoctypeSectionsDoNotCrash) {
+  std::string xml = "<!DOCTYPE x [" + nested("<![ ", "]]>", 200000, "") + "]><testsuite/>";
+  auto r = parse_junit_xml(xml, "doctype.xml");
+  if (r.ok()) {
+    EXPECT_EQ(r->tests, 0);  // either way: no crash, and nothing green
+  }
+}
+
+TEST(JunitTest, BytesThatAreNotUtf8NeverReachTheMessageRaw) {
+  const std::string bad = "\xff\xfe\xc3";
+  struct Case {
+    std::string xml, expect;
+  } cases[] = {
+      {"<testsuite tests=\"1\" failures=\"" + bad + "\"><testcase/></testsuite>", "failures=\"\xEF\xBF\xBD"},
+      {"<r" + bad + "><testcase/></r" + bad + ">", "root element <r\xEF\xBF\xBD"},
+      {"<testsuite x" + bad + "=\"1\"><testcase n" + bad + "=\"" + bad + "\"><failure/></testcase></testsuite>", ""},
+  };
+  for (const auto& c : cases) {
+    auto r = parse_junit_xml(c.xml, "report-\xff.xml");
+    if (c.expect.empty()) {
+      ASSERT_TRUE(r.ok()) << r.error().message();
+      EXPECT_EQ(r->failures, 1);
+      continue;
+    }
+    ASSERT_FALSE(r.ok());
+    const std::string msg = r.error().message();
+    EXPECT_TRUE(is_valid_utf8(msg)) << msg;
+    EXPECT_NE(msg.find(c.expect), std::string::npos) << msg;
+    EXPECT_NE(msg.find("report-\xEF\xBF\xBD.xml"), std::string::npos) << msg;
+  }
+}
 }  // namespace
 }  // namespace jetgate::gate

@@ -8,34 +8,18 @@
 #include <cstring>
 #include <filesystem>
 #include <random>
+#include <utility>
 
 #include <fmt/format.h>
+
+#include "jetgate/core/utf8.hpp"
 
 namespace jetgate::evidence {
 namespace {
 
-struct Fd {
-  int fd = -1;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
-
 Error os_error(const std::string& what, const std::string& where) {
-  return make_error(fmt::format("{}: {}", what, std::strerror(errno)), where,
+  return make_error(fmt::format("{}: {}", what, std::strerror(errno)), to_valid_utf8(where),
                     "check that the directory exists, is writable and the disk is not full");
-}
-
-Status write_all(int fd, std::string_view data, const std::string& where) {
-  while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return os_error("cannot write", where);
-    }
-    data.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return Ok{};
 }
 
 std::string random_suffix() {
@@ -43,63 +27,97 @@ std::string random_suffix() {
   return fmt::format("{:016x}", gen());
 }
 
-// Opens a fresh temporary file; O_EXCL guarantees no two writers share one.
-Result<std::string> create_temp(int dir_fd, const std::string& dir, const std::string& name,
-                                int* out_fd) {
+}  // namespace
+
+Result<AtomicFile> AtomicFile::create(const std::string& dir, const std::string& name) {
+  if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..")
+    return make_error("invalid file name \"" + to_valid_utf8(name) + "\"", to_valid_utf8(dir));
+  AtomicFile f;
+  f.dir_ = dir;
+  f.name_ = name;
+  f.target_ = (std::filesystem::path(dir) / name).string();
+  f.dir_fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (f.dir_fd_ < 0) return os_error("cannot open directory", dir);
+  // O_EXCL: no two writers ever share a temporary file.
   for (int attempt = 0; attempt < 16; ++attempt) {
     std::string tmp = fmt::format(".{}.{}.{}.tmp", name, ::getpid(), random_suffix());
-    int fd = ::openat(dir_fd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    int fd = ::openat(f.dir_fd_, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd >= 0) {
-      *out_fd = fd;
-      return tmp;
+      f.fd_ = fd;
+      f.tmp_ = std::move(tmp);
+      return f;
     }
     if (errno != EEXIST) return os_error("cannot create a temporary file", dir);
   }
-  return make_error("cannot find a free temporary file name", dir,
+  return make_error("cannot find a free temporary file name", to_valid_utf8(dir),
                     "remove stale .*.tmp files from the directory");
 }
 
-}  // namespace
+AtomicFile::AtomicFile(AtomicFile&& o) noexcept
+    : dir_fd_(std::exchange(o.dir_fd_, -1)),
+      fd_(std::exchange(o.fd_, -1)),
+      dir_(std::move(o.dir_)),
+      name_(std::move(o.name_)),
+      tmp_(std::exchange(o.tmp_, {})),
+      target_(std::move(o.target_)) {}
+
+AtomicFile::~AtomicFile() {
+  discard();
+  if (dir_fd_ >= 0) ::close(dir_fd_);
+}
+
+void AtomicFile::discard() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  if (!tmp_.empty() && dir_fd_ >= 0) ::unlinkat(dir_fd_, tmp_.c_str(), 0);
+  tmp_.clear();
+}
+
+Status AtomicFile::write(std::string_view data) {
+  if (fd_ < 0) return make_error("the file is already closed", to_valid_utf8(target_));
+  while (!data.empty()) {
+    ssize_t n = ::write(fd_, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return os_error("cannot write", target_);
+    }
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return Ok{};
+}
+
+Result<std::string> AtomicFile::commit() {
+  if (fd_ < 0) return make_error("the file is already closed", to_valid_utf8(target_));
+  if (::fsync(fd_) != 0) {
+    auto err = os_error("cannot fsync", target_);
+    discard();
+    return err;
+  }
+  ::close(fd_);
+  fd_ = -1;
+  if (::renameat(dir_fd_, tmp_.c_str(), dir_fd_, name_.c_str()) != 0) {
+    auto err = os_error("cannot rename the temporary file into place", target_);
+    discard();
+    return err;
+  }
+  tmp_.clear();
+  // Without this the rename may be lost on power failure even though the
+  // data blocks were flushed.
+  if (::fsync(dir_fd_) != 0) return os_error("cannot fsync directory", dir_);
+  return target_;
+}
 
 Result<std::string> write_file_atomically(const std::string& dir, const std::string& name,
                                           std::string_view contents) {
-  std::string target = (std::filesystem::path(dir) / name).string();
-  if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..")
-    return make_error("invalid file name \"" + name + "\"", dir);
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec)
-    return make_error("cannot create directory: " + ec.message(), dir,
+    return make_error("cannot create directory: " + ec.message(), to_valid_utf8(dir),
                       "choose a writable --evidence-dir");
-  Fd dir_fd{::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
-  if (dir_fd.fd < 0) return os_error("cannot open directory", dir);
-
-  int raw_fd = -1;
-  auto tmp = create_temp(dir_fd.fd, dir, name, &raw_fd);
-  if (!tmp) return tmp.error();
-  Fd file{raw_fd};
-  auto cleanup = [&] { ::unlinkat(dir_fd.fd, tmp->c_str(), 0); };
-
-  if (auto st = write_all(file.fd, contents, target); !st) {
-    cleanup();
-    return st.error();
-  }
-  if (::fsync(file.fd) != 0) {
-    auto err = os_error("cannot fsync", target);
-    cleanup();
-    return err;
-  }
-  ::close(file.fd);
-  file.fd = -1;
-  if (::renameat(dir_fd.fd, tmp->c_str(), dir_fd.fd, name.c_str()) != 0) {
-    auto err = os_error("cannot rename the temporary file into place", target);
-    cleanup();
-    return err;
-  }
-  // Without this the rename may be lost on power failure even though the
-  // data blocks were flushed.
-  if (::fsync(dir_fd.fd) != 0) return os_error("cannot fsync directory", dir);
-  return target;
+  auto file = AtomicFile::create(dir, name);
+  if (!file) return file.error();
+  if (auto st = file->write(contents); !st) return st.error();
+  return file->commit();
 }
 
 }  // namespace jetgate::evidence

@@ -3,6 +3,8 @@
 // So a file is never written in place: a uniquely named temporary file in the
 // same directory is written, fsync'd and renamed over the target (atomic on
 // POSIX), then the directory is fsync'd so the rename survives a power cut.
+// The rename replaces whatever sits at the target, a symbolic link included:
+// nothing is ever written through a link.
 #pragma once
 
 #include <string>
@@ -12,9 +14,33 @@
 
 namespace jetgate::evidence {
 
-// Writes DIR/NAME atomically (DIR is created when missing). The temporary
-// file is ".NAME.<pid>.<random>.tmp": hidden and not ending in .json, so
-// readers globbing *.json never see it. Returns the full path written.
+// A file being written: ".NAME.<pid>.<random>.tmp" in DIR (hidden and not
+// ending in .json, so readers globbing *.json never see it) until commit()
+// renames it to DIR/NAME. Destroyed without commit(), it removes itself.
+class AtomicFile {
+ public:
+  // DIR must exist.
+  static Result<AtomicFile> create(const std::string& dir, const std::string& name);
+  AtomicFile(AtomicFile&& other) noexcept;
+  AtomicFile& operator=(AtomicFile&&) = delete;
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+  ~AtomicFile();
+
+  Status write(std::string_view data);
+  // fsync, rename into place, fsync DIR; returns DIR/NAME.
+  Result<std::string> commit();
+  const std::string& target() const { return target_; }
+
+ private:
+  AtomicFile() = default;
+  void discard();
+  int dir_fd_ = -1, fd_ = -1;
+  std::string dir_, name_, tmp_, target_;
+};
+
+// Writes DIR/NAME atomically (DIR is created when missing). Returns the full
+// path written.
 Result<std::string> write_file_atomically(const std::string& dir, const std::string& name,
                                           std::string_view contents);
 

@@ -180,7 +180,10 @@ Result<Evidence> read_evidence(const std::string& path) {
 
 Result<std::string> write_evidence(const std::string& dir, const Evidence& e) {
   if (auto st = validate_gate_id(e.gate, "evidence gate"); !st) return st.error();
-  return write_file_atomically(dir, e.gate + ".json", to_json(e).dump(2) + "\n");
+  // Callers repair text first (utf8_json.hpp) and say where; replacing here
+  // too means a string that slipped through can never abort the write.
+  return write_file_atomically(
+      dir, e.gate + ".json", to_json(e).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 }  // namespace jetgate::evidence

@@ -59,23 +59,43 @@ GitSha resolve_git_sha(const EnvLookup& env, const GitHead& git_head) {
   return out;
 }
 
+namespace {
+
+std::optional<std::string> run_git(const std::string& repo_root, std::vector<std::string> args) {
+  proc::ProcessSpec spec;
+  spec.argv = {"git", "-C", repo_root.empty() ? "." : repo_root};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  // git status refreshes the index and would take index.lock, racing a
+  // command (or a person) using git in the same checkout.
+  spec.set_env["GIT_OPTIONAL_LOCKS"] = "0";
+  proc::ChildLimits limits;
+  limits.timeout = std::chrono::milliseconds(5000);
+  limits.max_output_bytes = 1u << 20;
+  auto out = proc::run_process(spec, limits);
+  if (out.kind != proc::ChildOutcome::Kind::exited || out.exit_code != 0) return std::nullopt;
+  return out.output;
+}
+
+}  // namespace
+
 GitSha resolve_git_sha_live(const std::string& repo_root) {
   auto env = [](const char* name) -> std::optional<std::string> {
     const char* v = std::getenv(name);
     if (!v) return std::nullopt;
     return std::string(v);
   };
-  auto git = [&]() -> std::optional<std::string> {
-    proc::ProcessSpec spec;
-    spec.argv = {"git", "-C", repo_root.empty() ? "." : repo_root, "rev-parse", "HEAD"};
-    proc::ChildLimits limits;
-    limits.timeout = std::chrono::milliseconds(5000);
-    limits.max_output_bytes = 4096;
-    auto out = proc::run_process(spec, limits);
-    if (out.kind != proc::ChildOutcome::Kind::exited || out.exit_code != 0) return std::nullopt;
-    return out.output;
-  };
-  return resolve_git_sha(env, git);
+  return resolve_git_sha(env, [&] { return run_git(repo_root, {"rev-parse", "HEAD"}); });
+}
+
+GitState read_git_state_live(const std::string& repo_root) {
+  GitState s;
+  if (auto head = run_git(repo_root, {"rev-parse", "HEAD"})) {
+    std::string sha = trimmed(*head);
+    if (is_commit_sha(sha)) s.head = sha;
+  }
+  if (auto status = run_git(repo_root, {"status", "--porcelain", "--untracked-files=no", "--ignore-submodules=none"}))
+    s.dirty = !status->empty();
+  return s;
 }
 
 }  // namespace jetgate::evidence

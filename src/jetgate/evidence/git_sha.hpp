@@ -27,4 +27,17 @@ GitSha resolve_git_sha(const EnvLookup& env, const GitHead& git_head);
 // The live environment and `git -C repo_root rev-parse HEAD` (5 s limit).
 GitSha resolve_git_sha_live(const std::string& repo_root);
 
+// The checkout as git sees it, read before and after a gate's command: a
+// command that commits (or checks out another commit) moves HEAD, and the
+// evidence must not name a commit that was not the one tested.
+struct GitState {
+  std::optional<std::string> head;  // `git rev-parse HEAD`; nullopt outside git or unreadable
+  // Tracked files differ from HEAD (staged or not; untracked files do not
+  // count): `git status --porcelain --untracked-files=no` prints anything.
+  // nullopt outside git.
+  std::optional<bool> dirty;
+};
+// `git -C repo_root ...`, 5 s limit each, without taking git's index lock.
+GitState read_git_state_live(const std::string& repo_root);
+
 }  // namespace jetgate::evidence

@@ -1,25 +1,86 @@
 #include "jetgate/gate/command_run.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 
 #include <fmt/format.h>
+
+#include "jetgate/core/utf8.hpp"
 
 namespace jetgate::gate {
 namespace {
 
 namespace fsys = std::filesystem;
 
-std::string resolve(const std::string& base, const std::string& path) {
-  fsys::path p(path);
-  return (p.is_absolute() ? p : fsys::path(base) / p).lexically_normal().string();
+constexpr const char* kConfineHint =
+    "command.cwd and command.junit must be relative paths inside the repository (see docs/gates.md)";
+
+std::string quoted(const std::string& s) { return "\"" + to_valid_utf8(s) + "\""; }
+
+Error confine_error(const std::string& field, const std::string& value, const std::string& why) {
+  return make_error(fmt::format("command.{} {} {}", field, quoted(value), why), "", kConfineHint);
 }
 
-void judge(CommandRun& r, const proc::ChildOutcome& o) {
+// Relative, and no ".." anywhere: what the path names must not depend on
+// what lies above the repository.
+Status check_relative(const std::string& field, const std::string& value) {
+  if (value.empty()) return confine_error(field, value, "is empty");
+  fsys::path p(value);
+  if (p.is_absolute()) return confine_error(field, value, "is an absolute path; it must be relative to the repository");
+  for (const auto& part : p)
+    if (part == "..") return confine_error(field, value, "contains \"..\"; it must stay inside the repository");
+  return Ok{};
+}
+
+bool inside(const fsys::path& path, const fsys::path& root) {
+  auto rel = path.lexically_relative(root);
+  return !rel.empty() && *rel.begin() != "..";
+}
+
+// The deepest existing ancestor of path, with symbolic links resolved, must
+// be inside root; the path itself, when it exists, must be a regular file and
+// not a symbolic link.
+Status check_report_path(const std::string& value, const fsys::path& path, const fsys::path& root) {
+  std::error_code ec;
+  fsys::path existing = path.parent_path();
+  // symlink_status: a dangling link is something that exists, and it is refused
+  // below (canonical fails), rather than skipped over.
+  while (!existing.empty() && !fsys::exists(fsys::symlink_status(existing, ec))) existing = existing.parent_path();
+  fsys::path real = fsys::canonical(existing.empty() ? root : existing, ec);
+  if (ec)
+    return confine_error("junit", value,
+                         fmt::format("cannot be resolved at {}: {} (a dangling symbolic link?)",
+                                     quoted(existing.string()), ec.message()));
+  if (!inside(real, root) || !fsys::is_directory(real, ec))
+    return confine_error("junit", value,
+                         fmt::format("lies in {}, outside the repository {} (a symbolic link leads out)",
+                                     quoted(real.string()), quoted(root.string())));
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return Ok{};
+    return confine_error("junit", value, fmt::format("cannot be checked: {}", std::strerror(errno)));
+  }
+  if (S_ISLNK(st.st_mode))
+    return confine_error("junit", value, "is a symbolic link; jetgate reads and removes only regular files");
+  if (!S_ISREG(st.st_mode)) return confine_error("junit", value, "exists and is not a regular file");
+  return Ok{};
+}
+
+void judge(CommandRun& r, const proc::ChildOutcome& o, const CommandPaths& paths) {
   using Kind = proc::ChildOutcome::Kind;
   if (o.kind != Kind::exited) {
-    r.problems.push_back(fmt::format("{} did not finish: {}", r.argv.front(), r.outcome));
+    r.problems.push_back(fmt::format("{} did not finish: {}", to_valid_utf8(r.argv.front()), r.outcome));
   } else if (o.exit_code != 0) {
-    r.problems.push_back(fmt::format("{} exited with status {}", r.argv.front(), o.exit_code));
+    r.problems.push_back(fmt::format("{} exited with status {}", to_valid_utf8(r.argv.front()), o.exit_code));
+  }
+  // The command may have put a link where its report should be.
+  if (auto st = check_report_path(paths.junit, paths.junit, paths.repo_root); !st) {
+    r.problems.push_back("JUnit report: " + st.error().what + " (refused)");
+    return;
   }
   auto counts = read_junit_file(r.junit_path);
   if (!counts) {
@@ -38,33 +99,63 @@ void judge(CommandRun& r, const proc::ChildOutcome& o) {
 
 }  // namespace
 
-CommandRun run_command(const CommandSpec& spec, const std::string& repo_root, const ProcessRunner& run) {
+Result<CommandPaths> confine_command_paths(const CommandSpec& spec, const std::string& repo_root) {
+  std::error_code ec;
+  fsys::path root = fsys::canonical(repo_root.empty() ? "." : repo_root, ec);
+  if (ec)
+    return make_error(fmt::format("the repository root {} cannot be used: {}", quoted(repo_root), ec.message()),
+                      "", "pass --repo-root an existing directory");
+  const std::string cwd_value = spec.cwd.value_or(".");
+  if (auto st = check_relative("cwd", cwd_value); !st) return st.error();
+  if (auto st = check_relative("junit", spec.junit); !st) return st.error();
+  fsys::path cwd = fsys::canonical(root / cwd_value, ec);
+  if (ec) return confine_error("cwd", cwd_value, fmt::format("cannot be used: {}", ec.message()));
+  if (!inside(cwd, root))
+    return confine_error("cwd", cwd_value,
+                         fmt::format("resolves to {}, outside the repository {} (a symbolic link leads out)",
+                                     quoted(cwd.string()), quoted(root.string())));
+  if (!fsys::is_directory(cwd, ec)) return confine_error("cwd", cwd_value, "is not a directory");
+  fsys::path junit = (cwd / spec.junit).lexically_normal();
+  if (!junit.has_filename()) return confine_error("junit", spec.junit, "names a directory, not a file");
+  if (auto st = check_report_path(spec.junit, junit, root); !st) return st.error();
+  return CommandPaths{root.string(), cwd.string(), junit.string()};
+}
+
+CommandRun run_command(const CommandSpec& spec, const CommandPaths& paths, const ProcessRunner& run,
+                       const std::function<void(std::string_view)>& on_output) {
   CommandRun r;
   r.argv = spec.argv;
-  r.cwd = resolve(repo_root.empty() ? "." : repo_root, spec.cwd.value_or("."));
-  r.junit_path = resolve(r.cwd, spec.junit);
-  std::error_code ec;
-  fsys::remove(r.junit_path, ec);
-  if (ec) {
+  r.cwd = paths.cwd;
+  r.junit_path = paths.junit;
+  // Confined (and not a link) when the run began; unlink never follows a link anyway.
+  if (::unlink(paths.junit.c_str()) != 0 && errno != ENOENT) {
     r.outcome = "not started";
-    r.problems.push_back(fmt::format("cannot remove the old JUnit report {}: {}", r.junit_path, ec.message()));
+    r.problems.push_back(fmt::format("cannot remove the old JUnit report {}: {}", quoted(paths.junit),
+                                     std::strerror(errno)));
     return r;
   }
   proc::ProcessSpec ps;
   ps.argv = spec.argv;
   ps.set_env = spec.env;
   ps.cwd = r.cwd;
+  proc::LiveOutput live;
+  live.merge_stderr = true;
+  live.on_chunk = [&on_output](std::string_view chunk, bool) {
+    if (on_output) on_output(chunk);
+  };
   proc::ChildLimits limits;
   limits.timeout = std::chrono::milliseconds(static_cast<long long>(spec.timeout_s * 1000.0));
   limits.grace = std::chrono::milliseconds(5000);
-  limits.max_output_bytes = 1u << 20;
-  auto o = run(ps, limits);
-  r.outcome = o.describe();
+  // The whole output goes to on_output (GATE.log); only a little is kept here.
+  limits.max_output_bytes = 64u << 10;
+  auto o = run(ps, limits, live);
+  r.outcome = to_valid_utf8(o.describe());
   r.wall_ms = o.wall_ms;
+  r.interrupted = o.kind == proc::ChildOutcome::Kind::interrupted ? o.interrupt : 0;
   if (o.kind == proc::ChildOutcome::Kind::exited) r.exit_code = o.exit_code;
-  r.output = o.output;
-  if (!o.error_text.empty()) r.output += (r.output.empty() ? "" : "\n") + o.error_text;
-  judge(r, o);
+  if (o.kind == proc::ChildOutcome::Kind::spawn_failed && on_output)
+    on_output("[jetgate: " + o.describe() + "]\n");
+  judge(r, o, paths);
   return r;
 }
 

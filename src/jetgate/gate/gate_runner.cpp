@@ -1,12 +1,20 @@
 #include "jetgate/gate/gate_runner.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdint>
+#include <map>
 #include <filesystem>
 
 #include <fmt/format.h>
 
+#include "jetgate/core/utf8.hpp"
 #include "jetgate/core/version.hpp"
+#include "jetgate/evidence/evidence_dir.hpp"
+#include "jetgate/evidence/utf8_json.hpp"
 #include "jetgate/gate/command_run.hpp"
+#include "jetgate/gate/live_output.hpp"
 #include "jetgate/gate/requirements.hpp"
 #include "jetgate/gate/thresholds.hpp"
 
@@ -17,6 +25,11 @@ using evidence::Evidence;
 using evidence::GateStatus;
 
 constexpr const char* kPythonProbe = "python_runtime";
+// Evidence keys jetgate adds for the run itself (docs/evidence-schema.md).
+constexpr const char* kDirtyKey = "dirty";
+constexpr const char* kInterruptedKey = "interrupted";
+constexpr const char* kGitKey = "git";
+constexpr const char* kUnfinished = "unfinished";
 
 std::vector<std::string> cuda_probe_ids(const Gate& gate) {
   std::vector<std::string> ids;
@@ -50,37 +63,42 @@ std::string unmet_reason(const std::vector<RequirementOutcome>& outcomes) {
   return "requirements not met: " + fmt::format("{}", fmt::join(parts, "; "));
 }
 
+std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
+  std::int64_t sum = 0;
+  return __builtin_add_overflow(a, b, &sum) ? INT64_MAX : sum;
+}
+
 struct Verdict {
   std::vector<std::string> problems;
   evidence::Counts counts;
 };
 
+void add_counts(evidence::Counts& to, std::int64_t tests, std::int64_t failures, std::int64_t errors,
+                std::int64_t skipped) {
+  to.tests = saturating_add(to.tests, tests);
+  to.failures = saturating_add(to.failures, failures);
+  to.errors = saturating_add(to.errors, errors);
+  to.skipped = saturating_add(to.skipped, skipped);
+}
+
 void add_probe_verdict(const std::vector<ProbeOutcome>& outcomes, Verdict& v) {
   auto c = probe_counts(outcomes);
-  v.counts.tests += c.tests;
-  v.counts.failures += c.failures;
-  v.counts.skipped += c.skipped;
+  add_counts(v.counts, c.tests, c.failures, 0, c.skipped);
   for (const auto& o : outcomes)
     for (const auto& p : o.problems) v.problems.push_back(fmt::format("probe {}: {}", o.probe, p));
 }
 
 void add_command_verdict(const CommandRun& run, Verdict& v) {
-  if (run.junit) {
-    v.counts.tests += run.junit->tests;
-    v.counts.failures += run.junit->failures;
-    v.counts.errors += run.junit->errors;
-    v.counts.skipped += run.junit->skipped;
-  }
+  if (run.junit) add_counts(v.counts, run.junit->tests, run.junit->failures, run.junit->errors, run.junit->skipped);
   for (const auto& p : run.problems) v.problems.push_back("command: " + p);
 }
 
-std::string passed_reason(const Gate& gate, const Verdict& v, const CommandRun* run) {
+std::string passed_reason(const Gate& gate, const CommandRun* run) {
   std::vector<std::string> parts;
   if (!gate.probes.empty())
     parts.push_back(fmt::format("{} probe(s) met every threshold", gate.probe_ids().size()));
   if (run && run->junit)
     parts.push_back(fmt::format("{} test(s) passed without skips", run->junit->tests));
-  (void)v;
   return fmt::format("{}", fmt::join(parts, "; "));
 }
 
@@ -90,14 +108,154 @@ nlohmann::json probes_json(const std::map<std::string, probes::ProbeResult>& res
   return out;
 }
 
-Evidence base_evidence(const Gate& gate, const PlatformFacts& facts) {
+nlohmann::json optional_json(const std::optional<std::string>& v) { return v ? nlohmann::json(*v) : nullptr; }
+nlohmann::json optional_json(const std::optional<bool>& v) { return v ? nlohmann::json(*v) : nullptr; }
+
+// What the run knows about the checkout before anything runs.
+struct Checkout {
+  evidence::GitSha sha;
+  evidence::GitState before, after;
+  bool after_read = false;
+};
+
+void record_checkout(Evidence& e, const Checkout& c) {
+  e.git_sha = c.sha.sha;
+  // Dirty before or after: either way the files tested are not the commit named.
+  std::optional<bool> dirty = c.before.dirty;
+  if (c.after_read && c.after.dirty && *c.after.dirty) dirty = true;
+  e.extra[kDirtyKey] = optional_json(dirty);
+  e.extra[kGitKey] = {{"sha_source", c.sha.source},
+                      {"head_before", optional_json(c.before.head)},
+                      {"head_after", c.after_read ? optional_json(c.after.head) : nlohmann::json(nullptr)}};
+}
+
+// A command that commits or checks out another commit moves HEAD: the
+// evidence would name a commit that was not the one tested.
+std::optional<std::string> head_moved(const Checkout& c) {
+  if (!c.after_read || c.before.head == c.after.head) return std::nullopt;
+  return fmt::format("HEAD moved during the run (from {} to {}): the evidence names the commit checked out "
+                     "when the run began; run the gate again on a checkout its command does not change",
+                     c.before.head.value_or("none"), c.after.head.value_or("none"));
+}
+
+Evidence base_evidence(const Gate& gate, const PlatformFacts& facts, const Checkout& checkout) {
   Evidence e;
   e.gate = gate.id;
   e.extra["jetgate"] = {{"version", version()}};
   e.extra["platform"] = facts.platform;
   e.extra["gpu"] = nullptr;
   e.extra["probes"] = nlohmann::json::object();
+  e.extra[kInterruptedKey] = nullptr;
+  record_checkout(e, checkout);
   return e;
+}
+
+// Written before anything runs; the final document replaces it.
+Status write_unfinished_marker(const Gate& gate, const std::string& dir, const Checkout& checkout,
+                               const RunDeps& deps) {
+  Evidence e = base_evidence(gate, PlatformFacts{nullptr, {}}, checkout);
+  e.status = GateStatus::not_run;
+  e.generated_at = deps.now();
+  e.reason = fmt::format("a run began at {} (pid {}) and has not finished; if this remains, jetgate was "
+                         "killed before it could write its result: run the gate again",
+                         e.generated_at, ::getpid());
+  e.extra[kInterruptedKey] = kUnfinished;
+  auto written = evidence::write_evidence(dir, e);
+  if (!written) return written.error();
+  return Ok{};
+}
+
+std::string interrupted_reason(int sig) {
+  return fmt::format("interrupted: jetgate received {} and stopped the run; the gate did not finish, "
+                     "run it again",
+                     proc::signal_name_text(sig));
+}
+
+// Probes, Python and the command, as far as the requirements and interrupts let them run.
+struct Stages {
+  std::vector<RequirementOutcome> requirements;
+  std::map<std::string, probes::ProbeResult> results;
+  std::optional<CommandRun> command;
+  std::optional<evidence::GateLogRecord> log;
+  std::vector<std::string> problems;  // of the run itself (the log could not be saved, ...)
+};
+
+void run_command_stage(const Gate& gate, const CommandPaths& paths, const RunOptions& options,
+                       const RunDeps& deps, Stages& st) {
+  LiveLines live(options.command_line);
+  auto log = evidence::GateLog::create(options.evidence_dir, gate.id);
+  if (!log) st.problems.push_back("cannot save the command's output: " + log.error().message());
+  st.command = run_command(*gate.command, paths, deps.process, [&](std::string_view chunk) {
+    if (log) log->append(chunk);
+    live.feed(chunk);
+  });
+  live.flush();
+  if (!log) return;
+  auto record = log->finish();
+  if (record) st.log = *record;
+  else st.problems.push_back("cannot save the command's output: " + record.error().message());
+}
+
+void run_stages(const Gate& gate, const std::optional<CommandPaths>& paths, const PlatformFacts& facts,
+                const RunOptions& options, const RunDeps& deps, Evidence& e, Stages& st) {
+  st.requirements = evaluate_requirements(platform_part(gate.requirements), facts.platform, nullptr);
+  if (!all_met(st.requirements) || deps.interrupted()) return;
+  probes::CudaOptions co;
+  co.only = cuda_probe_ids(gate);
+  co.run_probes = !co.only.empty();
+  co.progress = options.progress;
+  auto cuda = deps.cuda(co);
+  e.extra["gpu"] = cuda.gpu;
+  if (!cuda.notes.empty()) e.extra["notes"] = cuda.notes;
+  for (auto& o : evaluate_requirements(gpu_part(gate.requirements), facts.platform, cuda.gpu))
+    st.requirements.push_back(std::move(o));
+  if (!all_met(st.requirements)) return;
+  for (auto& r : cuda.probes) st.results[r.id] = std::move(r);
+  auto ids = gate.probe_ids();
+  if (std::find(ids.begin(), ids.end(), kPythonProbe) != ids.end() && !deps.interrupted()) {
+    probes::PythonOptions po;
+    po.python = options.python;
+    po.progress = options.progress;
+    auto py = deps.python(po);
+    e.extra["python"] = py.facts;
+    st.results[kPythonProbe] = py.result;
+  }
+  if (gate.command && paths && !deps.interrupted()) run_command_stage(gate, *paths, options, deps, st);
+}
+
+void decide(const Gate& gate, Stages& st, const Checkout& checkout, int interrupted, Evidence& e,
+            RunOutcome& out) {
+  e.extra["requirements"] = to_json(st.requirements);
+  e.extra["probes"] = probes_json(st.results);
+  if (st.command) {
+    e.extra["command"] = to_json(*st.command);
+    e.extra["command"]["log"] = st.log ? to_json(*st.log) : nlohmann::json(nullptr);
+    e.exit_code = st.command->exit_code;
+  }
+  if (interrupted != 0) e.extra[kInterruptedKey] = proc::signal_name_text(interrupted);
+  if (!all_met(st.requirements) && interrupted == 0) {
+    e.status = GateStatus::not_run;
+    e.reason = unmet_reason(st.requirements);
+    out.exit_code = 2;
+    return;
+  }
+  Verdict v;
+  if (interrupted != 0) v.problems.push_back(interrupted_reason(interrupted));
+  add_probe_verdict(evaluate_probe_checks(gate.probes, st.results), v);
+  if (st.command) add_command_verdict(*st.command, v);
+  for (const auto& p : st.problems) v.problems.push_back(p);
+  if (auto moved = head_moved(checkout)) v.problems.push_back(*moved);
+  e.counts = v.counts;
+  bool passed = v.problems.empty() && v.counts.tests > 0;
+  e.status = passed ? GateStatus::passed : GateStatus::failed;
+  e.reason = passed ? passed_reason(gate, st.command ? &*st.command : nullptr)
+                    : fmt::format("{}", fmt::join(v.problems, "; "));
+  out.exit_code = passed ? 0 : 1;
+}
+
+Error cannot_run(const Gate& gate, const Policy& policy, const std::vector<std::string>& lines) {
+  return make_error(fmt::format("gate {} cannot run: {}", gate.id, fmt::join(lines, " | ")),
+                    to_valid_utf8(policy.source), "fix the gate in the policy (see docs/gates.md)");
 }
 
 }  // namespace
@@ -106,77 +264,69 @@ Result<RunOutcome> run_gate(const Gate& gate, const std::vector<PolicyIssue>& ga
                             const Policy& policy, const RunOptions& options, const RunDeps& deps) {
   if (!gate_issues.empty()) {
     std::vector<std::string> lines;
-    for (const auto& i : gate_issues) lines.push_back(i.line());
-    return make_error(fmt::format("gate {} cannot run: {}", gate.id, fmt::join(lines, " | ")),
-                      policy.source, "fix the gate in the policy (see docs/gates.md)");
+    for (const auto& i : gate_issues) lines.push_back(to_valid_utf8(i.line()));
+    return cannot_run(gate, policy, lines);
   }
   if (!gate.runnable())
     return make_error(fmt::format("gate {} has neither \"probes\" nor a \"command\"", gate.id),
-                      policy.source,
+                      to_valid_utf8(policy.source),
                       "run it with the tool that owns it (OBLITERATUS: scripts/run_conditional_gate.py), "
                       "or give it jetgate probes or a command");
-  RunOutcome out;
   const std::string repo_root = options.repo_root.empty() ? policy.repo_root : options.repo_root;
+  std::optional<CommandPaths> paths;
+  if (gate.command) {
+    auto confined = confine_command_paths(*gate.command, repo_root);
+    if (!confined) return cannot_run(gate, policy, {confined.error().what});
+    paths = *confined;
+  }
+  if (auto st = evidence::prepare_evidence_dir(options.evidence_dir); !st) return st.error();
+  auto lock = evidence::RunLock::acquire(options.evidence_dir, gate.id);
+  if (!lock) return lock.error();
+
+  RunOutcome out;
+  Checkout checkout;
+  checkout.sha = deps.git_sha(repo_root);
+  checkout.before = deps.git_state(repo_root);
+  if (auto st = write_unfinished_marker(gate, options.evidence_dir, checkout, deps); !st) return st.error();
+  // A log from an earlier run must not sit beside this run's evidence.
+  std::error_code ignored;
+  std::filesystem::remove(std::filesystem::path(options.evidence_dir) / (gate.id + ".log"), ignored);
+
   PlatformFacts facts = deps.platform(options.root);
   out.warnings = facts.warnings;
-  Evidence e = base_evidence(gate, facts);
-
-  auto requirements = evaluate_requirements(platform_part(gate.requirements), facts.platform, nullptr);
-  std::map<std::string, probes::ProbeResult> results;
-  std::optional<CommandRun> command_run;
-  if (all_met(requirements)) {
-    probes::CudaOptions co;
-    co.only = cuda_probe_ids(gate);
-    co.run_probes = !co.only.empty();
-    auto cuda = deps.cuda(co);
-    e.extra["gpu"] = cuda.gpu;
-    if (!cuda.notes.empty()) e.extra["notes"] = cuda.notes;
-    for (auto& o : evaluate_requirements(gpu_part(gate.requirements), facts.platform, cuda.gpu))
-      requirements.push_back(std::move(o));
-    if (all_met(requirements)) {
-      for (auto& r : cuda.probes) results[r.id] = std::move(r);
-      auto ids = gate.probe_ids();
-      if (std::find(ids.begin(), ids.end(), kPythonProbe) != ids.end()) {
-        probes::PythonOptions po;
-        po.python = options.python;
-        auto py = deps.python(po);
-        e.extra["python"] = py.facts;
-        results[kPythonProbe] = py.result;
-      }
-      if (gate.command) command_run = run_command(*gate.command, repo_root, deps.process);
-    }
+  Evidence e = base_evidence(gate, facts, checkout);
+  Stages stages;
+  run_stages(gate, paths, facts, options, deps, e, stages);
+  const int interrupted = deps.interrupted();
+  if (interrupted == 0) {  // after an interrupt, git would be stopped at once too
+    checkout.after = deps.git_state(repo_root);
+    checkout.after_read = true;
   }
-  e.extra["requirements"] = to_json(requirements);
-  e.extra["probes"] = probes_json(results);
+  record_checkout(e, checkout);
+  decide(gate, stages, checkout, interrupted, e, out);
+  if (stages.log) out.log_path = (std::filesystem::path(options.evidence_dir) / stages.log->file).string();
 
-  if (!all_met(requirements)) {
-    e.status = GateStatus::not_run;
-    e.reason = unmet_reason(requirements);
-    out.exit_code = 2;
-  } else {
-    Verdict v;
-    add_probe_verdict(evaluate_probe_checks(gate.probes, results), v);
-    if (command_run) {
-      add_command_verdict(*command_run, v);
-      e.extra["command"] = to_json(*command_run);
-      e.exit_code = command_run->exit_code;
-      out.command_output = command_run->output;
-    }
-    e.counts = v.counts;
-    bool passed = v.problems.empty() && v.counts.tests > 0;
-    e.status = passed ? GateStatus::passed : GateStatus::failed;
-    e.reason = passed ? passed_reason(gate, v, command_run ? &*command_run : nullptr)
-                      : fmt::format("{}", fmt::join(v.problems, "; "));
-    out.exit_code = passed ? 0 : 1;
-  }
-
-  auto sha = deps.git_sha(repo_root);
-  e.git_sha = sha.sha;
-  out.warnings.insert(out.warnings.end(), sha.warnings.begin(), sha.warnings.end());
+  out.warnings.insert(out.warnings.end(), checkout.sha.warnings.begin(), checkout.sha.warnings.end());
+  if (e.extra[kDirtyKey] == true)
+    out.warnings.push_back("tracked files differ from the commit " + e.git_sha +
+                           " (uncommitted changes): the evidence records \"dirty\": true and cannot back a claim");
   e.generated_at = deps.now();
+  std::vector<std::string> repaired = evidence::repair_utf8(e.extra);
+  if (!is_valid_utf8(e.reason)) {
+    e.reason = to_valid_utf8(e.reason);
+    repaired.insert(repaired.begin(), "/reason");
+  }
+  for (const auto& where : repaired)
+    out.warnings.push_back("evidence: text that was not UTF-8 was replaced with U+FFFD at " + where);
+  for (auto& w : out.warnings) w = to_valid_utf8(w);
   e.extra["warnings"] = out.warnings;
   auto path = evidence::write_evidence(options.evidence_dir, e);
-  if (!path) return path.error();
+  if (!path) {
+    // The "unfinished" marker is not_run already; remove it all the same, so no
+    // reader mistakes it for a result.
+    std::filesystem::remove(std::filesystem::path(options.evidence_dir) / (gate.id + ".json"), ignored);
+    return path.error();
+  }
   out.path = *path;
   out.evidence = std::move(e);
   return out;

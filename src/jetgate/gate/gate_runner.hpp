@@ -3,20 +3,33 @@
 // facts, the CUDA driver, Python, child processes, git, the clock) comes in
 // through RunDeps, so tests can run a gate against recorded facts and fake
 // probes; live_run_deps() wires the real ones.
+//
+// Everything that can be checked without running anything is checked first:
+// the gate's policy, the command's paths (confined to the repository), the
+// evidence directory (usable, writable, and locked for this gate). Then,
+// before any probe or command runs, the old GATE.json is replaced by a
+// "not_run, unfinished" document, so whatever happens afterwards (a crash, a
+// SIGKILL, a failed write) no older green evidence is left standing for this
+// run; the final document replaces it, and if even that cannot be written the
+// file is removed.
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "jetgate/core/result.hpp"
 #include "jetgate/evidence/evidence.hpp"
+#include "jetgate/evidence/gate_log.hpp"
 #include "jetgate/evidence/git_sha.hpp"
 #include "jetgate/gate/policy.hpp"
 #include "jetgate/proc/child.hpp"
 #include "jetgate/probes/cuda_section.hpp"
+#include "jetgate/probes/progress.hpp"
 #include "jetgate/probes/python_runtime.hpp"
 
 namespace jetgate::gate {
@@ -30,9 +43,14 @@ struct RunDeps {
   std::function<PlatformFacts(const std::string& root)> platform;
   std::function<probes::CudaSection(const probes::CudaOptions&)> cuda;
   std::function<probes::PythonRuntime(const probes::PythonOptions&)> python;
-  std::function<proc::ChildOutcome(const proc::ProcessSpec&, const proc::ChildLimits&)> process;
+  std::function<proc::ChildOutcome(const proc::ProcessSpec&, const proc::ChildLimits&, const proc::LiveOutput&)>
+      process;
   std::function<evidence::GitSha(const std::string& repo_root)> git_sha;
+  // HEAD and dirtiness, read before and after the probes and the command.
+  std::function<evidence::GitState(const std::string& repo_root)> git_state;
   std::function<std::string()> now;  // generated_at
+  // The signal that interrupted jetgate (proc/interrupt.hpp), else 0.
+  std::function<int()> interrupted;
 };
 
 // The real machine: facts::collect_platform, probes::collect_cuda, ... (live_run_deps.cpp).
@@ -43,18 +61,24 @@ struct RunOptions {
   std::string python = "python3";
   std::string root = "/";  // where platform facts are read from
   std::string repo_root;   // command cwd and git_sha; empty: the policy's repo_root
+  probes::ProbeProgress progress;  // as each probe starts and ends
+  // Each line of the command's output as it is written (terminal-safe, no newline).
+  std::function<void(std::string_view line)> command_line;
 };
 
 struct RunOutcome {
   evidence::Evidence evidence;
-  std::string path;  // the evidence file written
-  int exit_code = 2; // 0 passed, 1 failed, 2 not_run
+  std::string path;      // the evidence file written
+  std::string log_path;  // GATE.log, when the command ran and its output was saved
+  int exit_code = 2;     // 0 passed, 1 failed or interrupted, 2 not_run
   std::vector<std::string> warnings;  // also recorded in the evidence
-  std::string command_output;         // the command's stdout + stderr (capped), for the log
 };
 
-// Errors only when the evidence cannot be written or the gate is unusable
-// (its policy issues are listed in the error).
+// Errors (exit 2, nothing run) when the gate is unusable (its policy issues,
+// or command paths that leave the repository, are listed in the error), when
+// the evidence directory cannot be used, or when another run of the gate holds
+// its lock; and, after a run, when its evidence could not be written (the old
+// file is then removed).
 Result<RunOutcome> run_gate(const Gate& gate, const std::vector<PolicyIssue>& gate_issues,
                             const Policy& policy, const RunOptions& options, const RunDeps& deps);
 

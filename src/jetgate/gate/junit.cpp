@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
+#include <limits>
+#include <vector>
 
 #include <fmt/format.h>
 #include <pugixml.hpp>
 
+#include "jetgate/core/utf8.hpp"
 #include "jetgate/fs/root_fs.hpp"
 
 namespace jetgate::gate {
@@ -14,41 +17,49 @@ namespace {
 
 constexpr const char* kHint = "the test command must write a complete JUnit XML report "
                               "(pytest --junitxml=PATH, GoogleTest --gtest_output=xml:PATH)";
-
-// Nesting beyond this is not followed (a hostile report must not exhaust the stack).
-constexpr int kMaxSuiteDepth = 64;
+constexpr std::int64_t kMaxCount = std::numeric_limits<std::int64_t>::max();
 
 bool named(const pugi::xml_node& n, const char* name) { return std::string_view(n.name()) == name; }
 
-// A missing attribute is 0; anything but a non-negative integer is an error.
-Result<std::int64_t> count_attribute(const pugi::xml_node& suite, const char* name,
+// Quoted from the report into a message: valid UTF-8, and short.
+std::string shown(std::string_view text) {
+  constexpr std::size_t kMax = 80;
+  std::string out = to_valid_utf8(text.substr(0, kMax));
+  if (text.size() > kMax) out += "...";
+  return out;
+}
+
+std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
+  std::int64_t sum = 0;
+  return __builtin_add_overflow(a, b, &sum) ? kMaxCount : sum;
+}
+
+void add(JunitCounts& total, const JunitCounts& c) {
+  total.tests = saturating_add(total.tests, c.tests);
+  total.failures = saturating_add(total.failures, c.failures);
+  total.errors = saturating_add(total.errors, c.errors);
+  total.skipped = saturating_add(total.skipped, c.skipped);
+  total.suites = total.suites == std::numeric_limits<int>::max() ? total.suites : total.suites + c.suites;
+}
+
+// A missing attribute is 0; anything but a non-negative integer that fits in
+// 63 bits is an error (never a wrapped value).
+Result<std::int64_t> count_attribute(const pugi::xml_node& node, const char* name,
                                      const std::string& where) {
-  auto attr = suite.attribute(name);
+  auto attr = node.attribute(name);
   if (!attr) return std::int64_t{0};
   std::string_view v = attr.value();
   std::int64_t n = -1;
   auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (ec == std::errc::result_out_of_range)
+    return make_error(fmt::format("<{} {}=\"{}\"> is too large (the limit is {})", shown(node.name()),
+                                  name, shown(v), kMaxCount),
+                      where, kHint);
   if (ec != std::errc() || p != v.data() + v.size() || n < 0)
-    return make_error(fmt::format("<testsuite {}=\"{}\"> is not a non-negative integer", name, v),
+    return make_error(fmt::format("<{} {}=\"{}\"> is not a non-negative integer", shown(node.name()),
+                                  name, shown(v)),
                       where, kHint);
   return n;
-}
-
-bool skipped_case(const pugi::xml_node& tc) {
-  if (tc.child("skipped")) return true;
-  std::string_view status = tc.attribute("status").value(), result = tc.attribute("result").value();
-  return status == "notrun" || result == "skipped" || result == "suppressed";
-}
-
-JunitCounts count_cases(const pugi::xml_node& suite) {
-  JunitCounts c;
-  for (auto tc : suite.children("testcase")) {
-    ++c.tests;
-    if (tc.child("failure")) ++c.failures;
-    else if (tc.child("error")) ++c.errors;
-    else if (skipped_case(tc)) ++c.skipped;
-  }
-  return c;
 }
 
 Result<JunitCounts> attribute_counts(const pugi::xml_node& node, const std::string& where) {
@@ -62,44 +73,77 @@ Result<JunitCounts> attribute_counts(const pugi::xml_node& node, const std::stri
   }
   auto disabled = count_attribute(node, "disabled", where);
   if (!disabled) return disabled.error();
-  attrs.skipped += *disabled;
+  attrs.skipped = saturating_add(attrs.skipped, *disabled);
   return attrs;
 }
 
-void add(JunitCounts& total, const JunitCounts& c) {
-  total.tests += c.tests;
-  total.failures += c.failures;
-  total.errors += c.errors;
-  total.skipped += c.skipped;
-  total.suites += c.suites;
+bool skipped_case(const pugi::xml_node& tc) {
+  if (tc.child("skipped")) return true;
+  std::string_view status = tc.attribute("status").value(), result = tc.attribute("result").value();
+  return status == "notrun" || result == "skipped" || result == "suppressed";
 }
 
-// Counts a <testsuites>/<testsuite> element: its own <testcase>s (a suite may hold cases
-// next to nested suites, and some tools put stray cases directly under <testsuites>) plus
-// every nested suite. A node's own attributes are aggregates over what it holds, so the
-// count never falls below them: a report whose attributes say "1 failure" is never clean.
-Result<JunitCounts> count_tree(const pugi::xml_node& node, const std::string& where, int depth) {
-  JunitCounts total = count_cases(node);
-  if (depth < kMaxSuiteDepth) {
-    for (auto child : node.children("testsuite")) {
-      auto c = count_tree(child, where, depth + 1);
-      if (!c) return c.error();
-      add(total, *c);
-    }
+JunitCounts own_case(const pugi::xml_node& tc) {
+  JunitCounts c;
+  c.tests = 1;
+  if (tc.child("failure")) c.failures = 1;
+  else if (tc.child("error")) c.errors = 1;
+  else if (skipped_case(tc)) c.skipped = 1;
+  return c;
+}
+
+// What one element contributes, given the sum over its child elements.
+Result<JunitCounts> finish_element(const pugi::xml_node& node, JunitCounts sum, const std::string& where) {
+  if (named(node, "testcase")) {
+    add(sum, own_case(node));
+    return sum;
   }
+  if (!named(node, "testsuite") && !named(node, "testsuites")) return sum;
   auto attrs = attribute_counts(node, where);
   if (!attrs) return attrs.error();
-  total.tests = std::max(total.tests, attrs->tests);
-  total.failures = std::max(total.failures, attrs->failures);
-  total.errors = std::max(total.errors, attrs->errors);
-  total.skipped = std::max(total.skipped, attrs->skipped);
-  if (named(node, "testsuite")) total.suites += 1;
-  return total;
+  sum.tests = std::max(sum.tests, attrs->tests);
+  sum.failures = std::max(sum.failures, attrs->failures);
+  sum.errors = std::max(sum.errors, attrs->errors);
+  sum.skipped = std::max(sum.skipped, attrs->skipped);
+  if (named(node, "testsuite")) add(sum, JunitCounts{0, 0, 0, 0, 1});
+  return sum;
+}
+
+pugi::xml_node next_element(pugi::xml_node n) {
+  while (n && n.type() != pugi::node_element) n = n.next_sibling();
+  return n;
+}
+
+struct Frame {
+  pugi::xml_node node;
+  pugi::xml_node next_child;  // the next child element still to visit
+  JunitCounts sum;            // over the children visited so far
+};
+
+// Post-order walk over every element below (and including) root.
+Result<JunitCounts> count_document(const pugi::xml_node& root, const std::string& where,
+                                   std::int64_t* cases_seen) {
+  std::vector<Frame> stack;
+  stack.push_back({root, next_element(root.first_child()), {}});
+  for (;;) {
+    if (pugi::xml_node child = stack.back().next_child) {
+      stack.back().next_child = next_element(child.next_sibling());
+      if (named(child, "testcase")) ++*cases_seen;
+      stack.push_back({child, next_element(child.first_child()), {}});
+      continue;
+    }
+    auto done = finish_element(stack.back().node, stack.back().sum, where);
+    if (!done) return done.error();
+    stack.pop_back();
+    if (stack.empty()) return *done;
+    add(stack.back().sum, *done);
+  }
 }
 
 }  // namespace
 
-Result<JunitCounts> parse_junit_xml(std::string_view xml, const std::string& where) {
+Result<JunitCounts> parse_junit_xml(std::string_view xml, const std::string& where_raw) {
+  const std::string where = to_valid_utf8(where_raw);
   if (xml.find_first_not_of(" \t\r\n") == std::string_view::npos)
     return make_error("the JUnit XML report is empty", where, kHint);
   pugi::xml_document doc;
@@ -111,20 +155,25 @@ Result<JunitCounts> parse_junit_xml(std::string_view xml, const std::string& whe
   auto root = doc.document_element();
   if (!named(root, "testsuites") && !named(root, "testsuite"))
     return make_error(fmt::format("root element <{}> is neither <testsuites> nor <testsuite>",
-                                  root.name()),
+                                  shown(root.name())),
                       where, kHint);
-  if (!root.child("testsuite") && !root.child("testcase") && !named(root, "testsuite"))
+  std::int64_t cases_seen = 0;
+  auto counts = count_document(root, where, &cases_seen);
+  if (!counts) return counts;
+  if (named(root, "testsuites") && counts->suites == 0 && cases_seen == 0)
     return make_error("no <testsuite> element in the report", where, kHint);
-  return count_tree(root, where, 0);
+  return counts;
 }
 
 Result<JunitCounts> read_junit_file(const std::string& path) {
   std::filesystem::path p(path);
   std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
+  const std::string where = to_valid_utf8(path);
   auto root = fs::RootFs::open(dir);
-  if (!root) return make_error("the JUnit report's directory does not exist", path, kHint);
+  if (!root) return make_error("the JUnit report's directory does not exist", where, kHint);
   auto text = root->read(p.filename().string(), kMaxJunitBytes);
-  if (!text) return make_error("cannot read the JUnit report: " + text.error().what, path, kHint);
+  if (!text)
+    return make_error("cannot read the JUnit report: " + to_valid_utf8(text.error().what), where, kHint);
   return parse_junit_xml(*text, path);
 }
 

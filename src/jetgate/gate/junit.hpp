@@ -1,15 +1,24 @@
 // JUnit XML as pytest (--junitxml) and GoogleTest (--gtest_output=xml) write
-// it, read with pugixml. Counts are summed over the leaf <testsuite>
-// elements. For each suite jetgate takes, per count, the larger of the
-// suite's attribute and what its <testcase> children show, so a report that
-// understates its failures or skips (or a crashed run whose attributes lag)
-// never makes a gate look greener than the test cases do.
+// it, read with pugixml. Every <testcase> in the document counts, wherever it
+// sits: in a <testsuite> at any depth, in a nested <testsuites>, directly
+// under the root, or inside an element jetgate does not know. The walk uses
+// an explicit stack, so no nesting depth can exhaust jetgate's own stack.
+//
+// At every <testsuite> and <testsuites> jetgate takes, per count, the larger
+// of the element's attribute and what its cases and nested elements show, so
+// a report that understates its failures or skips (or a crashed run whose
+// attributes lag) never makes a gate look greener than the test cases do.
+// Counts saturate at INT64_MAX instead of wrapping; an attribute that is not
+// a non-negative integer below 2^63 is an error.
 //
 // A test case counts as: failure (<failure>), error (<error>), skipped
 // (<skipped>, which includes pytest's xfail: <skipped type="pytest.xfail">;
 // or GoogleTest's status="notrun" / result="skipped"|"suppressed" for
 // disabled and skipped tests). GoogleTest's "disabled" attribute counts as
 // skipped: a disabled test is a test that did not run.
+//
+// Names and values quoted in error messages are valid UTF-8 (bytes that are
+// not become U+FFFD), so a hostile report cannot break the evidence JSON.
 #pragma once
 
 #include <cstdint>

@@ -5,6 +5,7 @@
 #include "jetgate/facts/platform.hpp"
 #include "jetgate/fs/root_fs.hpp"
 #include "jetgate/gate/gate_runner.hpp"
+#include "jetgate/proc/interrupt.hpp"
 
 namespace jetgate::gate {
 namespace {
@@ -33,6 +34,8 @@ RunDeps live_run_deps() {
   d.python = probes::probe_python_runtime;
   d.process = proc::run_process;
   d.git_sha = evidence::resolve_git_sha_live;
+  d.git_state = evidence::read_git_state_live;
+  d.interrupted = proc::interrupt_signal;
   d.now = evidence::utc_timestamp_now;
   return d;
 }

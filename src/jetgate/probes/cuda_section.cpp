@@ -167,11 +167,14 @@ CudaSection collect_cuda(const CudaOptions& options) {
   for (const auto& probe : cuda_probes()) {
     if (!wanted(options, probe.id)) continue;
     if (auto r = cuda_probe_precheck(s, probe.id, cuda::kernel_image())) {
+      options.progress.finish(*r);
       s.probes.push_back(*r);
       continue;
     }
+    options.progress.start(probe.id);
     ProbeResult r = run_probe(probe, options, paths);
     check_plausibility(r, device_limits(probe_device_facts(s.gpu)));
+    options.progress.finish(r);
     s.probes.push_back(std::move(r));
   }
   return s;

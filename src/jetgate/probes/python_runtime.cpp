@@ -43,9 +43,7 @@ bool wants_step(const nlohmann::json& basics, const char* found_key, const char*
   return module_found || has_metadata;
 }
 
-}  // namespace
-
-PythonRuntime probe_python_runtime(const PythonOptions& options) {
+PythonRuntime run_python_steps(const PythonOptions& options) {
   PythonStepOutcomes steps;
   auto script = embedded_file("python_probe.py");
   if (!script) {
@@ -69,6 +67,15 @@ PythonRuntime probe_python_runtime(const PythonOptions& options) {
     if (bnb_installed) steps.bitsandbytes_native = run_step(options, *script, "bitsandbytes-native");
   }
   return interpret_python_steps(options.python, steps);
+}
+
+}  // namespace
+
+PythonRuntime probe_python_runtime(const PythonOptions& options) {
+  options.progress.start("python_runtime");
+  PythonRuntime r = run_python_steps(options);
+  options.progress.finish(r.result);
+  return r;
 }
 
 }  // namespace jetgate::probes

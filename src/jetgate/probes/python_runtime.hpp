@@ -14,6 +14,7 @@
 #include "jetgate/core/result.hpp"
 #include "jetgate/proc/child.hpp"
 #include "jetgate/probes/probe_result.hpp"
+#include "jetgate/probes/progress.hpp"
 
 namespace jetgate::probes {
 
@@ -21,6 +22,7 @@ struct PythonOptions {
   std::string python = "python3";  // --python PATH
   std::chrono::milliseconds timeout{60000};  // per step (each step is one Python process)
   std::map<std::string, std::string> env;     // added to the interpreter's environment
+  ProbeProgress progress;                     // told as python_runtime starts and ends
 };
 
 struct PythonRuntime {

@@ -1,10 +1,11 @@
 // Child processes with a deadline. Both entry points share one supervisor: it
 // reads stdout/stderr with poll() (so neither pipe can fill up and deadlock the
-// child), feeds stdin, and on timeout stops the child's whole process group
-// with SIGTERM, then SIGKILL. Everything after fork() in the child is
+// child), feeds stdin, and on timeout or interrupt (interrupt.hpp) stops the
+// child's whole process group with SIGTERM, then SIGKILL. Everything after fork() in the child is
 // async-signal-safe, because jetgate may have other threads (the CUDA driver
 // starts some) whose locks would be held forever in the child.
 #include "jetgate/proc/child.hpp"
+#include "jetgate/proc/interrupt.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -67,6 +68,15 @@ std::string signal_text(int sig) {
   const char* name = signal_name(sig);
   return name ? fmt::format("signal {} ({})", sig, name) : fmt::format("signal {}", sig);
 }
+
+}  // namespace
+
+std::string signal_name_text(int sig) {
+  const char* name = signal_name(sig);
+  return name ? std::string(name) : fmt::format("signal {}", sig);
+}
+
+namespace {
 
 // An owned file descriptor.
 class Fd {
@@ -176,6 +186,8 @@ struct Capture {
   std::string* text;
   std::size_t* discarded;
   std::size_t cap;
+  const std::function<void(std::string_view, bool)>* on_output = nullptr;
+  bool is_stderr = false;
 
   // Reads what is available now; closes the descriptor at end of file.
   void read_available() {
@@ -189,6 +201,7 @@ struct Capture {
         return;
       }
       std::size_t got = static_cast<std::size_t>(n);
+      if (on_output && *on_output) (*on_output)(std::string_view(buf, got), is_stderr);
       std::size_t room = cap > text->size() ? cap - text->size() : 0;
       std::size_t keep = std::min(room, got);
       text->append(buf, keep);
@@ -287,8 +300,15 @@ ChildOutcome supervise(pid_t pid, Streams& s, const ChildLimits& limits, Clock::
   Fd pidfd = open_pidfd(pid);
   auto next_step = start + limits.timeout;
   int stop_signal = 0;
+  int interrupt = 0;
   bool stuck = false;
   while (!has_exited(pid)) {
+    if (interrupt == 0 && interrupt_signal() != 0) {
+      // jetgate was asked to stop: the child's group goes the way of a timeout, now.
+      interrupt = interrupt_signal();
+      if (stop_signal == 0) next_step = Clock::now();
+    }
+    if (interrupt != 0 && stop_signal == SIGTERM && interrupt_count() > 1) next_step = Clock::now();
     if (Clock::now() >= next_step) {
       if (stop_signal == 0) {
         stop_signal = SIGTERM;
@@ -305,7 +325,7 @@ ChildOutcome supervise(pid_t pid, Streams& s, const ChildLimits& limits, Clock::
       signal_group(pid, stop_signal);
       continue;
     }
-    pollfd fds[4];
+    pollfd fds[5];
     nfds_t n = 0;
     Capture* captures[2] = {nullptr, nullptr};
     for (Capture* c : {&s.out, &s.err})
@@ -316,8 +336,10 @@ ChildOutcome supervise(pid_t pid, Streams& s, const ChildLimits& limits, Clock::
     nfds_t in_index = n;
     if (s.in.fd.valid()) fds[n++] = {s.in.fd.get(), POLLOUT, 0};
     if (pidfd.valid()) fds[n++] = {pidfd.get(), POLLIN, 0};
+    if (interrupt_fd() >= 0) fds[n++] = {interrupt_fd(), POLLIN, 0};
     int rc = ::poll(fds, n, poll_timeout_ms(next_step, pidfd.valid()));
     if (rc <= 0) continue;  // timeout or EINTR: the loop re-checks both
+    if (interrupt_fd() >= 0 && fds[n - 1].revents) drain_interrupt_fd();
     for (nfds_t i = 0; i < in_index; ++i)
       if (fds[i].revents) captures[i]->read_available();
     if (s.in.fd.valid() && fds[in_index].revents) s.in.write_some();
@@ -330,7 +352,8 @@ ChildOutcome supervise(pid_t pid, Streams& s, const ChildLimits& limits, Clock::
   s.err.read_available();
   o.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   if (stop_signal != 0) {
-    o.kind = ChildOutcome::Kind::timed_out;
+    o.kind = interrupt != 0 ? ChildOutcome::Kind::interrupted : ChildOutcome::Kind::timed_out;
+    o.interrupt = interrupt;
     o.timeout_s = std::chrono::duration<double>(limits.timeout).count();
     o.signal = stuck ? 0 : stop_signal;
   }
@@ -450,6 +473,13 @@ std::string ChildOutcome::describe() const {
       else
         text += " (still running after SIGKILL: stuck in the kernel?)";
       break;
+    case Kind::interrupted:
+      text = fmt::format("interrupted: jetgate received {}", signal_name_text(interrupt));
+      if (signal != 0)
+        text += fmt::format(" and stopped the process group with {}", signal_name_text(signal));
+      else
+        text += " (still running after SIGKILL: stuck in the kernel?)";
+      break;
     case Kind::spawn_failed: return error_text.empty() ? "could not start" : error_text;
   }
   if (output_discarded > 0)
@@ -495,13 +525,13 @@ ChildOutcome run_in_child(const std::function<std::string()>& fn, const ChildLim
   ::setpgid(pid, pid);  // also here, so no signal can race the child's own setpgid
   result.write.reset();
   err.write.reset();
-  Streams s{{std::move(result.read), nullptr, nullptr, limits.max_output_bytes},
-            {std::move(err.read), nullptr, nullptr, limits.max_output_bytes},
+  Streams s{{std::move(result.read), nullptr, nullptr, limits.max_output_bytes, nullptr, false},
+            {std::move(err.read), nullptr, nullptr, limits.max_output_bytes, nullptr, true},
             {Fd(), {}, 0}};
   return supervise(pid, s, limits, start);
 }
 
-ChildOutcome run_process(const ProcessSpec& spec, const ChildLimits& limits) {
+ChildOutcome run_process(const ProcessSpec& spec, const ChildLimits& limits, const LiveOutput& live) {
   if (spec.argv.empty() || spec.argv.front().empty()) return spawn_failure("no program to run");
   auto program = find_program(spec);
   if (!program) return spawn_failure(spec.argv.front() + ": not found in PATH");
@@ -527,7 +557,7 @@ ChildOutcome run_process(const ProcessSpec& spec, const ChildLimits& limits) {
     reset_child_process_state();
     if (in.read.valid()) ::dup2(in.read.get(), STDIN_FILENO);
     ::dup2(out.write.get(), STDOUT_FILENO);
-    ::dup2(err.write.get(), STDERR_FILENO);
+    ::dup2(live.merge_stderr ? out.write.get() : err.write.get(), STDERR_FILENO);
     ExecFailure failure{0, 0};
     if (cwd && ::chdir(cwd) != 0) {
       failure = {0, errno};
@@ -555,8 +585,8 @@ ChildOutcome run_process(const ProcessSpec& spec, const ChildLimits& limits) {
     return spawn_failure(fmt::format("{}: cannot run {}: {}", spec.argv.front(), *program,
                                      std::strerror(failure->error)));
   }
-  Streams s{{std::move(out.read), nullptr, nullptr, limits.max_output_bytes},
-            {std::move(err.read), nullptr, nullptr, limits.max_output_bytes},
+  Streams s{{std::move(out.read), nullptr, nullptr, limits.max_output_bytes, &live.on_chunk, false},
+            {std::move(err.read), nullptr, nullptr, limits.max_output_bytes, &live.on_chunk, true},
             {std::move(in.write), spec.stdin_text ? std::string_view(*spec.stdin_text) : "", 0}};
   return supervise(pid, s, limits, start);
 }

@@ -1,6 +1,14 @@
 // Risky work runs in a child process with a time limit (as DCGM does): a hung
 // or crashing driver call, or a Python interpreter that segfaults, becomes a
 // recorded outcome and jetgate goes on.
+//
+// Every child runs in a process group of its own, so a timeout or an
+// interrupt stops it together with everything it started. Because the group
+// is not the terminal's foreground group, Ctrl-C reaches only jetgate: while
+// an InterruptScope is active, SIGINT, SIGTERM and SIGHUP to jetgate stop the
+// running child's whole group (SIGTERM, then SIGKILL after the grace period;
+// a second signal sends SIGKILL at once) instead of leaving it orphaned
+// (interrupt.hpp).
 #pragma once
 
 #include <chrono>
@@ -9,14 +17,16 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace jetgate::proc {
 
 struct ChildOutcome {
-  enum class Kind { exited, signaled, timed_out, spawn_failed } kind = Kind::spawn_failed;
+  enum class Kind { exited, signaled, timed_out, interrupted, spawn_failed } kind = Kind::spawn_failed;
   int exit_code = -1;     // when exited
   int signal = 0;         // when signaled (or the signal that finally stopped a timed-out child)
+  int interrupt = 0;      // when interrupted: the signal jetgate received (SIGINT, SIGTERM, SIGHUP)
   std::string output;     // what the child wrote to its result pipe / stdout (capped)
   std::string error_text; // stderr (capped), or why the spawn failed
   std::size_t output_discarded = 0;  // bytes beyond max_output_bytes, read and dropped
@@ -46,7 +56,18 @@ struct ProcessSpec {
   std::optional<std::string> cwd;
 };
 
+// Output as it arrives, so it can be shown and saved while the child runs.
+struct LiveOutput {
+  // Each chunk as it is read, before max_output_bytes applies.
+  std::function<void(std::string_view chunk, bool from_stderr)> on_chunk;
+  // stderr goes to the stdout pipe: one stream in the order the child wrote it.
+  bool merge_stderr = false;
+};
+
 // Runs an external program; output is its stdout, error_text its stderr.
-ChildOutcome run_process(const ProcessSpec& spec, const ChildLimits& limits);
+ChildOutcome run_process(const ProcessSpec& spec, const ChildLimits& limits, const LiveOutput& live = {});
+
+// "SIGTERM", "SIGINT", ...; "signal N" for others.
+std::string signal_name_text(int sig);
 
 }  // namespace jetgate::proc

@@ -1,0 +1,105 @@
+#include "jetgate/core/utf8.hpp"
+
+#include <cstdint>
+
+#include <fmt/format.h>
+
+namespace jetgate {
+namespace {
+
+struct Decoded {
+  char32_t code_point = 0;
+  std::size_t length = 1;  // bytes consumed (the maximal subpart when invalid)
+  bool valid = false;
+};
+
+// Well-formed UTF-8 byte sequences, Table 3-7 of the Unicode Standard: the
+// second byte's range depends on the first; the others are 80..BF.
+Decoded decode_one(std::string_view s, std::size_t pos) {
+  auto byte = [&](std::size_t i) { return static_cast<std::uint8_t>(s[i]); };
+  const std::uint8_t b0 = byte(pos);
+  if (b0 < 0x80) return {b0, 1, true};
+  std::size_t need = 0;
+  std::uint8_t lo = 0x80, hi = 0xBF;
+  char32_t cp = 0;
+  if (b0 >= 0xC2 && b0 <= 0xDF) {
+    need = 1;
+    cp = b0 & 0x1Fu;
+  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+    need = 2;
+    cp = b0 & 0x0Fu;
+    if (b0 == 0xE0) lo = 0xA0;
+    if (b0 == 0xED) hi = 0x9F;  // no UTF-16 surrogates
+  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+    need = 3;
+    cp = b0 & 0x07u;
+    if (b0 == 0xF0) lo = 0x90;
+    if (b0 == 0xF4) hi = 0x8F;  // nothing above U+10FFFF
+  } else {
+    return {0, 1, false};
+  }
+  std::size_t i = 1;
+  for (; i <= need; ++i) {
+    if (pos + i >= s.size()) return {0, i, false};
+    const std::uint8_t b = byte(pos + i);
+    const std::uint8_t first_lo = i == 1 ? lo : 0x80, first_hi = i == 1 ? hi : 0xBF;
+    if (b < first_lo || b > first_hi) return {0, i, false};
+    cp = (cp << 6) | (b & 0x3Fu);
+  }
+  return {cp, need + 1, true};
+}
+
+bool is_invisible_format(char32_t c) {
+  return c == 0x061C || (c >= 0x200B && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) ||
+         (c >= 0x2060 && c <= 0x2069) || c == 0xFEFF;
+}
+
+}  // namespace
+
+bool is_valid_utf8(std::string_view s) {
+  for (std::size_t pos = 0; pos < s.size();) {
+    auto d = decode_one(s, pos);
+    if (!d.valid) return false;
+    pos += d.length;
+  }
+  return true;
+}
+
+std::string to_valid_utf8(std::string_view s) {
+  if (is_valid_utf8(s)) return std::string(s);
+  std::string out;
+  out.reserve(s.size() + 8);
+  for (std::size_t pos = 0; pos < s.size();) {
+    auto d = decode_one(s, pos);
+    if (d.valid) out.append(s.substr(pos, d.length));
+    else out.append(kReplacementCharacter);
+    pos += d.length;
+  }
+  return out;
+}
+
+std::string terminal_safe(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t pos = 0; pos < s.size();) {
+    auto d = decode_one(s, pos);
+    const char32_t c = d.code_point;
+    if (!d.valid) {
+      out.append(kReplacementCharacter);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if ((c < 0x20 && c != '\t') || c == 0x7F) {
+      out += fmt::format("\\x{:02x}", static_cast<unsigned>(c));
+    } else if ((c >= 0x80 && c <= 0x9F) || is_invisible_format(c)) {
+      out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
+    } else {
+      out.append(s.substr(pos, d.length));
+    }
+    pos += d.length;
+  }
+  return out;
+}
+
+}  // namespace jetgate

@@ -1,0 +1,86 @@
+#include "jetgate/evidence/evidence_dir.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "jetgate/core/utf8.hpp"
+#include "jetgate/evidence/gate_id.hpp"
+
+namespace jetgate::evidence {
+namespace {
+
+constexpr const char* kDirHint = "pass --evidence-dir a writable directory (or a new one inside an existing directory)";
+
+std::string read_holder_pid(int fd) {
+  char buf[32] = {};
+  ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+  std::string pid = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "";
+  while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
+  return pid.find_first_not_of("0123456789") == std::string::npos && !pid.empty() ? pid : "unknown";
+}
+
+}  // namespace
+
+Status prepare_evidence_dir(const std::string& dir) {
+  if (dir.empty())
+    return make_error("the evidence directory is an empty path", "--evidence-dir", kDirHint);
+  const std::string shown = to_valid_utf8(dir);
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) return make_error("exists but is not a directory", shown, kDirHint);
+    return Ok{};
+  }
+  if (errno != ENOENT)
+    return make_error(fmt::format("cannot use it: {}", std::strerror(errno)), shown, kDirHint);
+  std::filesystem::path p = std::filesystem::path(dir).lexically_normal();
+  if (!p.has_filename()) p = p.parent_path();  // "ev/" names ev
+  std::filesystem::path parent = p.parent_path();
+  if (parent.empty()) parent = ".";
+  struct stat pst {};
+  if (::stat(parent.c_str(), &pst) != 0 || !S_ISDIR(pst.st_mode))
+    return make_error(fmt::format("its parent directory {} does not exist", to_valid_utf8(parent.string())),
+                      shown, kDirHint);
+  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
+    return make_error(fmt::format("cannot create it: {}", std::strerror(errno)), shown, kDirHint);
+  return Ok{};
+}
+
+Result<RunLock> RunLock::acquire(const std::string& dir, const std::string& gate) {
+  if (auto st = validate_gate_id(gate, "gate"); !st) return st.error();
+  RunLock lock;
+  lock.path_ = (std::filesystem::path(dir) / ("." + gate + ".lock")).string();
+  const std::string shown = to_valid_utf8(lock.path_);
+  // O_NOFOLLOW: a planted link must not make jetgate create or lock another file.
+  lock.fd_ = ::open(lock.path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (lock.fd_ < 0)
+    return make_error(fmt::format("cannot create the lock file: {}", std::strerror(errno)), shown, kDirHint);
+  if (::flock(lock.fd_, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK)
+      return make_error(fmt::format("another `jetgate run {}` (pid {}) is running and will write this "
+                                    "gate's evidence",
+                                    gate, read_holder_pid(lock.fd_)),
+                        shown, "wait for it to finish, or stop it; then run the gate again");
+    return make_error(fmt::format("cannot lock: {}", std::strerror(errno)), shown, kDirHint);
+  }
+  std::string pid = fmt::format("{}\n", ::getpid());
+  if (::ftruncate(lock.fd_, 0) != 0 || ::pwrite(lock.fd_, pid.data(), pid.size(), 0) < 0)
+    return make_error(fmt::format("cannot write the lock file: {}", std::strerror(errno)), shown, kDirHint);
+  return lock;
+}
+
+RunLock::RunLock(RunLock&& o) noexcept : fd_(std::exchange(o.fd_, -1)), path_(std::move(o.path_)) {}
+
+RunLock::~RunLock() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+}  // namespace jetgate::evidence

@@ -1,0 +1,40 @@
+// Where `jetgate run` writes: checked, and locked per gate, before anything
+// runs, so a bad --evidence-dir fails in a second rather than after a
+// 30-minute test command, and two runs of one gate never write over each
+// other's evidence.
+#pragma once
+
+#include <string>
+
+#include "jetgate/core/result.hpp"
+
+namespace jetgate::evidence {
+
+// DIR must be a non-empty path naming a directory, or a path whose parent is
+// an existing directory (then DIR is created, one level only: a typo in a
+// parent should not grow a tree somewhere unexpected).
+Status prepare_evidence_dir(const std::string& dir);
+
+// An exclusive flock(2) on DIR/.GATE.lock for one run of GATE. The lock file
+// stays (removing it would let a third run lock a different file); it is
+// hidden and not *.json, so readers of the directory ignore it. The lock goes
+// with the process, however it ends.
+class RunLock {
+ public:
+  // Fails when the directory is not writable, or when another run holds the
+  // lock (the message names its pid).
+  static Result<RunLock> acquire(const std::string& dir, const std::string& gate);
+  RunLock(RunLock&& other) noexcept;
+  RunLock& operator=(RunLock&&) = delete;
+  RunLock(const RunLock&) = delete;
+  RunLock& operator=(const RunLock&) = delete;
+  ~RunLock();
+  const std::string& path() const { return path_; }
+
+ private:
+  RunLock() = default;
+  int fd_ = -1;
+  std::string path_;
+};
+
+}  // namespace jetgate::evidence
