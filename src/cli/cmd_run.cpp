@@ -9,6 +9,7 @@
 #include "jetgate/core/exit_codes.hpp"
 #include "jetgate/core/utf8.hpp"
 #include "jetgate/evidence/gate_id.hpp"
+#include "jetgate/gate/dry_run.hpp"
 #include "jetgate/gate/gate_runner.hpp"
 #include "jetgate/proc/interrupt.hpp"
 
@@ -20,6 +21,7 @@ struct RunArgs {
   std::string policy;
   std::string repo_root;
   bool quiet = false;
+  bool dry_run = false;
   gate::RunOptions options;
 };
 
@@ -29,6 +31,30 @@ Result<gate::LoadedPolicy> load(const RunArgs& a) {
 }
 
 std::string safe(std::string_view s) { return terminal_safe(s); }
+
+void print_rows(const std::vector<gate::CheckRow>& rows) {
+  for (const auto& r : rows) std::cout << "  " << safe(gate::check_line(r)) << "\n";
+}
+
+// Requirements only, nothing run, no evidence: 0 the gate would run on that
+// machine, 1 it would not; 2 when it was asked to really run against a recording.
+int dry_run(const RunArgs& a, const gate::Gate& g) {
+  const bool recorded = a.options.root != "/";
+  auto facts = gate::live_run_deps().platform(a.options.root);
+  for (const auto& w : facts.warnings) std::cerr << "warning: " << safe(w) << "\n";
+  auto d = gate::dry_run(g, facts.platform);
+  std::cout << safe(g.id) << ": dry run on " << (recorded ? "the recorded root " + safe(a.options.root) : "this machine")
+            << ": " << (d.would_run_here() ? "would run" : "would not run (a requirement is not met)") << "\n";
+  print_rows(gate::dry_run_rows(d));
+  std::cout << "no evidence written\n";
+  if (recorded && !a.dry_run) {
+    std::cerr << "jetgate run: " << safe(g.id) << ": a recorded root cannot run probes or a command: its facts "
+              << "describe another machine, and evidence from it would claim that machine (facts_source). "
+              << "Run the gate on the machine itself, or add --dry-run to ask only whether it would run there\n";
+    return kExitUsage;
+  }
+  return d.would_run_here() ? kExitOk : kExitDoesNotHold;
+}
 
 int run(RunArgs a) {
   if (auto st = evidence::validate_gate_id(a.gate, "GATE"); !st) {
@@ -51,6 +77,7 @@ int run(RunArgs a) {
   // Other gates' and policy-wide problems do not stop this gate; `check` reports them.
   for (const auto& i : policy->issues)
     if (i.subject != a.gate) std::cerr << "warning: policy: " << safe(i.line()) << "\n";
+  if (a.dry_run || a.options.root != "/") return dry_run(a, *g);
   if (progress_wanted(a.quiet)) a.options.progress = stderr_progress();
   if (!a.quiet)
     a.options.command_line = [prefix = "[" + a.gate + "] "](std::string_view line) {
@@ -67,8 +94,9 @@ int run(RunArgs a) {
   }
   for (const auto& w : outcome->warnings) std::cerr << "warning: " << safe(w) << "\n";
   const auto& e = outcome->evidence;
-  std::cout << e.gate << ": " << evidence::to_string(e.status) << ": " << safe(e.reason) << "\n"
-            << "counts: tests " << e.counts.tests << ", failures " << e.counts.failures
+  std::cout << e.gate << ": " << evidence::to_string(e.status) << "\n";
+  print_rows(outcome->checks);
+  std::cout << "counts: tests " << e.counts.tests << ", failures " << e.counts.failures
             << ", errors " << e.counts.errors << ", skipped " << e.counts.skipped << "\n"
             << "evidence: " << safe(outcome->path) << " (git_sha " << e.git_sha << ")\n";
   if (!outcome->log_path.empty()) std::cout << "log: " << safe(outcome->log_path) << "\n";
@@ -91,8 +119,13 @@ Command add_run_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--python", args->options.python, "Python interpreter for the python_runtime probe")
       ->capture_default_str();
-  sub->add_option("--root", args->options.root, "Read platform facts under DIR (a recorded machine)")
+  sub->add_option("--root", args->options.root,
+                  "Judge the requirements against the recorded machine under DIR (needs --dry-run: a recording "
+                  "never runs probes or a command, and never writes evidence)")
       ->capture_default_str();
+  sub->add_flag("--dry-run", args->dry_run,
+                "Only say whether the gate's requirements are met and what it would run; run nothing, write no "
+                "evidence (exit 0 would run, 1 would not)");
   sub->add_option("--repo-root", args->repo_root,
                   "Repository root for coverage paths, the command's cwd and git_sha; default: the "
                   "nearest directory above the policy that holds .git");
@@ -100,7 +133,8 @@ Command add_run_command(CLI::App& app) {
                 "Show neither probe progress nor the command's output while it runs (GATE.log keeps it)");
   sub->footer(
       "Exit status: 0 passed, 1 failed (or interrupted by SIGINT/SIGTERM/SIGHUP), 2 not run "
-      "(requirements unmet) or unusable input.");
+      "(requirements unmet) or unusable input (--root without --dry-run).\n"
+      "With --dry-run: 0 the gate would run here (or on the --root recording), 1 it would not.");
   return {sub, [args] {
             args->options.repo_root = args->repo_root;
             return run(*args);

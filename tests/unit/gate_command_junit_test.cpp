@@ -41,7 +41,7 @@ TEST(GateCommandJunitTest, BytesThatAreNotUtf8FailTheGateWithoutCrashing) {
   ASSERT_TRUE(e.ok()) << e.error().message();
   EXPECT_EQ(e->status, evidence::GateStatus::failed);
   EXPECT_NE(e->reason.find("failures=\"\xEF\xBF\xBD\xEF\xBF\xBD\""), std::string::npos) << e->reason;
-  EXPECT_NE(r.out.find("junk: failed: command: JUnit report"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("junk: failed\n  FAIL    command /bin/sh: JUnit report"), std::string::npos) << r.out;
 }
 
 TEST(GateCommandJunitTest, ReportThatCannotBeReadNeverLeavesOlderGreenEvidence) {

@@ -57,7 +57,10 @@ void expect_interrupted_run(int sig, const std::string& name) {
   EXPECT_EQ(e->status, evidence::GateStatus::failed);
   EXPECT_EQ(e->extra.value("interrupted", nlohmann::json()), name);
   EXPECT_NE(e->reason.find("interrupted: jetgate received " + name), std::string::npos) << e->reason;
-  EXPECT_NE(run.jetgate->out().find("slow: failed: interrupted"), std::string::npos) << run.jetgate->out();
+  EXPECT_NE(run.jetgate->out().find("slow: failed\n"), std::string::npos) << run.jetgate->out();
+  EXPECT_NE(run.jetgate->out().find("  FAIL    run jetgate: interrupted: jetgate received " + name),
+            std::string::npos)
+      << run.jetgate->out();
 }
 
 TEST(GateCommandSignalTest, SigtermStopsTheCommandsGroupAndEvidenceSaysInterrupted) {

@@ -126,6 +126,13 @@ TEST(GateRunTest, ProbesAtTheirThresholdsPass) {
   EXPECT_EQ(back->extra["platform"]["tegra"]["l4t"], "36.4.3");
   EXPECT_EQ(back->extra["requirements"].size(), 5u);
   EXPECT_TRUE(back->extra.contains("jetgate"));
+  // The gate's evidence is the probe document's head plus the gate's fields.
+  EXPECT_EQ(back->extra["facts_source"], "live");
+  EXPECT_EQ(back->extra["root"], "/");
+  EXPECT_TRUE(back->extra["jetgate"].contains("kernels"));
+  // One check row per requirement and per probe, all passing.
+  ASSERT_EQ(back->extra["checks"].size(), 5u + 4u) << back->extra["checks"].dump(1);
+  for (const auto& c : back->extra["checks"]) EXPECT_TRUE(c["status"] == "PASS" || c["status"] == "WARN") << c.dump();
 }
 
 TEST(GateRunTest, MissedThresholdsFailWithReasons) {
@@ -331,8 +338,16 @@ TEST(GateRunCliTest, ExitCodesAndEvidence) {
 
   auto not_run = repo.run("riscv-only");
   EXPECT_EQ(not_run.exit_code, 2) << not_run.out << not_run.err;
-  EXPECT_NE(not_run.out.find("riscv-only: not_run: requirements not met: arch in [riscv64]"), std::string::npos)
+  // One line per check, each with what was found and the next step.
+  EXPECT_NE(not_run.out.find("riscv-only: not_run\n  FAIL    requirement arch in [riscv64]: arch is "),
+            std::string::npos)
       << not_run.out;
+  auto not_run_e = evidence::read_evidence(repo.t.path("ev/riscv-only.json"));
+  ASSERT_TRUE(not_run_e.ok());
+  ASSERT_TRUE(not_run_e->extra.contains("checks"));
+  EXPECT_EQ(not_run_e->extra["checks"][0]["status"], "FAIL");
+  EXPECT_EQ(not_run_e->extra["checks"][0]["kind"], "requirement");
+  EXPECT_FALSE(not_run_e->extra["checks"][0]["next"].get<std::string>().empty());
 
   auto bad_sha = repo.run("riscv-only", {"GITHUB_SHA=NOT-A-SHA"});
   EXPECT_NE(bad_sha.err.find("warning: GITHUB_SHA is \"NOT-A-SHA\""), std::string::npos) << bad_sha.err;
@@ -366,13 +381,31 @@ TEST(GateRunCliTest, DefaultPolicyJetsonGateIsNotRunOffJetson) {
   test::TempDir t;
   // A recorded Raspberry Pi root: aarch64 but not Tegra.
   std::string root = test::fixtures_dir() + "/rpi5-arm64/root";
-  if (!std::filesystem::exists(root)) GTEST_SKIP() << "fixture rpi5-arm64 not present";
-  auto r = test::run_jetgate({"run", "jetson-cuda-runtime", "--root", root, "--evidence-dir", t.path("ev")});
-  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_NE(r.out.find("is_tegra = true (is_tegra is false)"), std::string::npos) << r.out;
-  auto e = evidence::read_evidence(t.path("ev/jetson-cuda-runtime.json"));
-  ASSERT_TRUE(e.ok());
-  EXPECT_EQ(e->status, GateStatus::not_run);
+  auto r = test::run_jetgate({"run", "jetson-cuda-runtime", "--root", root, "--dry-run"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("FAIL    requirement is_tegra = true: is_tegra is false"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no evidence written"), std::string::npos) << r.out;
+}
+
+// A recording of a real board must never produce evidence that claims it:
+// `run --root` is a dry run, and asking it to run probes or a command is
+// refused (exit 2) with nothing written.
+TEST(GateRunCliTest, ARecordedRootNeverWritesEvidence) {
+  test::TempDir t;
+  std::string orin = test::fixtures_dir() + "/agx-orin-64gb-jp62/root";
+  auto refused = test::run_jetgate({"run", "jetson-cuda-runtime", "--root", orin, "--evidence-dir", t.path("ev")});
+  EXPECT_EQ(refused.exit_code, 2) << refused.out << refused.err;
+  EXPECT_NE(refused.err.find("a recorded root cannot run probes or a command"), std::string::npos) << refused.err;
+  EXPECT_FALSE(std::filesystem::exists(t.path("ev"))) << "a recorded root wrote evidence";
+  auto dry = test::run_jetgate({"run", "jetson-cuda-runtime", "--root", orin, "--dry-run", "--evidence-dir", t.path("ev")});
+  EXPECT_EQ(dry.exit_code, 0) << dry.out << dry.err;  // the recording meets every platform requirement
+  EXPECT_NE(dry.out.find("would run"), std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find("NOT_RUN step probe bandwidth: would run"), std::string::npos) << dry.out;
+  EXPECT_FALSE(std::filesystem::exists(t.path("ev")));
+  // And evidence whose facts are a recording (say, written by hand from one) never backs a claim.
+  auto doc = test::run_jetgate({"probe", "--root", orin, "--json"});
+  ASSERT_EQ(doc.exit_code, 0) << doc.err;
+  EXPECT_EQ(nlohmann::json::parse(doc.out)["facts_source"], "recorded");
 }
 
 }  // namespace

@@ -34,14 +34,19 @@ std::string utc_now_iso8601() {
   return buf;
 }
 
-nlohmann::json build_probe_document(const ProbeDocumentInput& in) {
+nlohmann::json facts_head(const std::string& root, bool live, const nlohmann::json& platform) {
   nlohmann::json doc;
   doc["schema_version"] = kEvidenceSchemaVersion;
   doc["jetgate"] = jetgate_identity();
+  doc[keys::kFactsSource] = live ? "live" : "recorded";
+  doc[keys::kRoot] = root;
+  doc[keys::kPlatform] = platform;
+  return doc;
+}
+
+nlohmann::json build_probe_document(const ProbeDocumentInput& in) {
+  nlohmann::json doc = facts_head(in.root, in.live, in.platform->platform);
   if (in.generated_at) doc["generated_at"] = *in.generated_at;
-  doc[keys::kFactsSource] = in.live ? "live" : "recorded";
-  doc[keys::kRoot] = in.root;
-  doc["platform"] = in.platform->platform;
   nlohmann::json probes = nlohmann::json::object();
   if (in.cuda) {
     doc["gpu"] = in.cuda->gpu;

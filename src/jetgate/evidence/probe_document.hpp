@@ -30,6 +30,11 @@ struct ProbeDocumentInput {
 // facts_source is "live" or "recorded": evidence from a recording never backs a claim.
 nlohmann::json build_probe_document(const ProbeDocumentInput& in);
 
+// The part every document jetgate writes starts with, probe documents and
+// gate evidence alike: {"schema_version", "jetgate", "facts_source", "root",
+// "platform"}. Gate evidence is this head plus the gate's fields.
+nlohmann::json facts_head(const std::string& root, bool live, const nlohmann::json& platform);
+
 // {"version": "0.1.0", "kernels": {"toolkit": "13.0" | null, "archs": [...]}}
 nlohmann::json jetgate_identity();
 

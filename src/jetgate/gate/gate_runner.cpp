@@ -13,6 +13,8 @@
 #include "jetgate/core/version.hpp"
 #include "jetgate/evidence/evidence_dir.hpp"
 #include "jetgate/evidence/utf8_json.hpp"
+#include "jetgate/evidence/probe_document.hpp"
+#include "jetgate/gate/check_rows.hpp"
 #include "jetgate/gate/command_run.hpp"
 #include "jetgate/gate/live_output.hpp"
 #include "jetgate/gate/requirements.hpp"
@@ -36,24 +38,6 @@ std::vector<std::string> cuda_probe_ids(const Gate& gate) {
   for (const auto& id : gate.probe_ids())
     if (id != kPythonProbe) ids.push_back(id);
   return ids;
-}
-
-// Platform requirements are checked before the GPU is touched: on a machine
-// that is not a Jetson there is no reason to initialise CUDA at all.
-Requirements platform_part(const Requirements& r) {
-  Requirements p;
-  p.arch = r.arch;
-  p.is_tegra = r.is_tegra;
-  p.l4t = r.l4t;
-  return p;
-}
-
-Requirements gpu_part(const Requirements& r) {
-  Requirements g;
-  g.cuda = r.cuda;
-  g.min_cuda_driver = r.min_cuda_driver;
-  g.min_memory_bytes = r.min_memory_bytes;
-  return g;
 }
 
 std::string unmet_reason(const std::vector<RequirementOutcome>& outcomes) {
@@ -138,11 +122,13 @@ std::optional<std::string> head_moved(const Checkout& c) {
                      c.before.head.value_or("none"), c.after.head.value_or("none"));
 }
 
+// A gate runs only on the live machine (`run --root` is a dry run, cmd_run),
+// so its facts are always "live".
 Evidence base_evidence(const Gate& gate, const PlatformFacts& facts, const Checkout& checkout) {
   Evidence e;
   e.gate = gate.id;
-  e.extra["jetgate"] = {{"version", version()}};
-  e.extra["platform"] = facts.platform;
+  e.extra = evidence::facts_head("/", true, facts.platform);
+  e.extra.erase("schema_version");  // Evidence::schema_version writes it
   e.extra["gpu"] = nullptr;
   e.extra["probes"] = nlohmann::json::object();
   e.extra[kInterruptedKey] = nullptr;
@@ -233,18 +219,32 @@ void decide(const Gate& gate, Stages& st, const Checkout& checkout, int interrup
     e.exit_code = st.command->exit_code;
   }
   if (interrupted != 0) e.extra[kInterruptedKey] = proc::signal_name_text(interrupted);
+  std::vector<CheckRow> rows = requirement_rows(st.requirements);
   if (!all_met(st.requirements) && interrupted == 0) {
     e.status = GateStatus::not_run;
     e.reason = unmet_reason(st.requirements);
+    e.extra["checks"] = to_json(rows);
+    out.checks = std::move(rows);
     out.exit_code = 2;
     return;
   }
   Verdict v;
-  if (interrupted != 0) v.problems.push_back(interrupted_reason(interrupted));
-  add_probe_verdict(evaluate_probe_checks(gate.probes, st.results), v);
-  if (st.command) add_command_verdict(*st.command, v);
-  for (const auto& p : st.problems) v.problems.push_back(p);
-  if (auto moved = head_moved(checkout)) v.problems.push_back(*moved);
+  std::vector<std::string> run_problems = st.problems;
+  if (interrupted != 0) run_problems.insert(run_problems.begin(), interrupted_reason(interrupted));
+  if (auto moved = head_moved(checkout)) run_problems.push_back(*moved);
+  auto probe_outcomes = evaluate_probe_checks(gate.probes, st.results);
+  add_probe_verdict(probe_outcomes, v);
+  for (auto& r : probe_rows(probe_outcomes, st.results)) rows.push_back(std::move(r));
+  if (st.command) {
+    add_command_verdict(*st.command, v);
+    for (auto& r : command_rows(*st.command)) rows.push_back(std::move(r));
+  }
+  for (const auto& p : run_problems) {
+    v.problems.push_back(p);
+    rows.push_back({"run", "jetgate", "FAIL", p, ""});
+  }
+  e.extra["checks"] = to_json(rows);
+  out.checks = std::move(rows);
   e.counts = v.counts;
   bool passed = v.problems.empty() && v.counts.tests > 0;
   e.status = passed ? GateStatus::passed : GateStatus::failed;

@@ -26,6 +26,7 @@
 #include "jetgate/evidence/evidence.hpp"
 #include "jetgate/evidence/gate_log.hpp"
 #include "jetgate/evidence/git_sha.hpp"
+#include "jetgate/gate/check_rows.hpp"
 #include "jetgate/gate/policy.hpp"
 #include "jetgate/proc/child.hpp"
 #include "jetgate/probes/cuda_section.hpp"
@@ -72,6 +73,7 @@ struct RunOutcome {
   std::string log_path;  // GATE.log, when the command ran and its output was saved
   int exit_code = 2;     // 0 passed, 1 failed or interrupted, 2 not_run
   std::vector<std::string> warnings;  // also recorded in the evidence
+  std::vector<CheckRow> checks;       // one per requirement, probe, failed test, run problem (/checks)
 };
 
 // Errors (exit 2, nothing run) when the gate is unusable (its policy issues,

@@ -105,13 +105,35 @@ Result<JunitCounts> finish_element(const pugi::xml_node& node, JunitCounts sum, 
   sum.failures = std::max(sum.failures, attrs->failures);
   sum.errors = std::max(sum.errors, attrs->errors);
   sum.skipped = std::max(sum.skipped, attrs->skipped);
-  if (named(node, "testsuite")) add(sum, JunitCounts{0, 0, 0, 0, 1});
+  if (named(node, "testsuite")) {
+    JunitCounts one_suite;
+    one_suite.suites = 1;
+    add(sum, one_suite);
+  }
   return sum;
 }
 
 pugi::xml_node next_element(pugi::xml_node n) {
   while (n && n.type() != pugi::node_element) n = n.next_sibling();
   return n;
+}
+
+std::string first_line(std::string_view text, std::size_t max_bytes) {
+  text = text.substr(0, text.find_first_of("\r\n"));
+  return to_valid_utf8(text.substr(0, max_bytes));
+}
+
+void list_case(const pugi::xml_node& tc, std::vector<JunitCase>& out) {
+  if (out.size() >= kMaxListedCases) return;
+  pugi::xml_node why;
+  const char* outcome = nullptr;
+  if ((why = tc.child("failure"))) outcome = "failure";
+  else if ((why = tc.child("error"))) outcome = "error";
+  else if (skipped_case(tc)) outcome = "skipped", why = tc.child("skipped");
+  if (!outcome) return;
+  std::string cls = tc.attribute("classname").value(), name = tc.attribute("name").value();
+  std::string full = cls.empty() ? name : cls + "." + name;
+  out.push_back({first_line(full, 200), outcome, why ? first_line(why.attribute("message").value(), 200) : ""});
 }
 
 struct Frame {
@@ -122,13 +144,16 @@ struct Frame {
 
 // Post-order walk over every element below (and including) root.
 Result<JunitCounts> count_document(const pugi::xml_node& root, const std::string& where,
-                                   std::int64_t* cases_seen) {
+                                   std::int64_t* cases_seen, std::vector<JunitCase>& not_passed) {
   std::vector<Frame> stack;
   stack.push_back({root, next_element(root.first_child()), {}});
   for (;;) {
     if (pugi::xml_node child = stack.back().next_child) {
       stack.back().next_child = next_element(child.next_sibling());
-      if (named(child, "testcase")) ++*cases_seen;
+      if (named(child, "testcase")) {
+        ++*cases_seen;
+        list_case(child, not_passed);
+      }
       stack.push_back({child, next_element(child.first_child()), {}});
       continue;
     }
@@ -158,8 +183,10 @@ Result<JunitCounts> parse_junit_xml(std::string_view xml, const std::string& whe
                                   shown(root.name())),
                       where, kHint);
   std::int64_t cases_seen = 0;
-  auto counts = count_document(root, where, &cases_seen);
+  std::vector<JunitCase> not_passed;
+  auto counts = count_document(root, where, &cases_seen, not_passed);
   if (!counts) return counts;
+  counts->not_passed = std::move(not_passed);
   if (named(root, "testsuites") && counts->suites == 0 && cases_seen == 0)
     return make_error("no <testsuite> element in the report", where, kHint);
   return counts;

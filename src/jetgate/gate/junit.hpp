@@ -24,14 +24,26 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "jetgate/core/result.hpp"
 
 namespace jetgate::gate {
 
+// A test case that did not pass, for the one-line-per-test report.
+struct JunitCase {
+  std::string name;     // "classname.name" (or "name"), valid UTF-8
+  std::string outcome;  // "failure", "error" or "skipped"
+  std::string message;  // the first line of its message attribute, cut to 200 bytes
+};
+
+inline constexpr std::size_t kMaxListedCases = 50;
+
 struct JunitCounts {
   std::int64_t tests = 0, failures = 0, errors = 0, skipped = 0;
   int suites = 0;
+  // The first kMaxListedCases cases that failed, errored or were skipped, in document order.
+  std::vector<JunitCase> not_passed;
   bool clean() const { return tests > 0 && failures == 0 && errors == 0 && skipped == 0; }
 };
 

@@ -116,4 +116,20 @@ nlohmann::json to_json(const std::vector<RequirementOutcome>& outcomes) {
   return out;
 }
 
+Requirements platform_part(const Requirements& r) {
+  Requirements p;
+  p.arch = r.arch;
+  p.is_tegra = r.is_tegra;
+  p.l4t = r.l4t;
+  return p;
+}
+
+Requirements gpu_part(const Requirements& r) {
+  Requirements g;
+  g.cuda = r.cuda;
+  g.min_cuda_driver = r.min_cuda_driver;
+  g.min_memory_bytes = r.min_memory_bytes;
+  return g;
+}
+
 }  // namespace jetgate::gate

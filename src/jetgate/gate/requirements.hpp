@@ -24,6 +24,13 @@ std::vector<RequirementOutcome> evaluate_requirements(const Requirements& r,
                                                       const nlohmann::json& platform,
                                                       const nlohmann::json& gpu);
 bool all_met(const std::vector<RequirementOutcome>& outcomes);
+
+// The requirements read from platform facts (arch, is_tegra, l4t), checked
+// before the GPU is touched: on a machine that is not a Jetson there is no
+// reason to initialise CUDA at all; and the ones only a loaded driver can
+// answer (cuda, min_cuda_driver, min_memory_bytes).
+Requirements platform_part(const Requirements& r);
+Requirements gpu_part(const Requirements& r);
 nlohmann::json to_json(const std::vector<RequirementOutcome>& outcomes);
 
 // Compares version with bound on the bound's components only: "36.4.3" vs
