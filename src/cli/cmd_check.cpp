@@ -8,6 +8,7 @@
 #include "jetgate/core/exit_codes.hpp"
 #include "jetgate/evidence/git_sha.hpp"
 #include "jetgate/gate/check.hpp"
+#include "jetgate/report/json_text.hpp"
 
 namespace jetgate::cli {
 namespace {
@@ -61,7 +62,7 @@ int run(const CheckArgs& a) {
   if (!policy) return usage(policy.error().message());
   auto result = gate::check_claim(*policy, options);
   if (a.json) {
-    std::cout << gate::to_json(result, options, policy->policy).dump(2) << "\n";
+    std::cout << report::json_text(gate::to_json(result, options, policy->policy)) << "\n";
   } else {
     for (const auto& w : result.warnings) std::cerr << "warning: " << w << "\n";
     for (const auto& v : result.violations) std::cout << v.line() << "\n";

@@ -7,6 +7,7 @@
 #include "jetgate/evidence/probe_document.hpp"
 #include "jetgate/facts/platform.hpp"
 #include "jetgate/report/cuda_text.hpp"
+#include "jetgate/report/json_text.hpp"
 #include "jetgate/report/platform_text.hpp"
 #include "jetgate/report/python_text.hpp"
 
@@ -77,7 +78,7 @@ int run_probe(const ProbeArgs& a) {
 
   std::cerr << report::render_warnings_text(doc["warnings"]);
   if (a.json) {
-    std::cout << doc.dump(2) << "\n";
+    std::cout << report::json_text(doc) << "\n";
   } else {
     std::cout << report::render_platform_text(doc["platform"]);
     if (cuda) std::cout << report::render_cuda_text(*cuda);

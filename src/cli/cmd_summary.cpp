@@ -7,11 +7,13 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/input_paths.hpp"
 #include "jetgate/claims/evidence_set.hpp"
 #include "jetgate/claims/gate_summary.hpp"
 #include "jetgate/core/exit_codes.hpp"
 #include "jetgate/gate/policy.hpp"
 #include "jetgate/report/summary_markdown.hpp"
+#include "jetgate/report/text_escape.hpp"
 
 namespace jetgate::cli {
 namespace {
@@ -19,11 +21,12 @@ namespace {
 struct SummaryArgs {
   std::vector<std::string> evidence_dirs;
   std::optional<int> max_age_days;
-  std::string policy, today, format = "step";
+  std::optional<std::string> policy;
+  std::string today, format = "step";
 };
 
 int usage_error(const Error& e) {
-  std::cerr << "jetgate summary: " << e.message() << "\n";
+  std::cerr << report::terminal_text("jetgate summary: " + e.message()) << "\n";
   return kExitUsage;
 }
 
@@ -33,11 +36,11 @@ Result<int> max_age_of(const SummaryArgs& a, const gate::LoadedPolicy* policy) {
   // The policy was named to set the freshness rule: falling back to 14 would silently judge by another one.
   if (!policy->policy.maximum_evidence_age_days)
     return make_error("the policy's maximum_evidence_age_days is missing or not a positive integer",
-                      a.policy + "#/maximum_evidence_age_days",
+                      *a.policy + "#/maximum_evidence_age_days",
                       "set \"maximum_evidence_age_days\" (e.g. 14) in the policy, or pass --max-age-days N");
   auto age = *policy->policy.maximum_evidence_age_days;
   if (age < 0 || age > 3650)
-    return make_error("maximum_evidence_age_days must be between 0 and 3650", a.policy + "#/maximum_evidence_age_days");
+    return make_error("maximum_evidence_age_days must be between 0 and 3650", *a.policy + "#/maximum_evidence_age_days");
   return static_cast<int>(age);
 }
 
@@ -45,8 +48,9 @@ int run_summary(const SummaryArgs& a) {
   auto today = claims::today_from_option(a.today);
   if (!today) return usage_error(today.error());
   std::optional<gate::LoadedPolicy> policy;
-  if (!a.policy.empty()) {
-    auto loaded = gate::load_policy_file(a.policy);
+  if (a.policy) {
+    if (auto st = check_policy_path(*a.policy); !st) return usage_error(st.error());
+    auto loaded = gate::load_policy_file(*a.policy);
     if (!loaded) return usage_error(loaded.error());
     policy = std::move(*loaded);
   }
@@ -54,7 +58,8 @@ int run_summary(const SummaryArgs& a) {
   if (!max_age) return usage_error(max_age.error());
   auto set = claims::load_evidence_dirs(a.evidence_dirs);
   if (!set) return usage_error(set.error());
-  for (const auto& s : set->skipped) std::cerr << "jetgate summary: warning: skipped " << s.why << "\n";
+  for (const auto& s : set->skipped)
+    std::cerr << report::terminal_text("jetgate summary: warning: skipped " + s.why) << "\n";
   auto summary = claims::build_gate_summary(*set, policy ? &*policy : nullptr, *today, *max_age);
   if (a.format == "issue")
     std::cout << report::render_issue_body(summary, report::sanitize_options_for_this_machine());

@@ -5,12 +5,11 @@
 #include <fmt/format.h>
 
 #include "jetgate/claims/platform_key.hpp"
-#include "jetgate/claims/support_table.hpp"
+#include "jetgate/report/text_escape.hpp"
 
 namespace jetgate::report {
 namespace {
 
-using claims::escape_cell;
 using claims::string_at;
 
 std::string status_cell(const claims::SummaryRow& row) {
@@ -51,9 +50,9 @@ std::string gate_table(const claims::GateSummary& s) {
     std::string constraint = !s.policy_source.empty() && !row.in_policy ? "not in the policy"
                              : row.constraint.empty()                    ? "none"
                                                                           : row.constraint;
-    out += fmt::format("| {} | {} | {} | {} | {} |\n", escape_cell(row.gate), escape_cell(status_cell(row)),
-                       escape_cell(constraint), escape_cell(waiver_cell(row)),
-                       escape_cell(evidence_cell(row, s.max_age_days)));
+    out += fmt::format("| {} | {} | {} | {} | {} |\n", markdown_cell(row.gate), markdown_cell(status_cell(row)),
+                       markdown_cell(constraint), markdown_cell(waiver_cell(row)),
+                       markdown_cell(evidence_cell(row, s.max_age_days)));
   }
   return out;
 }
@@ -70,19 +69,19 @@ std::string skipped_list(const claims::GateSummary& s, bool base_names) {
       for (auto pos = why.find(f.file); pos != std::string::npos; pos = why.find(f.file, pos + base.size()))
         why.replace(pos, f.file.size(), base);
     }
-    out += "- " + why + "\n";
+    out += "- " + markdown_inline(why) + "\n";
   }
   return out;
 }
 
 std::string header(const claims::GateSummary& s, const char* title) {
-  std::string policy = s.policy_source.empty() ? "no policy" : "policy " + s.policy_source;
+  std::string policy = s.policy_source.empty() ? "no policy" : "policy " + markdown_inline(s.policy_source);
   return fmt::format("## {}\n\nJudged on {} (UTC) with {}; evidence counts as fresh for {} days.\n\n", title,
                      evidence::to_string(s.today), policy, s.max_age_days);
 }
 
 void fact_line(std::string& out, const char* label, const std::string& value) {
-  if (!value.empty()) out += fmt::format("- {}: {}\n", label, value);
+  if (!value.empty()) out += fmt::format("- {}: {}\n", label, markdown_inline(value));
 }
 
 std::string memory_gib(const nlohmann::json* bytes) {
@@ -130,7 +129,8 @@ std::string probe_lines(const nlohmann::json& x) {
   if (!probes || !probes->is_object()) return out;
   for (const auto& [id, p] : probes->items()) {
     std::string status = string_at(p, {"status"}), reason = string_at(p, {"reason"});
-    out += fmt::format("- probe {}: {}{}\n", id, status.empty() ? "unknown" : status, reason.empty() ? "" : " (" + reason + ")");
+    out += fmt::format("- probe {}: {}{}\n", markdown_inline(id), status.empty() ? "unknown" : markdown_inline(status),
+                       reason.empty() ? "" : " (" + markdown_inline(reason) + ")");
   }
   return out;
 }
@@ -143,7 +143,8 @@ std::string evidence_section(const claims::LoadedEvidence& le, const claims::Sup
     if (row.key == key)
       for (const auto& g : row.gates)
         if (g.file == le.file) state = claims::to_string(g.verdict.state);
-  std::string out = fmt::format("### {} on {}, {}\n\n", e.gate, key.platform, key.runtime);
+  std::string out = fmt::format("### {} on {}, {}\n\n", markdown_inline(e.gate), markdown_inline(key.platform),
+                                markdown_inline(key.runtime));
   out += fmt::format("- verdict: {}\n- status: {}; tests {}, failures {}, errors {}, skipped {}\n", state,
                      evidence::to_string(e.status), e.counts.tests, e.counts.failures, e.counts.errors,
                      e.counts.skipped);
