@@ -1,11 +1,20 @@
 #include "cli/claim_options.hpp"
 
+#include "cli/input_paths.hpp"
+
 namespace jetgate::cli {
 
 void add_claim_options(CLI::App* sub, claims::ClaimOptions& o, bool policy_required) {
   auto* policy = sub->add_option("--policy", o.policy,
                                  "Policy JSON (OBLITERATUS ci/conditional-test-policy.json format): the gates, "
                                  "waivers and the freshness rule (maximum_evidence_age_days)");
+  // An empty value would read as "no policy" and judge by the default freshness rule.
+  policy->check(CLI::Validator(
+      [](const std::string& value) {
+        return value.empty() ? std::string("--policy is empty: name the policy file, or leave the option out")
+                             : std::string();
+      },
+      "FILE"));
   if (policy_required) policy->required();
   sub->add_option("--evidence-dir", o.evidence_dirs,
                   "Directory of GATE.json evidence files; repeat for several (e.g. one per board)");
@@ -24,6 +33,12 @@ void add_claim_options(CLI::App* sub, claims::ClaimOptions& o, bool policy_requi
   sub->add_option("--stale-evidence-issue", o.stale_issue, "Issue URL approving the stale-evidence exception");
   sub->add_option("--stale-evidence-expires", o.stale_expires,
                   "Expiry of the stale-evidence exception (YYYY-MM-DD, at most 30 days away)");
+}
+
+Result<claims::ClaimInputs> resolve_cli_inputs(const claims::ClaimOptions& o) {
+  if (!o.policy.empty())
+    if (auto st = check_policy_path(o.policy); !st) return st.error();
+  return claims::resolve_claim_inputs(o);
 }
 
 }  // namespace jetgate::cli

@@ -12,4 +12,8 @@ namespace jetgate::cli {
 // --max-age-days, --repo-root and the stale-evidence exception.
 void add_claim_options(CLI::App* sub, claims::ClaimOptions& o, bool policy_required);
 
+// The paths checked as the command line names them (a --policy that is not a
+// regular file is a usage error), then claims::resolve_claim_inputs.
+Result<claims::ClaimInputs> resolve_cli_inputs(const claims::ClaimOptions& o);
+
 }  // namespace jetgate::cli

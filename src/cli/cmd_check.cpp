@@ -27,7 +27,7 @@ int run(const CheckArgs& a) {
   // A commit claim without a commit is meaningless: evidence of any commit would do.
   if (!a.claim.evidence_dirs.empty() && a.claim.candidate_sha.empty())
     return usage("--evidence-dir needs --candidate-sha (e.g. --candidate-sha \"$GITHUB_SHA\")");
-  auto in = claims::resolve_claim_inputs(a.claim);
+  auto in = resolve_cli_inputs(a.claim);
   if (!in) return usage(in.error().message());
   for (const auto& s : in->evidence.skipped) std::cerr << "jetgate check: warning: " << s.why << "\n";
   auto result = claims::check_claim(*in, a.require_gates);

@@ -8,10 +8,12 @@
 
 #include "cli/claim_options.hpp"
 #include "cli/commands.hpp"
+#include "cli/input_paths.hpp"
 #include "jetgate/claims/evidence_set.hpp"
 #include "jetgate/claims/gate_summary.hpp"
 #include "jetgate/core/exit_codes.hpp"
 #include "jetgate/report/summary_markdown.hpp"
+#include "jetgate/report/text_escape.hpp"
 
 namespace jetgate::cli {
 namespace {
@@ -22,14 +24,14 @@ struct SummaryArgs {
 };
 
 int usage_error(const Error& e) {
-  std::cerr << "jetgate summary: " << e.message() << "\n";
+  std::cerr << report::terminal_text("jetgate summary: " + e.message()) << "\n";
   return kExitUsage;
 }
 
 int run_summary(const SummaryArgs& a) {
-  auto in = claims::resolve_claim_inputs(a.claim);
+  auto in = resolve_cli_inputs(a.claim);
   if (!in) return usage_error(in.error());
-  for (const auto& s : in->evidence.skipped) std::cerr << "jetgate summary: warning: skipped " << s.why << "\n";
+  for (const auto& s : in->evidence.skipped) std::cerr << report::terminal_text("jetgate summary: warning: skipped " + s.why) << "\n";
   auto summary = claims::build_gate_summary(*in);
   if (a.format == "issue")
     std::cout << report::render_issue_body(summary, report::sanitize_options_for_this_machine());

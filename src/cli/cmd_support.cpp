@@ -7,93 +7,119 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "cli/claim_options.hpp"
 #include "cli/commands.hpp"
+#include "cli/input_paths.hpp"
 #include "jetgate/claims/evidence_set.hpp"
 #include "jetgate/claims/readme_block.hpp"
 #include "jetgate/claims/support_matrix.hpp"
 #include "jetgate/core/exit_codes.hpp"
 #include "jetgate/core/json_text.hpp"
-#include "jetgate/evidence/atomic_write.hpp"
 #include "jetgate/fs/root_fs.hpp"
+#include "jetgate/fs/write_in_place.hpp"
 #include "jetgate/report/support_markdown.hpp"
+#include "jetgate/report/text_escape.hpp"
 
 namespace jetgate::cli {
 namespace {
 
 constexpr std::size_t kMaxReadmeBytes = 4u << 20;
+// `--readme -`: the README is read from stdin and, updated, written to stdout.
+constexpr const char* kStdinReadme = "-";
+constexpr const char* kStdinName = "<stdin>";
 
 struct SupportArgs {
   claims::ClaimOptions claim;
-  std::string format = "md", readme;
+  std::optional<std::string> readme;
+  std::string format = "md";
   bool verify = false;
 };
 
+// Every message names files and values from outside: shown escaped.
+void say(std::ostream& out, const std::string& line) { out << report::terminal_text(line) << "\n"; }
+
 int usage_error(const Error& e) {
-  std::cerr << "jetgate support: " << e.message() << "\n";
+  say(std::cerr, "jetgate support: " + e.message());
   return kExitUsage;
 }
 
+// For --verify: read only, following symbolic links as the system does
+// (a README linked from elsewhere is read where the link points).
 Result<std::string> read_readme(const std::string& path) {
-  std::filesystem::path p(path);
-  auto root = fs::RootFs::open(p.has_parent_path() ? p.parent_path().string() : ".");
+  if (path == kStdinReadme) return read_stdin(kMaxReadmeBytes);
+  auto root = fs::RootFs::open("/");
   if (!root) return make_error(root.error().what, path);
-  auto text = root->read(p.filename().string(), kMaxReadmeBytes);
+  std::error_code ec;
+  auto text = root->read(std::filesystem::absolute(path, ec).string(), kMaxReadmeBytes);
   if (!text) return make_error(text.error().what, path, text.error().hint);
   return *text;
 }
 
-int verify_readme(const std::string& path, std::string_view block, int first_line,
-                  const claims::SupportMatrix& matrix) {
-  auto violations = claims::verify_block(block, first_line, path, matrix);
-  for (const auto& v : violations) std::cout << v << "\n";
+int verify_readme(const std::string& path, const claims::SupportMatrix& matrix) {
+  std::string where = path == kStdinReadme ? kStdinName : path;
+  auto readme = read_readme(path);
+  if (!readme) return usage_error(readme.error());
+  auto span = claims::find_support_block(*readme, where);
+  if (!span) return usage_error(span.error());
+  std::string_view block = std::string_view(*readme).substr(span->content_begin, span->content_end - span->content_begin);
+  auto violations =
+      claims::verify_block(block, report::render_support_markdown(matrix), span->first_line, where, matrix);
+  for (const auto& v : violations) say(std::cout, v);
   if (!violations.empty()) {
-    std::cerr << "jetgate support: " << path << ": the support block claims more than fresh green evidence backs ("
-              << violations.size() << " violation" << (violations.size() == 1 ? "" : "s") << ")\n";
+    say(std::cerr, fmt::format("jetgate support: {}: the support block is not what the evidence backs today ({} "
+                               "difference{})",
+                               where, violations.size(), violations.size() == 1 ? "" : "s"));
     return kExitDoesNotHold;
   }
-  std::cout << path << ": the support block holds: " << claims::supported_claims(matrix).size()
-            << " supported gate/platform claims backed by fresh green evidence\n";
+  say(std::cout, fmt::format("{}: the support block holds: {} supported gate/platform claims backed by fresh green "
+                             "evidence",
+                             where, claims::supported_claims(matrix).size()));
   return kExitOk;
 }
 
-int write_readme(const std::string& path, const std::string& readme, const claims::BlockSpan& span,
-                 const claims::SupportMatrix& matrix) {
-  std::string updated = claims::replace_block(readme, span, report::render_support_markdown(matrix));
-  if (updated == readme) {
-    std::cout << path << ": support block already up to date\n";
+// `--readme -`: stdin in, the updated README on stdout, the status on stderr.
+int filter_readme(const claims::SupportMatrix& matrix) {
+  auto readme = read_stdin(kMaxReadmeBytes);
+  if (!readme) return usage_error(readme.error());
+  auto span = claims::find_support_block(*readme, kStdinName);
+  if (!span) return usage_error(span.error());
+  std::cout << claims::replace_block(*readme, *span, report::render_support_markdown(matrix));
+  return kExitOk;
+}
+
+int write_readme(const std::string& path, const claims::SupportMatrix& matrix) {
+  if (path == kStdinReadme) return filter_readme(matrix);
+  auto file = fs::InPlaceFile::open(path, kMaxReadmeBytes);
+  if (!file) return usage_error(file.error());
+  auto span = claims::find_support_block(file->contents(), path);
+  if (!span) return usage_error(span.error());
+  std::string updated = claims::replace_block(file->contents(), *span, report::render_support_markdown(matrix));
+  if (updated == file->contents()) {
+    say(std::cout, path + ": support block already up to date");
     return kExitOk;
   }
-  std::filesystem::path p(path);
-  auto written = evidence::write_file_atomically(p.has_parent_path() ? p.parent_path().string() : ".",
-                                                 p.filename().string(), updated);
-  if (!written) return usage_error(written.error());
-  std::cout << path << ": support block updated (" << claims::supported_claims(matrix).size()
-            << " supported gate/platform claims)\n";
+  if (auto written = file->replace(updated); !written) return usage_error(written.error());
+  say(std::cout, fmt::format("{}: support block updated ({} supported gate/platform claims)", path,
+                             claims::supported_claims(matrix).size()));
   return kExitOk;
 }
 
 int run_support(const SupportArgs& a) {
-  auto in = claims::resolve_claim_inputs(a.claim);
+  if (a.readme && a.readme->empty())
+    return usage_error(make_error("--readme is empty", "", "name the README file, or - for stdin"));
+  auto in = resolve_cli_inputs(a.claim);
   if (!in) return usage_error(in.error());
-  for (const auto& s : in->evidence.skipped) std::cerr << "jetgate support: warning: skipped " << s.why << "\n";
+  for (const auto& s : in->evidence.skipped) say(std::cerr, "jetgate support: warning: skipped " + s.why);
   auto matrix = claims::build_support_matrix(in->evidence, in->rules);
 
-  if (a.readme.empty()) {
+  if (!a.readme) {
     if (a.format == "json") std::cout << dump_json(claims::to_json(matrix), 2) << "\n";
     else std::cout << report::render_support_markdown(matrix);
     return kExitOk;
   }
-  auto readme = read_readme(a.readme);
-  if (!readme) return usage_error(readme.error());
-  auto span = claims::find_support_block(*readme, a.readme);
-  if (!span) return usage_error(span.error());
-  if (a.verify) {
-    std::string_view text = *readme;
-    return verify_readme(a.readme, text.substr(span->content_begin, span->content_end - span->content_begin),
-                         span->first_line, matrix);
-  }
-  return write_readme(a.readme, *readme, *span, matrix);
+  return a.verify ? verify_readme(*a.readme, matrix) : write_readme(*a.readme, matrix);
 }
 
 }  // namespace
@@ -107,11 +133,12 @@ Command add_support_command(CLI::App& app) {
   sub->add_option("--format", args->format, "Output format without --readme")->check(CLI::IsMember({"md", "json"}));
   auto* readme = sub->add_option("--readme", args->readme,
                                  "Rewrite the block between <!-- jetgate:support:begin --> and "
-                                 "<!-- jetgate:support:end --> in this file");
+                                 "<!-- jetgate:support:end --> in this file, in place (- : read stdin, write the "
+                                 "updated README to stdout)");
   sub->add_flag("--verify", args->verify,
-                "With --readme: write nothing; exit 1 when the block claims more than the evidence backs")
+                "With --readme: write nothing; exit 1 unless the block is exactly what the evidence generates")
       ->needs(readme);
-  sub->footer("Exit status: 0 ok, 1 the README block claims more than the evidence backs, 2 unusable input.\n"
+  sub->footer("Exit status: 0 ok, 1 the README block is not what the evidence backs, 2 unusable input.\n"
               "Docs: docs/claims.md.");
   return {sub, [args] { return run_support(*args); }};
 }

@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "jetgate/report/sanitize.hpp"
 
@@ -162,6 +165,97 @@ TEST(Sanitize, MalformedInputIsBoundedAndNeverCrashes) {
   std::string many = sanitize(many_lines);
   EXPECT_FALSE(contains(many, "10.1.2."));
   EXPECT_FALSE(contains(many, "/home/"));
+}
+
+}  // namespace
+}  // namespace jetgate::report
+
+namespace jetgate::report {
+namespace {
+
+struct SecretCase {
+  std::string rule, secret, line;
+};
+
+std::vector<std::string> corpus_lines(const std::string& name) {
+  std::ifstream f(std::string(JETGATE_FIXTURES_DIR) + "/sanitize/" + name);
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(f, l);)
+    if (!l.empty() && l[0] != '#') lines.push_back(l);
+  return lines;
+}
+
+std::vector<SecretCase> secret_cases() {
+  std::vector<SecretCase> cases;
+  for (const auto& l : corpus_lines("secrets.tsv")) {
+    auto tab1 = l.find('\t'), tab2 = l.find('\t', tab1 + 1);
+    cases.push_back({l.substr(0, tab1), l.substr(tab1 + 1, tab2 - tab1 - 1), l.substr(tab2 + 1)});
+  }
+  return cases;
+}
+
+TEST(SanitizeCorpus, EverySecretIsRedacted) {
+  auto cases = secret_cases();
+  ASSERT_GE(cases.size(), 60u);
+  for (const auto& c : cases) {
+    std::string out = sanitize(c.line);
+    EXPECT_FALSE(contains(out, c.secret)) << c.rule << "\ninput:  " << c.line << "\noutput: " << out;
+    EXPECT_TRUE(contains(out, "[redacted:")) << c.rule << ": " << out;
+    EXPECT_EQ(sanitize(out), out) << "not idempotent: " << c.line;
+  }
+}
+
+TEST(SanitizeCorpus, EveryRuleHasACaseAndFiresOnIt) {
+  std::set<std::string> covered;
+  for (const auto& c : secret_cases()) {
+    auto r = sanitize_counting(c.line);
+    EXPECT_TRUE(r.redactions.count(c.rule)) << c.rule << " did not fire on: " << c.line << "\noutput: " << r.text;
+    covered.insert(c.rule);
+  }
+  std::set<std::string> ids;
+  for (const auto& rule : redaction_rules()) {
+    EXPECT_TRUE(ids.insert(rule.id).second) << "duplicate rule id " << rule.id;
+    EXPECT_TRUE(covered.count(rule.id)) << rule.id << " has no case in tests/fixtures/sanitize/secrets.tsv";
+    EXPECT_FALSE(rule.what.empty()) << rule.id;
+  }
+  for (const auto& id : covered) EXPECT_TRUE(ids.count(id)) << "secrets.tsv names an unknown rule " << id;
+}
+
+TEST(SanitizeCorpus, LookAlikesAreKeptByteForByte) {
+  auto lines = corpus_lines("lookalikes.txt");
+  ASSERT_GE(lines.size(), 40u);
+  for (const auto& l : lines) EXPECT_EQ(sanitize(l), l);
+}
+
+TEST(Sanitize, PrivateKeyBlocksOverSeveralLines) {
+  std::string text =
+      "before\nkey follows: -----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAAB\n"
+      "AAAAMwAAAAtzc2gtZWQyNTUxOQAAACDv0Ad2o7FQ1\n-----END OPENSSH PRIVATE KEY----- after\nlast\n";
+  std::string out = sanitize(text);
+  EXPECT_FALSE(contains(out, "b3BlbnNzaC1rZXkt")) << out;
+  EXPECT_FALSE(contains(out, "AAAAMwAAAAtzc2gt")) << out;
+  EXPECT_TRUE(contains(out, "before\n")) << out;
+  EXPECT_TRUE(contains(out, "after\nlast\n")) << out;
+  EXPECT_EQ(sanitize(out), out);
+  // Without its END line the rest of the text may be key material: all of it goes.
+  std::string open = sanitize("x\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7\nmore\n");
+  EXPECT_FALSE(contains(open, "MIIEow")) << open;
+  EXPECT_FALSE(contains(open, "more")) << open;
+}
+
+TEST(Sanitize, InvisibleCharactersAndBytesThatAreNotUtf8) {
+  // A zero-width space inside a token must not hide it from the token rule.
+  std::string token = "ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R";
+  std::string split = token.substr(0, 10) + "\xE2\x80\x8B" + token.substr(10);
+  std::string out = sanitize("token " + split);
+  EXPECT_FALSE(contains(out, "ghp_1a2B3c")) << out;
+  std::string bidi = sanitize("gate \xE2\x80\xAEok\xE2\x81\xA6 x");
+  EXPECT_FALSE(contains(bidi, "\xE2\x80\xAE"));
+  EXPECT_FALSE(contains(bidi, "\xE2\x81\xA6"));
+  std::string bytes = sanitize("name \xff\xfe tail \xC3");
+  EXPECT_TRUE(contains(bytes, "tail")) << bytes;
+  EXPECT_FALSE(contains(bytes, "\xff"));
+  EXPECT_EQ(sanitize(bytes), bytes);
 }
 
 }  // namespace

@@ -1,5 +1,10 @@
 #include "jetgate/claims/readme_block.hpp"
 
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "jetgate/claims/support_table.hpp"
@@ -8,6 +13,7 @@ namespace jetgate::claims {
 namespace {
 
 constexpr const char* kRegenerate = "regenerate the block with `jetgate support --readme`";
+constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -16,20 +22,24 @@ std::string_view trim(std::string_view s) {
 }
 
 struct Line {
-  std::string_view text;
+  std::string_view text;  // without the line ending (and without a BOM on line 1)
   std::size_t begin = 0;  // byte offset of the line
   std::size_t end = 0;    // byte offset after its newline
   int number = 0;
+  bool crlf = false;
 };
 
-std::vector<Line> split_lines(std::string_view text) {
+std::vector<Line> split_lines(std::string_view text, std::size_t skip_first = 0) {
   std::vector<Line> lines;
   std::size_t pos = 0;
   int number = 1;
   while (pos < text.size()) {
     auto nl = text.find('\n', pos);
+    std::size_t stop = nl == std::string_view::npos ? text.size() : nl;
     std::size_t end = nl == std::string_view::npos ? text.size() : nl + 1;
-    lines.push_back({text.substr(pos, (nl == std::string_view::npos ? text.size() : nl) - pos), pos, end, number++});
+    bool crlf = stop > pos && text[stop - 1] == '\r';
+    std::size_t from = number == 1 ? std::min(pos + skip_first, stop) : pos;
+    lines.push_back({text.substr(from, stop - (crlf ? 1 : 0) - from), pos, end, number++, crlf});
     pos = end;
   }
   return lines;
@@ -40,6 +50,124 @@ std::string line_list(const std::vector<int>& numbers) {
   for (int n : numbers) out += (out.empty() ? "" : ", ") + std::to_string(n);
   return out;
 }
+
+// ---- Which lines are code (CommonMark fences and indented code) ----
+
+// Columns of leading whitespace (a tab advances to the next multiple of 4).
+std::size_t indent_columns(std::string_view s) {
+  std::size_t cols = 0;
+  for (char c : s) {
+    if (c == ' ') ++cols;
+    else if (c == '\t') cols += 4 - cols % 4;
+    else break;
+  }
+  return cols;
+}
+
+struct Fence {
+  char ch = '`';
+  std::size_t length = 0;
+  int line = 0;
+};
+
+bool is_space(char c) { return c == ' ' || c == '\t'; }
+
+// Drops what may stand before a fence inside containers: indentation, block
+// quote markers and (for an opening fence) list item markers.
+std::string_view strip_containers(std::string_view s, bool list_items) {
+  for (;;) {
+    while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+    if (!s.empty() && s.front() == '>') {
+      s.remove_prefix(1);
+      continue;
+    }
+    if (!list_items || s.empty()) return s;
+    std::size_t n = 0;
+    if (s.front() == '-' || s.front() == '*' || s.front() == '+') n = 1;
+    else {
+      while (n < s.size() && n < 9 && s[n] >= '0' && s[n] <= '9') ++n;
+      if (n == 0 || n >= s.size() || (s[n] != '.' && s[n] != ')')) return s;
+      ++n;
+    }
+    if (n >= s.size() || !is_space(s[n])) return s;
+    s.remove_prefix(n);
+  }
+}
+
+std::size_t run_of(std::string_view s, char c) {
+  std::size_t n = 0;
+  while (n < s.size() && s[n] == c) ++n;
+  return n;
+}
+
+std::optional<Fence> opening_fence(std::string_view line, int number) {
+  std::string_view s = strip_containers(line, true);
+  if (s.empty() || (s.front() != '`' && s.front() != '~')) return std::nullopt;
+  char ch = s.front();
+  std::size_t n = run_of(s, ch);
+  if (n < 3) return std::nullopt;
+  // A backtick fence's info string cannot hold a backtick (that is inline code).
+  if (ch == '`' && s.substr(n).find('`') != std::string_view::npos) return std::nullopt;
+  return Fence{ch, n, number};
+}
+
+bool closes(std::string_view line, const Fence& fence) {
+  std::string_view s = strip_containers(line, false);
+  std::size_t n = run_of(s, fence.ch);
+  return n >= fence.length && trim(s.substr(n)).empty();
+}
+
+enum class Marker { none, begin, end };
+
+Marker marker_in(std::string_view text) {
+  std::string_view t = trim(text);
+  if (t == kBeginMarker) return Marker::begin;
+  if (t == kEndMarker) return Marker::end;
+  return Marker::none;
+}
+
+struct MarkerScan {
+  std::vector<Line> begins, ends;
+  std::vector<int> in_code;           // marker lines inside code, which do not count
+  std::optional<Fence> unclosed;      // a fence still open at the end of the file
+};
+
+MarkerScan scan_markers(std::string_view readme) {
+  MarkerScan scan;
+  std::optional<Fence> fence;
+  std::size_t bom = readme.substr(0, kUtf8Bom.size()) == kUtf8Bom ? kUtf8Bom.size() : 0;
+  for (const auto& l : split_lines(readme, bom)) {
+    Marker m = marker_in(l.text);
+    if (fence) {
+      if (closes(l.text, *fence)) fence.reset();
+      else if (m != Marker::none) scan.in_code.push_back(l.number);
+      continue;
+    }
+    if (m == Marker::none) {
+      fence = opening_fence(l.text, l.number);
+      continue;
+    }
+    if (indent_columns(l.text) >= 4) scan.in_code.push_back(l.number);
+    else (m == Marker::begin ? scan.begins : scan.ends).push_back(l);
+  }
+  scan.unclosed = fence;
+  return scan;
+}
+
+std::string why_markers_did_not_count(const MarkerScan& scan) {
+  std::string out;
+  if (!scan.in_code.empty())
+    out += fmt::format(" (line{} {} hold{} a marker inside code, a fenced or indented code example, which does not "
+                       "count)",
+                       scan.in_code.size() == 1 ? "" : "s", line_list(scan.in_code),
+                       scan.in_code.size() == 1 ? "s" : "");
+  if (scan.unclosed)
+    out += fmt::format(" (the code fence opened on line {} is never closed, so everything after it is code)",
+                       scan.unclosed->line);
+  return out;
+}
+
+// ---- Verification ----
 
 const MatrixRow* find_row(const SupportMatrix& m, const std::string& platform, const std::string& runtime) {
   for (const auto& row : m.rows)
@@ -68,73 +196,116 @@ std::string unbacked_reason(const MatrixRow* row, const GateClaim& claim) {
   return {};
 }
 
-// The renderer's prose lines, whole: a line that merely starts with one of them could carry
-// a hand-written claim after it. The claims intro embeds the age limit, any number of days.
-// (Kept in step with report/support_markdown.cpp by the round-trip tests.)
-constexpr std::string_view kClaimsIntroTail =
-    " Each listed gate passed without skips on exactly that combination, with evidence at most ";
-constexpr std::string_view kClaimsIntroEnd = " days old.";
-constexpr std::string_view kNotClaimedIntroTail =
-    " the evidence below is stale, failed, not run, inconsistent, dated in the future, "
-    "or does not name its platform.";
-
-bool consume(std::string_view& s, std::string_view prefix) {
-  if (s.substr(0, prefix.size()) != prefix) return false;
-  s.remove_prefix(prefix.size());
-  return true;
-}
-
-bool is_claims_intro(std::string_view line) {
-  if (!consume(line, kClaimsIntro) || !consume(line, kClaimsIntroTail)) return false;
-  std::size_t digits = 0;
-  while (digits < line.size() && digits < 6 && line[digits] >= '0' && line[digits] <= '9') ++digits;
-  if (digits == 0) return false;
-  line.remove_prefix(digits);
-  return line == kClaimsIntroEnd;
-}
-
-bool is_generated_prose(std::string_view line) {
-  if (line == kGeneratedComment || line == kNoClaims) return true;
-  std::string_view rest = line;
-  if (consume(rest, kNotClaimedIntro) && rest == kNotClaimedIntroTail) return true;
-  return is_claims_intro(line);
+std::string normalise_newlines(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\r') {
+      out += '\n';
+      if (i + 1 < s.size() && s[i + 1] == '\n') ++i;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
 }
 
 enum class Table { none, claims, not_claimed };
+enum class Kind { blank, prose, header, separator, row };
+
+// Which of jetgate's tables a line belongs to, as Markdown reads them: a
+// table starts at its header and ends at the first line that is not a row.
+class TableTracker {
+ public:
+  std::pair<Table, Kind> next(std::string_view raw) {
+    std::string_view text = trim(raw);
+    if (!split_row(text)) {
+      table_ = Table::none;
+      return {Table::none, text.empty() ? Kind::blank : Kind::prose};
+    }
+    if (text == kClaimsHeader || text == kNotClaimedHeader) {
+      table_ = text == kClaimsHeader ? Table::claims : Table::not_claimed;
+      expect_separator_ = true;
+      return {table_, Kind::header};
+    }
+    if (table_ != Table::none && expect_separator_) {
+      expect_separator_ = false;
+      return {table_, Kind::separator};
+    }
+    return {table_, Kind::row};
+  }
+
+ private:
+  Table table_ = Table::none;
+  bool expect_separator_ = false;
+};
+
+constexpr std::size_t kMissingLinesShown = 5;
 
 class BlockVerifier {
  public:
-  BlockVerifier(const std::string& where, const SupportMatrix& m) : where_(where), matrix_(m) {}
-
-  void line(std::string_view raw, int number) {
-    std::string_view text = trim(raw);
-    auto cells = split_row(text);
-    if (!cells) {
-      table_ = Table::none;
-      if (!text.empty() && !is_generated_prose(text))
-        violation(number, "text jetgate does not generate, so --verify cannot tell what it claims");
-      return;
+  BlockVerifier(const std::string& where, const SupportMatrix& m, std::string_view generated)
+      : where_(where), matrix_(m) {
+    TableTracker tables;
+    for (const auto& l : split_lines(generated)) {
+      auto [table, kind] = tables.next(l.text);
+      if (kind != Kind::blank) expected_.insert({{table, std::string(l.text)}, l.number});
     }
-    if (text == kClaimsHeader) return start(Table::claims);
-    if (text == kNotClaimedHeader) return start(Table::not_claimed);
-    if (table_ == Table::none)
-      return violation(number, "a table row outside jetgate's tables, so --verify cannot tell what it claims");
-    if (expect_separator_) {
-      expect_separator_ = false;
-      auto sep = table_ == Table::claims ? kClaimsSeparator : kNotClaimedSeparator;
-      if (text != sep) violation(number, "expected the table's separator row " + std::string(sep));
-      return;
-    }
-    if (table_ == Table::claims) claim_row(*cells, number);
-    // Rows of the not-claimed table claim nothing.
   }
 
+  void line(std::string_view text, int number) {
+    auto [table, kind] = tables_.next(text);
+    if (kind == Kind::blank) return;
+    auto it = expected_.find({table, std::string(text)});
+    if (it != expected_.end()) {
+      expected_.erase(it);
+      return;
+    }
+    explain(table, kind, text, number);
+  }
+
+  // Generated lines the block lacks, reported on the end marker's line.
+  void missing(int end_line) {
+    std::vector<std::pair<int, std::string>> lines;
+    for (const auto& [key, generated_line] : expected_) lines.push_back({generated_line, key.second});
+    std::sort(lines.begin(), lines.end());
+    for (std::size_t i = 0; i < lines.size() && i < kMissingLinesShown; ++i)
+      violation(end_line, "the block lacks a line the evidence generates: \"" + lines[i].second + "\"");
+    if (lines.size() > kMissingLinesShown)
+      violation(end_line, fmt::format("and {} more generated lines", lines.size() - kMissingLinesShown));
+  }
+
+  void violation(int number, const std::string& what) {
+    violations_.push_back(fmt::format("{}:{}: {}; {}", where_, number, what, kRegenerate));
+  }
+
+  bool empty() const { return violations_.empty(); }
   std::vector<std::string> take() { return std::move(violations_); }
 
  private:
-  void start(Table t) {
-    table_ = t;
-    expect_separator_ = true;
+  void explain(Table table, Kind kind, std::string_view text, int number) {
+    if (kind == Kind::prose)
+      return violation(number, "text jetgate does not generate, so --verify cannot tell what it claims");
+    if (table == Table::none)
+      return violation(number, "a table row outside jetgate's tables, so --verify cannot tell what it claims");
+    auto cells = *split_row(trim(text));
+    if (kind == Kind::separator) {
+      auto separator = table == Table::claims ? kClaimsSeparator : kNotClaimedSeparator;
+      // The right separator under a header that was already reported needs no line of its own.
+      if (trim(text) != separator) violation(number, "expected the table's separator row " + std::string(separator));
+      return;
+    }
+    if (kind == Kind::header) return violation(number, "a table the evidence does not generate here");
+    if (table == Table::not_claimed) return not_claimed_row(cells, number);
+    claim_row(cells, number);
+  }
+
+  void not_claimed_row(const std::vector<std::string>& cells, int number) {
+    std::string what = "a row of the not-claimed table that the evidence does not generate";
+    if (cells.size() == 4)
+      what += fmt::format(" (gate {} on \"{}\" with \"{}\": \"{}\")", unescape_cell(cells[2]), unescape_cell(cells[0]),
+                          unescape_cell(cells[1]), unescape_cell(cells[3]));
+    violation(number, what);
   }
 
   void claim_row(const std::vector<std::string>& cells, int number) {
@@ -144,68 +315,87 @@ class BlockVerifier {
     auto gates = parse_gate_cell(cells[2]);
     if (!gates) return violation(number, "cannot read the gates cell: " + gates.error().what);
     const MatrixRow* row = find_row(matrix_, platform, runtime);
+    bool any = false;
     for (const auto& g : *gates) {
       std::string why = unbacked_reason(row, g);
-      if (!why.empty())
-        violation(number, fmt::format("claims gate {} on \"{}\" with \"{}\", but {}", g.gate, platform, runtime, why));
+      if (why.empty()) continue;
+      any = true;
+      violation(number, fmt::format("claims gate {} on \"{}\" with \"{}\", but {}", g.gate, platform, runtime, why));
     }
-  }
-
-  void violation(int number, const std::string& what) {
-    violations_.push_back(fmt::format("{}:{}: {}; {}", where_, number, what, kRegenerate));
+    if (!any)
+      violation(number, "this claims row is not the one the evidence generates today (its gates or dates differ)");
   }
 
   const std::string& where_;
   const SupportMatrix& matrix_;
-  Table table_ = Table::none;
-  bool expect_separator_ = false;
+  TableTracker tables_;
+  // (table, line) -> its line number in the generated block
+  std::multimap<std::pair<Table, std::string>, int> expected_;
   std::vector<std::string> violations_;
 };
 
 }  // namespace
 
 Result<BlockSpan> find_support_block(std::string_view readme, const std::string& where) {
-  std::vector<Line> begins, ends;
-  for (const auto& l : split_lines(readme)) {
-    if (trim(l.text) == kBeginMarker) begins.push_back(l);
-    if (trim(l.text) == kEndMarker) ends.push_back(l);
-  }
+  if (readme.substr(0, 2) == "\xFF\xFE" || readme.substr(0, 2) == "\xFE\xFF")
+    return make_error("is UTF-16 (it starts with a UTF-16 byte order mark); jetgate reads UTF-8", where,
+                      "convert it, e.g. iconv -f UTF-16 -t UTF-8");
+  MarkerScan scan = scan_markers(readme);
   auto numbers = [](const std::vector<Line>& ls) {
     std::vector<int> n;
     for (const auto& l : ls) n.push_back(l.number);
     return line_list(n);
   };
-  std::string markers = fmt::format("{} and {}, each alone on its own line", kBeginMarker, kEndMarker);
-  if (begins.empty() || ends.empty())
-    return make_error(fmt::format("no support block: the line {} is missing",
-                                  begins.empty() ? kBeginMarker : kEndMarker),
+  std::string markers = fmt::format("{} and {}, each alone on its own line, outside code", kBeginMarker, kEndMarker);
+  if (scan.begins.empty() || scan.ends.empty())
+    return make_error(fmt::format("no support block: the line {} is missing{}",
+                                  scan.begins.empty() ? kBeginMarker : kEndMarker, why_markers_did_not_count(scan)),
                       where, "add the two lines " + markers + ", where the support table should go");
-  if (begins.size() > 1 || ends.size() > 1)
+  if (scan.begins.size() > 1 || scan.ends.size() > 1)
     return make_error(fmt::format("the support block markers appear more than once (begin on lines {}; end on lines {})",
-                                  numbers(begins), numbers(ends)),
+                                  numbers(scan.begins), numbers(scan.ends)),
                       where, "keep exactly one pair: " + markers);
-  if (ends.front().number < begins.front().number)
-    return make_error(fmt::format("the end marker (line {}) comes before the begin marker (line {})",
-                                  ends.front().number, begins.front().number),
+  const Line& begin = scan.begins.front();
+  const Line& end = scan.ends.front();
+  if (end.number < begin.number)
+    return make_error(fmt::format("the end marker (line {}) comes before the begin marker (line {})", end.number,
+                                  begin.number),
                       where, "put " + std::string(kBeginMarker) + " first");
-  return BlockSpan{begins.front().end, ends.front().begin, begins.front().number + 1};
+  return BlockSpan{begin.end, end.begin, begin.number + 1, begin.crlf};
 }
 
 std::string replace_block(std::string_view readme, const BlockSpan& span, std::string_view content) {
+  const char* newline = span.crlf ? "\r\n" : "\n";
   std::string out(readme.substr(0, span.content_begin));
   // A begin marker on the file's last line without a newline cannot happen
   // (the end marker follows), but keep the marker on its own line regardless.
-  if (!out.empty() && out.back() != '\n') out += '\n';
-  out += content;
-  if (!content.empty() && content.back() != '\n') out += '\n';
+  if (!out.empty() && out.back() != '\n') out += newline;
+  for (char c : content) {
+    if (c == '\n') out += newline;
+    else if (c != '\r') out += c;
+  }
+  if (!content.empty() && content.back() != '\n') out += newline;
   out += readme.substr(span.content_end);
   return out;
 }
 
-std::vector<std::string> verify_block(std::string_view content, int first_line, const std::string& where,
-                                      const SupportMatrix& matrix) {
-  BlockVerifier verifier(where, matrix);
-  for (const auto& l : split_lines(content)) verifier.line(l.text, first_line + l.number - 1);
+std::vector<std::string> verify_block(std::string_view content, std::string_view generated, int first_line,
+                                      const std::string& where, const SupportMatrix& matrix) {
+  std::string actual = normalise_newlines(content), expected = normalise_newlines(generated);
+  if (actual == expected) return {};
+  BlockVerifier verifier(where, matrix, expected);
+  auto lines = split_lines(actual);
+  for (const auto& l : lines) verifier.line(l.text, first_line + l.number - 1);
+  verifier.missing(first_line + static_cast<int>(lines.size()));
+  if (verifier.empty()) {
+    // Same lines in another order or with other blank lines: still not what jetgate writes.
+    auto want = split_lines(expected);
+    std::size_t i = 0;
+    while (i < lines.size() && i < want.size() && lines[i].text == want[i].text) ++i;
+    verifier.violation(first_line + static_cast<int>(i),
+                       "the block is not what the evidence generates (it differs from this line on: order or "
+                       "blank lines)");
+  }
   return verifier.take();
 }
 

@@ -14,29 +14,56 @@ std::string_view trim(std::string_view s) {
 
 constexpr std::pair<std::string_view, char> kEntities[] = {{"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}};
 
-}  // namespace
-
-std::string escape_cell(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '|': out += "\\|"; break;
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      default: out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? ' ' : c;
-    }
+std::optional<unsigned> hex_value(std::string_view digits) {
+  unsigned v = 0;
+  for (char c : digits) {
+    unsigned d = 0;
+    if (c >= '0' && c <= '9') d = static_cast<unsigned>(c - '0');
+    else if (c >= 'a' && c <= 'f') d = static_cast<unsigned>(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F') d = static_cast<unsigned>(c - 'A' + 10);
+    else return std::nullopt;
+    v = v * 16 + d;
   }
-  return std::string(trim(out));
+  return v;
 }
+
+void append_utf8(std::string& out, unsigned cp) {
+  auto byte = [&](unsigned b) { out += static_cast<char>(static_cast<unsigned char>(b)); };
+  if (cp < 0x80) {
+    byte(cp);
+  } else if (cp < 0x800) {
+    byte(0xC0 | (cp >> 6));
+    byte(0x80 | (cp & 0x3F));
+  } else {
+    byte(0xE0 | (cp >> 12));
+    byte(0x80 | ((cp >> 6) & 0x3F));
+    byte(0x80 | (cp & 0x3F));
+  }
+}
+
+}  // namespace
 
 std::string unescape_cell(std::string_view cell) {
   std::string out;
   for (std::size_t i = 0; i < cell.size(); ++i) {
-    if (cell[i] == '\\' && i + 1 < cell.size() && (cell[i + 1] == '\\' || cell[i + 1] == '|')) {
-      out += cell[++i];
-      continue;
+    if (cell[i] == '\\' && i + 1 < cell.size()) {
+      char next = cell[i + 1];
+      if (next == '\\' || next == '|') {
+        out += next;
+        ++i;
+        continue;
+      }
+      // "\xNN" and "\uNNNN": what report::markdown_cell shows for bytes and
+      // characters that cannot be shown as they are.
+      std::size_t digits = next == 'x' ? 2 : next == 'u' ? 4 : 0;
+      if (digits && i + 2 + digits <= cell.size()) {
+        if (auto value = hex_value(cell.substr(i + 2, digits))) {
+          if (digits == 2) out += static_cast<char>(*value);
+          else append_utf8(out, *value);
+          i += 1 + digits;
+          continue;
+        }
+      }
     }
     bool replaced = false;
     for (const auto& [entity, c] : kEntities) {
@@ -77,16 +104,6 @@ std::optional<std::vector<std::string>> split_row(std::string_view line) {
     }
   }
   return cells;
-}
-
-std::string format_gate_cell(const std::vector<GateClaim>& gates) {
-  std::string out;
-  for (const auto& g : gates) {
-    if (!out.empty()) out += ", ";
-    out += g.gate;
-    if (!g.evidence_date.empty()) out += " (" + g.evidence_date + ")";
-  }
-  return out;
 }
 
 Result<std::vector<GateClaim>> parse_gate_cell(std::string_view cell) {

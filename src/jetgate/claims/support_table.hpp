@@ -1,7 +1,9 @@
 // The Markdown table language of support claims, shared by the renderer
-// (report/support_markdown) and the README verifier (readme_block), so what
-// one writes the other reads back exactly. Cells are escaped so that no
-// recorded fact can break a row, fake a column or close the README block.
+// (report/support_markdown) and the README verifier (readme_block). The
+// renderer escapes every cell with report::markdown_cell, so that no recorded
+// fact can break a row, fake a column or close the README block; the verifier
+// compares the whole block with the rendered one and reads rows back only to
+// explain a difference.
 #pragma once
 
 #include <optional>
@@ -27,9 +29,9 @@ inline constexpr std::string_view kClaimsIntro = "Support is claimed only for th
 inline constexpr std::string_view kNoClaims = "No platform combination has fresh green evidence, so no support is claimed.";
 inline constexpr std::string_view kNotClaimedIntro = "Not claimed:";
 
-// "\" -> "\\", "|" -> "\|", "&" -> "&amp;", "<" -> "&lt;", ">" -> "&gt;",
-// control characters and newlines -> " ".
-std::string escape_cell(std::string_view text);
+// The text of a cell report::markdown_cell escaped: "\\" -> "\", "\|" -> "|",
+// "&amp;" -> "&", "&lt;" -> "<", "&gt;" -> ">", "\xNN" -> that byte,
+// "\uNNNN" -> that character in UTF-8.
 std::string unescape_cell(std::string_view cell);
 
 // The trimmed, still escaped cells of "| a | b |"; nullopt when the line is
@@ -41,8 +43,8 @@ struct GateClaim {
   std::string evidence_date;  // "" when the cell gives none
 };
 
-// "jetson-cuda-runtime (2026-11-29), cuda-runtime (2026-11-28)"
-std::string format_gate_cell(const std::vector<GateClaim>& gates);
+// "jetson-cuda-runtime (2026-11-29), cuda-runtime (2026-11-28)": what the
+// renderer writes into the claims table's gates cell.
 Result<std::vector<GateClaim>> parse_gate_cell(std::string_view cell);
 
 }  // namespace jetgate::claims

@@ -5,12 +5,14 @@
 
 #include <fmt/format.h>
 
+#include "jetgate/report/text_escape.hpp"
+
 namespace jetgate::report {
 
 namespace {
 
 std::string text_or(const nlohmann::json& j, const char* key, const std::string& fallback) {
-  if (j.is_object() && j.contains(key) && j[key].is_string()) return j[key].get<std::string>();
+  if (j.is_object() && j.contains(key) && j[key].is_string()) return terminal_text(j[key].get<std::string>());
   return fallback;
 }
 
@@ -28,7 +30,7 @@ std::string driver_line(const nlohmann::json& gpu) {
                                  text_or(drv, "library", "?"), text_or(drv, "version", "?"),
                                  static_cast<long long>(number_or(gpu, "device_count", 0)));
   if (drv.contains("error") && drv["error"].is_string())
-    line += fmt::format("  error: {}\n", drv["error"].get<std::string>());
+    line += fmt::format("  error: {}\n", terminal_text(drv["error"].get<std::string>()));
   return line;
 }
 
@@ -47,7 +49,7 @@ std::string device_line(const nlohmann::json& d) {
   const double peak = number_or(d, "theoretical_bandwidth_gbps", -1);
   if (peak > 0) line += fmt::format(", peak {:.1f} GB/s", peak);
   if (d.contains("error") && d["error"].is_string())
-    line += fmt::format(" (error: {})", d["error"].get<std::string>());
+    line += fmt::format(" (error: {})", terminal_text(d["error"].get<std::string>()));
   return line + "\n";
 }
 
@@ -91,13 +93,13 @@ std::string render_cuda_text(const probes::CudaSection& section) {
   if (section.gpu.is_object() && section.gpu.contains("devices") &&
       section.gpu["devices"].is_array())
     for (const auto& d : section.gpu["devices"]) out += device_line(d);
-  for (const auto& note : section.notes) out += fmt::format("  note: {}\n", note);
+  for (const auto& note : section.notes) out += fmt::format("  note: {}\n", terminal_text(note));
   if (section.probes.empty()) return out;
   out += fmt::format("\n{:<10} {:<8} {:>9}  {}\n", "probe", "status", "time", "values");
   for (const auto& r : section.probes) {
     out += fmt::format("{:<10} {:<8} {:>7.0f}ms  {}\n", r.id, probes::to_string(r.status),
                        r.duration_ms, key_values(r));
-    if (!r.reason.empty()) out += fmt::format("{:<10} {:<8} {:>9}  {}\n", "", "", "", r.reason);
+    if (!r.reason.empty()) out += fmt::format("{:<10} {:<8} {:>9}  {}\n", "", "", "", terminal_text(r.reason));
   }
   return out;
 }

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "jetgate/core/json_text.hpp"
+#include "jetgate/report/text_escape.hpp"
+
 namespace jetgate::report {
 namespace {
 
@@ -14,11 +17,11 @@ std::string show(const json& doc, const std::string& pointer, const std::string&
   if (v.is_null()) return unknown;
   if (v.is_string()) return v.get<std::string>();
   if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
-  return v.dump();
+  return dump_json(v);
 }
 
 void row(std::string& out, const std::string& label, const std::string& value) {
-  out += fmt::format("  {:<18} {}\n", label + ":", value);
+  out += fmt::format("  {:<18} {}\n", label + ":", terminal_text(value));
 }
 
 std::string gib(const json& doc, const std::string& pointer) {
@@ -49,8 +52,8 @@ void driver_stack(std::string& out, const json& p) {
   std::string present, missing_tegra;
   for (const auto& n : d.value("device_nodes", json::array())) {
     if (n.value("present", false))
-      present += fmt::format("{}    {} ({} {})\n", present.empty() ? "" : "", n.value("path", ""),
-                             n.value("type", ""), n.value("mode", ""));
+      present += fmt::format("{}    {} ({} {})\n", present.empty() ? "" : "", terminal_text(n.value("path", "")),
+                             terminal_text(n.value("type", "")), terminal_text(n.value("mode", "")));
   }
   out += "  Device nodes:\n";
   out += present.empty() ? "    none of the known GPU device nodes\n" : present;
@@ -188,7 +191,7 @@ std::string render_platform_text(const json& p) {
 std::string render_warnings_text(const json& warnings) {
   std::string out;
   for (const auto& w : warnings)
-    out += fmt::format("warning: {}: {}\n", w.value("source", ""), w.value("message", ""));
+    out += fmt::format("warning: {}: {}\n", terminal_text(w.value("source", "")), terminal_text(w.value("message", "")));
   return out;
 }
 

@@ -7,215 +7,52 @@
 #include <array>
 #include <cctype>
 #include <cstdlib>
-#include <functional>
 #include <optional>
 #include <regex>
+
+#include "jetgate/report/sanitize_rules.hpp"
+#include "jetgate/report/text_escape.hpp"
 
 namespace jetgate::report {
 namespace {
 
-// Decides, for one regex match in a line, what replaces it (nullopt: keep).
-using Replacer = std::function<std::optional<std::string>(const std::smatch&, const std::string& line)>;
+using detail::RuleRow;
 
-struct Rule {
-  std::regex pattern;
-  Replacer replace;
-};
-
-std::regex re(const char* pattern, bool icase = false) {
+std::regex compile(const char* pattern, bool icase) {
   auto flags = std::regex::ECMAScript | std::regex::optimize;
   if (icase) flags |= std::regex::icase;
   return std::regex(pattern, flags);
 }
 
-Replacer fixed(std::string text) {
-  return [text = std::move(text)](const std::smatch&, const std::string&) { return text; };
-}
+struct CompiledRule {
+  const RuleRow* row;
+  std::regex pattern;
+  std::optional<std::regex> block_end;
+};
 
-// "$1$2[redacted:CLASS]": keeps a keyword and its separator, hides the value.
-Replacer keep_prefix(std::string cls, std::function<bool(const std::string&)> accept = {}) {
-  return [cls = std::move(cls), accept = std::move(accept)](const std::smatch& m, const std::string&)
-             -> std::optional<std::string> {
-    if (accept && !accept(m[3].str())) return std::nullopt;
-    return m[1].str() + m[2].str() + "[redacted:" + cls + "]";
-  };
-}
-
-char char_before(const std::smatch& m, const std::string& line) {
-  auto pos = static_cast<std::size_t>(m.position(0));
-  return pos == 0 ? ' ' : line[pos - 1];
-}
-
-char char_after(const std::smatch& m, const std::string& line) {
-  auto end = static_cast<std::size_t>(m.position(0) + m.length(0));
-  return end >= line.size() ? ' ' : line[end];
-}
-
-bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-bool has_digit(const std::string& s) {
-  return std::any_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-// The word just before a match, skipping spaces, ':' and '=': "cuDNN 9.3.0.75"
-// -> "cudnn". Four-part versions look like IPv4 addresses; this word tells
-// them apart.
-std::string word_before(const std::smatch& m, const std::string& line) {
-  auto pos = static_cast<std::size_t>(m.position(0));
-  while (pos > 0 && (line[pos - 1] == ' ' || line[pos - 1] == ':' || line[pos - 1] == '=' || line[pos - 1] == '\t'))
-    --pos;
-  std::size_t end = pos;
-  while (pos > 0 && (is_word_char(line[pos - 1]) || line[pos - 1] == '-')) --pos;
-  return lower(line.substr(pos, end - pos));
-}
-
-bool is_version_context(const std::string& word) {
-  static const std::array<const char*, 24> kWords = {
-      "version", "ver",   "v",         "cudnn",     "tensorrt", "trt",    "vpi",    "cuda",
-      "driver",  "torch", "jetpack",   "l4t",       "release",  "nvinfer", "build", "firmware",
-      "python",  "gcc",   "kernel",    "libcudnn",  "libnvinfer", "opencv", "bitsandbytes", "toolkit"};
-  return std::find(kWords.begin(), kWords.end(), word) != kWords.end() ||
-         (word.size() > 8 && word.substr(word.size() - 8) == "_version");
-}
-
-std::optional<std::string> ipv4(const std::smatch& m, const std::string& line) {
-  char before = char_before(m, line), after = char_after(m, line);
-  if (is_word_char(before) || before == '.' || before == '+' || before == '-') return std::nullopt;
-  if (is_word_char(after) || after == '.' || after == '+' || after == '-') return std::nullopt;
-  std::string text = m[0].str();
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    auto dot = text.find('.', start);
-    std::string octet = text.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    if ((octet.size() > 1 && octet[0] == '0') || std::stoi(octet) > 255) return std::nullopt;
-    if (dot == std::string::npos) break;
-    start = dot + 1;
-  }
-  if (is_version_context(word_before(m, line))) return std::nullopt;
-  return "[redacted:ip]";
-}
-
-std::optional<std::string> ipv6(const std::smatch& m, const std::string& line) {
-  char before = char_before(m, line), after = char_after(m, line);
-  if (is_word_char(before) || before == ':' || before == '.') return std::nullopt;
-  if (is_word_char(after) || after == ':' || after == '.') return std::nullopt;
-  std::string text = m[0].str();
-  if (text.find(":::") != std::string::npos) return std::nullopt;
-  auto groups = std::count(text.begin(), text.end(), ':') + 1;
-  bool compressed = text.find("::") != std::string::npos;
-  bool any_hex = std::any_of(text.begin(), text.end(), [](char c) { return c != ':'; });
-  if (!any_hex || (!compressed && groups != 8)) return std::nullopt;
-  return "[redacted:ip]";
-}
-
-// Private suffixes only: github.com or nvidia.com name no one's machine.
-std::optional<std::string> private_host(const std::smatch& m, const std::string& line) {
-  char before = char_before(m, line), after = char_after(m, line);
-  if (is_word_char(before) || before == '-' || before == '.' || before == '@') return std::nullopt;
-  auto end = static_cast<std::size_t>(m.position(0) + m.length(0));
-  if (is_word_char(after) || after == '-' || (after == '.' && end + 1 < line.size() && is_word_char(line[end + 1])))
-    return std::nullopt;
-  return "[redacted:host]";
-}
-
-std::optional<std::string> local_path(const std::smatch& m, const std::string& line) {
-  char before = char_before(m, line);
-  if (is_word_char(before) || before == '.' || before == '-' || before == '~' || before == '/') return std::nullopt;
-  return "[redacted:path]";
-}
-
-// System locations name no one's machine and explain CUDA failures (/usr/local/cuda, /dev/nvhost-*,
-// /etc/nv_tegra_release); any other absolute path may carry a user, a project or a mount name.
-bool is_system_path(std::string_view path) {
-  static constexpr std::string_view kSystemPrefixes[] = {"/dev",  "/proc", "/sys",  "/usr", "/etc",
-                                                          "/lib",  "/lib32", "/lib64", "/bin", "/sbin",
-                                                          "/boot", "/opt/nvidia"};
-  for (auto prefix : kSystemPrefixes)
-    if (path.substr(0, prefix.size()) == prefix && (path.size() == prefix.size() || path[prefix.size()] == '/'))
-      return true;
-  return false;
-}
-
-std::optional<std::string> absolute_path(const std::smatch& m, const std::string& line) {
-  std::string text = m[0].str();
-  std::string_view path = text;
-  if (path.substr(0, 7) == "file://") path.remove_prefix(7);
-  if (is_system_path(path)) return std::nullopt;
-  // "[redacted:ip]/24" is a prefix length after an earlier redaction, not a path.
-  if (char_before(m, line) == ']') return std::nullopt;
-  return local_path(m, line);
-}
-
-std::optional<std::string> env_assignment(const std::smatch& m, const std::string& line) {
-  if (is_word_char(char_before(m, line))) return std::nullopt;
-  if (m[2].str().rfind("[redacted:", 0) == 0) return std::nullopt;
-  return m[1].str() + "=[redacted:env]";
-}
-
-const std::vector<Rule>& fixed_rules() {
-  static const std::vector<Rule> rules = [] {
-    std::vector<Rule> r;
-    // Tokens first: their text would otherwise be cut up by later rules.
-    r.push_back({re(R"(\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,255}\b)"), fixed("[redacted:token]")});
-    r.push_back({re(R"(\bgithub_pat_[A-Za-z0-9_]{20,255})"), fixed("[redacted:token]")});
-    r.push_back({re(R"(\bglpat-[A-Za-z0-9_-]{20,255})"), fixed("[redacted:token]")});
-    r.push_back({re(R"(\bxox[abposr]-[A-Za-z0-9-]{10,255})"), fixed("[redacted:token]")});
-    r.push_back({re(R"(\b(?:AKIA|ASIA)[A-Z0-9]{16}\b)"), fixed("[redacted:token]")});
-    r.push_back({re(R"(\b(Bearer|Basic)(\s+)([A-Za-z0-9._~+/=-]{8,1024}))", true), keep_prefix("token")});
-    r.push_back({re(R"(\b(Authorization|Proxy-Authorization|X-Api-Key|Private-Token)(\s*:\s*)(\S.{0,1024}))", true),
-                 keep_prefix("token")});
-    r.push_back({re(R"(\b([A-Za-z_]*(?:password|passwd|secret|token|api_?key|access_?key))(\s*[:=]\s*)("[^"]{0,1024}"|'[^']{0,1024}'|[^\s"'\[]\S{0,1024}))",
-                    true),
-                 keep_prefix("token")});
-    r.push_back({re(R"(\b[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24}\b)"),
-                 fixed("[redacted:email]")});
-    r.push_back({re(R"((?:file://)?(?:/home|/Users|/root|/tmp|/var/tmp|/private/tmp|/var/folders|/run/user)(?=$|[/\s"'<>|\]),;:])[^\s"'<>|\]),;:]{0,1024})"),
-                 local_path});
-    r.push_back({re(R"(~/[^\s"'<>|\]),;:]{0,1024})"), local_path});
-    r.push_back({re(R"((?:file://)?/[A-Za-z0-9_.+@-][^\s"'<>|\]),;:]{0,1024})"), absolute_path});
-    r.push_back({re(R"(\b[A-Za-z]:\\(?:Users|Documents and Settings)\\[^\s"'<>|]{0,1024})", true), fixed("[redacted:path]")});
-    r.push_back({re(R"(\b([A-Z][A-Z0-9_]{1,127})=("[^"]{0,1024}"|'[^']{0,1024}'|\S{0,1024}))"), env_assignment});
-    r.push_back({re(R"(\b[0-9A-Fa-f]{2}(?:[:-][0-9A-Fa-f]{2}){5}\b)"), fixed("[redacted:mac]")});
-    r.push_back({re(R"(\b(?:GPU-|MIG-)?[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\b)"),
-                 fixed("[redacted:serial]")});
-    r.push_back({re(R"([0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7})"), ipv6});
-    r.push_back({re(R"(\d{1,3}(?:\.\d{1,3}){3})"), ipv4});
-    r.push_back({re(R"(\b(host ?name|host|node ?name|computer ?name|machine)(\s*[:=]\s*)([A-Za-z0-9][A-Za-z0-9._-]{0,252}))", true),
-                 keep_prefix("host")});
-    r.push_back({re(R"((?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,8}(?:localdomain|local|lan|internal|intranet|corp|home\.arpa|home)\b)",
-                    true),
-                 private_host});
-    // A shell prompt, "user@host:~$": e-mail addresses are gone by now.
-    r.push_back({re(R"(\b[a-z_][a-z0-9_.-]{0,31}@[A-Za-z][A-Za-z0-9-]{0,62}(?=$|[:\s]))"),
-                 fixed("[redacted:user]@[redacted:host]")});
-    r.push_back({re(R"(\b(user ?name|user|login|logname|account)(\s*[:=]\s*)([A-Za-z0-9_][A-Za-z0-9._-]{0,63}))", true),
-                 keep_prefix("user")});
-    r.push_back({re(R"(\b(serial[ _-]?(?:number|no|num)?|s/n|sn)(\s*[:=#]\s*|\s+)([A-Za-z0-9][A-Za-z0-9-]{3,63}))", true),
-                 keep_prefix("serial", has_digit)});
-    return r;
+const std::vector<CompiledRule>& compiled_rules() {
+  static const std::vector<CompiledRule> rules = [] {
+    std::vector<CompiledRule> out;
+    for (const auto& row : detail::rule_table()) {
+      CompiledRule c{&row, compile(row.pattern, row.icase), std::nullopt};
+      if (row.block_end) c.block_end = compile(row.block_end, row.icase);
+      out.push_back(std::move(c));
+    }
+    return out;
   }();
   return rules;
 }
 
-std::string apply_rule(const std::string& line, const Rule& rule) {
-  std::string out;
-  std::size_t last = 0;
-  for (auto it = std::sregex_iterator(line.begin(), line.end(), rule.pattern); it != std::sregex_iterator(); ++it) {
-    const auto& m = *it;
-    if (m.length(0) == 0) continue;
-    auto replacement = rule.replace(m, line);
-    if (!replacement) continue;
-    auto pos = static_cast<std::size_t>(m.position(0));
-    out.append(line, last, pos - last);
-    out += *replacement;
-    last = pos + static_cast<std::size_t>(m.length(0));
-  }
-  out.append(line, last, std::string::npos);
-  return out;
+// A rule for values known to identify someone (this machine's host name, the
+// evidence's serial numbers): whole words only.
+struct KnownValue {
+  std::string id, cls;
+  std::regex pattern;
+};
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
 }
 
 bool is_generic_name(const std::string& value) {
@@ -235,28 +72,43 @@ std::string escape_regex(const std::string& literal) {
   return out;
 }
 
-// Whole-word occurrences of known values (a host name with any domain tail).
-std::vector<Rule> known_value_rules(const SanitizeOptions& o) {
-  std::vector<Rule> rules;
-  auto add = [&](const std::vector<std::string>& values, const std::string& cls, const char* tail) {
-    for (const auto& v : values) {
-      if (is_generic_name(v)) continue;
-      rules.push_back({re(("(?:" + escape_regex(v) + ")" + tail).c_str(), true),
-                       [cls](const std::smatch& m, const std::string& line) -> std::optional<std::string> {
-                         char b = char_before(m, line), a = char_after(m, line);
-                         if (is_word_char(b) || b == '-' || is_word_char(a) || a == '-') return std::nullopt;
-                         return "[redacted:" + cls + "]";
-                       }});
-    }
+std::vector<KnownValue> known_value_rules(const SanitizeOptions& o) {
+  std::vector<KnownValue> rules;
+  auto add = [&](const std::vector<std::string>& values, const char* id, const char* cls, const char* tail) {
+    for (const auto& v : values)
+      if (!is_generic_name(v)) rules.push_back({id, cls, compile(("(?:" + escape_regex(v) + ")" + tail).c_str(), true)});
   };
-  add(o.hostnames, "host", R"((?:\.[A-Za-z0-9-]{1,63}){0,8})");
-  add(o.users, "user", "");
-  add(o.serials, "serial", "");
+  add(o.hostnames, "known-host", "host", R"((?:\.[A-Za-z0-9-]{1,63}){0,8})");
+  add(o.users, "known-user", "user", "");
+  add(o.serials, "known-serial", "serial", "");
   return rules;
 }
 
+char char_at(const std::string& line, std::ptrdiff_t pos) {
+  return pos < 0 || static_cast<std::size_t>(pos) >= line.size() ? ' ' : line[static_cast<std::size_t>(pos)];
+}
+
+template <typename ReplaceFn>
+std::string apply(const std::string& line, const std::regex& pattern, ReplaceFn replace) {
+  std::string out;
+  std::size_t last = 0;
+  for (auto it = std::sregex_iterator(line.begin(), line.end(), pattern); it != std::sregex_iterator(); ++it) {
+    const auto& m = *it;
+    if (m.length(0) == 0) continue;
+    std::optional<std::string> replacement = replace(m);
+    if (!replacement) continue;
+    auto pos = static_cast<std::size_t>(m.position(0));
+    out.append(line, last, pos - last);
+    out += *replacement;
+    last = pos + static_cast<std::size_t>(m.length(0));
+  }
+  out.append(line, last, std::string::npos);
+  return out;
+}
+
 // At most kMaxSanitizedLine bytes, cut before the last partial word so no
-// fragment of a token survives the cut, and without control characters.
+// fragment of a token survives the cut; valid UTF-8 without control,
+// zero-width or bidi characters.
 std::string bounded_line(std::string_view raw) {
   std::string line(raw);
   if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -267,10 +119,77 @@ std::string bounded_line(std::string_view raw) {
     line.resize(space == std::string::npos ? 0 : space);
     line += " [line cut: " + std::to_string(original) + " bytes]";
   }
-  for (auto& c : line)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
-  return line;
+  std::string out;
+  out.reserve(line.size());
+  for (std::size_t i = 0; i < line.size();) {
+    Utf8Unit u = decode_utf8(line, i);
+    if (!u.valid) out += "\xEF\xBF\xBD";  // U+FFFD
+    else if (u.code_point < 0x20 || u.code_point == 0x7F || (u.code_point >= 0x80 && u.code_point <= 0x9F)) out += ' ';
+    else if (!is_invisible_control(u.code_point)) out.append(line, i, u.length);
+    i += u.length;
+  }
+  return out;
 }
+
+class Sanitizer {
+ public:
+  explicit Sanitizer(const SanitizeOptions& o) : known_(known_value_rules(o)) {}
+
+  // One line, or nullopt when the whole line is inside a private key block.
+  std::optional<std::string> line(std::string text) {
+    if (in_block_) {
+      std::smatch end;
+      if (!std::regex_search(text, end, *in_block_->block_end)) return std::nullopt;
+      text = text.substr(static_cast<std::size_t>(end.position(0) + end.length(0)));
+      in_block_ = nullptr;
+      if (text.find_first_not_of(" \t") == std::string::npos) return std::nullopt;
+    }
+    for (const auto& rule : compiled_rules()) text = rule.block_end ? block_rule(text, rule) : row_rule(text, rule);
+    for (const auto& k : known_)
+      text = apply(text, k.pattern, [&](const std::smatch& m) -> std::optional<std::string> {
+        char b = char_at(text, m.position(0) - 1), a = char_at(text, m.position(0) + m.length(0));
+        if (detail::is_word_char(b) || b == '-' || detail::is_word_char(a) || a == '-') return std::nullopt;
+        ++result_.redactions[k.id];
+        return "[redacted:" + k.cls + "]";
+      });
+    return text;
+  }
+
+  SanitizeResult& result() { return result_; }
+
+ private:
+  std::string row_rule(const std::string& text, const CompiledRule& rule) {
+    return apply(text, rule.pattern, [&](const std::smatch& m) -> std::optional<std::string> {
+      if (rule.row->check && !rule.row->check(m, text)) return std::nullopt;
+      ++result_.redactions[rule.row->id];
+      return m.format(rule.row->format);
+    });
+  }
+
+  // BEGIN ... END on this line is replaced; a BEGIN without its END hides the
+  // rest of the line and every line up to the END.
+  std::string block_rule(const std::string& text, const CompiledRule& rule) {
+    std::string out;
+    std::string rest = text;
+    std::smatch begin;
+    while (std::regex_search(rest, begin, rule.pattern)) {
+      out += begin.prefix().str() + rule.row->format;
+      ++result_.redactions[rule.row->id];
+      std::string after = begin.suffix().str();
+      std::smatch end;
+      if (!std::regex_search(after, end, *rule.block_end)) {
+        in_block_ = &rule;
+        return out;
+      }
+      rest = end.suffix().str();
+    }
+    return out + rest;
+  }
+
+  std::vector<KnownValue> known_;
+  const CompiledRule* in_block_ = nullptr;
+  SanitizeResult result_;
+};
 
 }  // namespace
 
@@ -288,21 +207,36 @@ SanitizeOptions sanitize_options_for_this_machine() {
   return o;
 }
 
-std::string sanitize(std::string_view text, const SanitizeOptions& options) {
-  std::vector<Rule> known = known_value_rules(options);
-  std::string out;
+SanitizeResult sanitize_counting(std::string_view text, const SanitizeOptions& options) {
+  Sanitizer sanitizer(options);
+  std::string& out = sanitizer.result().text;
+  bool first = true;
   std::size_t pos = 0;
   while (pos <= text.size()) {
     auto nl = text.find('\n', pos);
-    std::string line = bounded_line(text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos));
-    for (const auto& rule : fixed_rules()) line = apply_rule(line, rule);
-    for (const auto& rule : known) line = apply_rule(line, rule);
-    out += line;
+    auto line = sanitizer.line(
+        bounded_line(text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos)));
+    if (line) {
+      if (!first) out += '\n';
+      out += *line;
+      first = false;
+    }
     if (nl == std::string_view::npos) break;
-    out += '\n';
     pos = nl + 1;
   }
-  return out;
+  // Keep a final newline (the loop emits one per line but the last).
+  if (!text.empty() && text.back() == '\n' && !out.empty() && out.back() != '\n') out += '\n';
+  return std::move(sanitizer.result());
+}
+
+std::string sanitize(std::string_view text, const SanitizeOptions& options) {
+  return sanitize_counting(text, options).text;
+}
+
+std::vector<RedactionRule> redaction_rules() {
+  std::vector<RedactionRule> rules;
+  for (const auto& row : detail::rule_table()) rules.push_back({row.id, row.cls, row.what});
+  return rules;
 }
 
 }  // namespace jetgate::report

@@ -7,11 +7,11 @@
 #include "jetgate/claims/platform_key.hpp"
 #include "jetgate/claims/support_table.hpp"
 #include "jetgate/core/document_keys.hpp"
+#include "jetgate/report/text_escape.hpp"
 
 namespace jetgate::report {
 namespace {
 
-using claims::escape_cell;
 
 // The status word is check's: a gate "holds" exactly when `check` would let it.
 std::string status_word(claims::GateState st) {
@@ -62,14 +62,14 @@ std::string evidence_cell(const claims::SummaryRow& row, int max_age_days) {
 std::string gate_table(const claims::GateSummary& s) {
   std::string out = "| Gate | Status | Commit | Platform | Evidence |\n|---|---|---|---|---|\n";
   for (const auto& row : s.rows)
-    out += fmt::format("| {} | {} | {} | {} | {} |\n", escape_cell(row.gate), escape_cell(status_cell(row)),
-                       escape_cell(commit_cell(row)), escape_cell(platform_cell(row)),
-                       escape_cell(evidence_cell(row, s.rules.max_age_days)));
+    out += fmt::format("| {} | {} | {} | {} | {} |\n", markdown_cell(row.gate), markdown_cell(status_cell(row)),
+                       markdown_cell(commit_cell(row)), markdown_cell(platform_cell(row)),
+                       markdown_cell(evidence_cell(row, s.rules.max_age_days)));
   return out;
 }
 
-// One line of a Markdown list: no line breaks or table pipes can escape it.
-std::string list_text(const std::string& text) { return escape_cell(text); }
+// One line of a Markdown list: no line break, link, code span or emphasis can escape it.
+std::string list_text(const std::string& text) { return markdown_inline(text); }
 
 // The failed checks the gate recorded (requirements, probes, tests), one per
 // line, dcgmi-diag style; evidence without them falls back to the verdict's problems.
@@ -129,20 +129,20 @@ std::string skipped_list(const claims::GateSummary& s, bool base_names) {
       for (auto pos = why.find(f.file); pos != std::string::npos; pos = why.find(f.file, pos + base.size()))
         why.replace(pos, f.file.size(), base);
     }
-    out += "- " + why + "\n";
+    out += "- " + markdown_inline(why) + "\n";
   }
   return out;
 }
 
 std::string header(const claims::GateSummary& s, const char* title) {
-  std::string policy = s.policy_source.empty() ? "no policy" : "policy " + escape_cell(s.policy_source);
+  std::string policy = s.policy_source.empty() ? "no policy" : "policy " + markdown_inline(s.policy_source);
   std::string commit = s.rules.candidate_sha.empty() ? "any commit" : "commit " + s.rules.candidate_sha;
   return fmt::format("## {}\n\nJudged for {} on {} (UTC) with {}; evidence counts as fresh for {} days.\n\n",
                      title, commit, evidence::to_string(s.rules.today), policy, s.rules.max_age_days);
 }
 
 void fact_line(std::string& out, const char* label, const std::string& value) {
-  if (!value.empty()) out += fmt::format("- {}: {}\n", label, value);
+  if (!value.empty()) out += fmt::format("- {}: {}\n", label, markdown_inline(value));
 }
 
 std::string memory_gib(const nlohmann::json* bytes) {
@@ -190,7 +190,8 @@ std::string probe_lines(const nlohmann::json& x) {
   if (!probes || !probes->is_object()) return out;
   for (const auto& [id, p] : probes->items()) {
     std::string status = keys::string_at(p, keys::Pointer{"/status"}), reason = keys::string_at(p, keys::Pointer{"/reason"});
-    out += fmt::format("- probe {}: {}{}\n", id, status.empty() ? "unknown" : status, reason.empty() ? "" : " (" + reason + ")");
+    out += fmt::format("- probe {}: {}{}\n", markdown_inline(id), status.empty() ? "unknown" : markdown_inline(status),
+                       reason.empty() ? "" : " (" + markdown_inline(reason) + ")");
   }
   return out;
 }
@@ -201,7 +202,8 @@ std::string evidence_section(const claims::LoadedEvidence& le, const claims::Gat
   std::string state = "not the deciding evidence (an older run)";
   for (const auto& row : s.rows)
     if (row.decision.file == le.file) state = status_word(row.decision.verdict.state);
-  std::string out = fmt::format("### {} on {}, {}\n\n", e.gate, key.platform, key.runtime);
+  std::string out = fmt::format("### {} on {}, {}\n\n", markdown_inline(e.gate), markdown_inline(key.platform),
+                                markdown_inline(key.runtime));
   out += fmt::format("- verdict: {}\n- status: {}; tests {}, failures {}, errors {}, skipped {}\n", state,
                      evidence::to_string(e.status), e.counts.tests, e.counts.failures, e.counts.errors,
                      e.counts.skipped);

@@ -3,11 +3,10 @@
 #include <fmt/format.h>
 
 #include "jetgate/claims/support_table.hpp"
+#include "jetgate/report/text_escape.hpp"
 
 namespace jetgate::report {
 namespace {
-
-using claims::escape_cell;
 
 std::string why_not_claimed(const claims::MatrixRow& row, const claims::GateEntry& g) {
   if (!row.key.identified) return "platform not recorded in the evidence";
@@ -31,15 +30,26 @@ std::string why_not_claimed(const claims::MatrixRow& row, const claims::GateEntr
   return fmt::format("{} (evidence of {})", state, g.verdict.evidence_date);
 }
 
+// "cuda-runtime (2026-11-28), jetson-cuda-runtime (2026-11-29)"; gate ids
+// are escaped like any cell (a gate is named after its evidence file, and a
+// file name can hold "|" or a newline).
+std::string gates_cell(const claims::MatrixRow& row) {
+  std::string out;
+  for (const auto& g : row.gates) {
+    if (!row.key.identified || !claims::backs_claim(g.verdict)) continue;
+    if (!out.empty()) out += ", ";
+    out += markdown_cell(g.gate);
+    if (!g.verdict.evidence_date.empty()) out += " (" + markdown_cell(g.verdict.evidence_date) + ")";
+  }
+  return out;
+}
+
 std::string claims_table(const claims::SupportMatrix& m) {
   std::string out = fmt::format("{}\n{}\n", claims::kClaimsHeader, claims::kClaimsSeparator);
   for (const auto& row : m.rows) {
-    std::vector<claims::GateClaim> gates;
-    for (const auto& g : row.gates)
-      if (row.key.identified && claims::backs_claim(g.verdict)) gates.push_back({g.gate, g.verdict.evidence_date});
+    std::string gates = gates_cell(row);
     if (gates.empty()) continue;
-    out += fmt::format("| {} | {} | {} |\n", escape_cell(row.key.platform), escape_cell(row.key.runtime),
-                       claims::format_gate_cell(gates));
+    out += fmt::format("| {} | {} | {} |\n", markdown_cell(row.key.platform), markdown_cell(row.key.runtime), gates);
   }
   return out;
 }
@@ -49,8 +59,8 @@ std::string not_claimed_rows(const claims::SupportMatrix& m) {
   for (const auto& row : m.rows)
     for (const auto& g : row.gates)
       if (!row.key.identified || !claims::backs_claim(g.verdict))
-        out += fmt::format("| {} | {} | {} | {} |\n", escape_cell(row.key.platform), escape_cell(row.key.runtime),
-                           escape_cell(g.gate), escape_cell(why_not_claimed(row, g)));
+        out += fmt::format("| {} | {} | {} | {} |\n", markdown_cell(row.key.platform), markdown_cell(row.key.runtime),
+                           markdown_cell(g.gate), markdown_cell(why_not_claimed(row, g)));
   return out;
 }
 
