@@ -31,7 +31,8 @@ bool any_probe_failed(const probes::CudaSection* cuda, const probes::PythonRunti
   if (cuda)
     for (const auto& r : cuda->probes)
       if (r.status == probes::ProbeStatus::fail) return true;
-  return py && py->result.status == probes::ProbeStatus::fail;
+  return py && (py->result.status == probes::ProbeStatus::fail ||
+                (py->bitsandbytes && py->bitsandbytes->status == probes::ProbeStatus::fail));
 }
 
 int run_probe(const ProbeArgs& a) {
@@ -64,6 +65,7 @@ int run_probe(const ProbeArgs& a) {
     probes::PythonOptions o;
     if (!a.python.empty()) o.python = a.python;
     o.timeout = std::chrono::milliseconds(static_cast<long>(a.python_timeout_s * 1000));
+    o.bitsandbytes = true;
     python = probes::probe_python_runtime(o);
   }
 
@@ -118,7 +120,7 @@ Command add_probe_command(CLI::App& app) {
       ->check(CLI::Range(1.0, 3600.0))
       ->capture_default_str();
   sub->add_flag("--ml", args->python_runtime,
-                "Record the Python ML runtime (torch, bitsandbytes) with python3");
+                "Run the Python ML runtime probes (python_runtime, bitsandbytes) with python3");
   sub->add_option("--python", args->python,
                   "Python interpreter for the ML runtime facts; implies --ml")
       ->type_name("PATH");

@@ -16,12 +16,10 @@ namespace {
 using evidence::Evidence;
 using evidence::GateStatus;
 
-constexpr const char* kPythonProbe = "python_runtime";
-
 std::vector<std::string> cuda_probe_ids(const Gate& gate) {
   std::vector<std::string> ids;
   for (const auto& id : gate.probe_ids())
-    if (id != kPythonProbe) ids.push_back(id);
+    if (!probes::is_python_probe(id)) ids.push_back(id);
   return ids;
 }
 
@@ -136,12 +134,15 @@ Result<RunOutcome> run_gate(const Gate& gate, const std::vector<PolicyIssue>& ga
     if (all_met(requirements)) {
       for (auto& r : cuda.probes) results[r.id] = std::move(r);
       auto ids = gate.probe_ids();
-      if (std::find(ids.begin(), ids.end(), kPythonProbe) != ids.end()) {
+      auto named = [&](const char* id) { return std::find(ids.begin(), ids.end(), id) != ids.end(); };
+      if (named(probes::kPythonRuntimeProbe) || named(probes::kBitsandbytesProbe)) {
         probes::PythonOptions po;
         po.python = options.python;
+        po.bitsandbytes = named(probes::kBitsandbytesProbe);
         auto py = deps.python(po);
         e.extra["python"] = py.facts;
-        results[kPythonProbe] = py.result;
+        if (named(probes::kPythonRuntimeProbe)) results[probes::kPythonRuntimeProbe] = py.result;
+        if (py.bitsandbytes) results[probes::kBitsandbytesProbe] = *py.bitsandbytes;
       }
       if (gate.command) command_run = run_command(*gate.command, repo_root, deps.process);
     }
