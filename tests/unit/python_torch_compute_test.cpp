@@ -63,8 +63,8 @@ TEST(PythonTorchCompute, ArchListWithoutTheCapabilityFailsWithTheJetsonFix) {
 TEST(PythonTorchCompute, ArchListWithoutTheCapabilityIsAWarningWhenTheKernelsRunAnyway) {
   auto r = fake_torch({{"FAKE_TORCH_ARCH_LIST", kSbsaArchList}});
   EXPECT_EQ(r.result.status, ProbeStatus::warn) << r.result.reason;
-  EXPECT_TRUE(contains(r.result.reason, "elementwise, matmul (cuBLAS) and conv2d match the CPU passed, but its "
-                                        "arch list (sm_80, sm_90, sm_100, sm_120) has no sm_87"))
+  EXPECT_TRUE(contains(r.result.reason, "elementwise, matmul (cuBLAS) and conv2d match the CPU, but its arch "
+                                        "list (sm_80, sm_90, sm_100, sm_120) has no sm_87"))
       << r.result.reason;
   EXPECT_TRUE(contains(r.result.reason, kJetsonTorchDoc)) << r.result.reason;
 }
@@ -169,9 +169,9 @@ TEST(PythonTorchCompute, CudnnThatDoesNotMatchFails) {
   auto r = fake_torch({{"FAKE_TORCH_FAULT", "cudnn-mismatch"}});
   EXPECT_EQ(r.result.status, ProbeStatus::fail);
   EXPECT_TRUE(r.facts["torch"]["cudnn_version"].is_null());
-  EXPECT_TRUE(contains(r.result.reason, "(CUDA 12.6)'s cuDNN does not match it: RuntimeError: cuDNN version "
-                                        "incompatibility: PyTorch was compiled  against (9, 3, 0) but found "
-                                        "runtime version (8, 9, 4)"))
+  EXPECT_TRUE(contains(r.result.reason, "(CUDA 12.6): the cuDNN it loads does not match the one it was built "
+                                        "with: RuntimeError: cuDNN version incompatibility: PyTorch was compiled  "
+                                        "against (9, 3, 0) but found runtime version (8, 9, 4)"))
       << r.result.reason;
 }
 
@@ -195,6 +195,7 @@ TEST(PythonTorchCompute, CudnnLibraryMissingAbortsAndIsNamed) {
   EXPECT_TRUE(contains(r.result.reason, "sees Orin (nvgpu), capability 8.7 but its kernel checks did not finish: "
                                         "killed by signal 6 (SIGABRT) during conv2d"))
       << r.result.reason;
+  EXPECT_TRUE(contains(r.result.reason, "use the torch built for this JetPack's cuDNN")) << r.result.reason;
 }
 
 TEST(PythonTorchCompute, TorchWithoutCudnnIsAWarning) {

@@ -116,11 +116,12 @@ Verdict compute_verdict(const json& f, const std::string& build, const std::stri
   bool arch_missing = arch.coverage.match == ArchMatch::none;
   if (compute["checked"] != true)
     return {ProbeStatus::fail, build + " sees " + seen + " but its kernel checks did not run"};
-  if (compute["error"].is_string())
-    return {ProbeStatus::fail,
-            build + " sees " + seen + " but its kernel checks did not finish: " +
-                compute["error"].get<std::string>() +
-                (arch_missing ? "; " + arch_gap(f, arch) + "; " + torch_arch_fix(f) : "")};
+  if (compute["error"].is_string()) {
+    std::string error = compute["error"].get<std::string>();
+    return {ProbeStatus::fail, build + " sees " + seen + " but its kernel checks did not finish: " + error + "; " +
+                                   (arch_missing ? arch_gap(f, arch) + "; " + torch_arch_fix(f)
+                                                 : fix_for(error, contains(error, "during conv2d") ? "conv" : "", f))};
+  }
   auto checks = torch_checks(compute);
   for (const auto& c : checks) {
     const json& check = compute[c.key];
@@ -133,7 +134,7 @@ Verdict compute_verdict(const json& f, const std::string& build, const std::stri
             fmt::format("{} cannot run {} on {}: {}; {}", build, c.label, seen, error, fix_for(error, c.key, f))};
   }
   if (torch["cudnn_available"] == true && torch["errors"].contains("torch.backends.cudnn.version"))
-    return {ProbeStatus::fail, build + "'s cuDNN does not match it: " +
+    return {ProbeStatus::fail, build + ": the cuDNN it loads does not match the one it was built with: " +
                                    first_line(torch["errors"]["torch.backends.cudnn.version"].get<std::string>()) +
                                    "; " + cudnn_fix(f)};
   for (const auto& c : checks) {
@@ -145,8 +146,8 @@ Verdict compute_verdict(const json& f, const std::string& build, const std::stri
   }
   std::string passed = "elementwise, matmul (cuBLAS) and conv2d match the CPU";
   if (arch_missing)
-    return {ProbeStatus::warn, fmt::format("{} on {}: {} passed, but {}: other kernels may not run; {}", build,
-                                           seen, passed, arch_gap(f, arch), torch_arch_fix(f))};
+    return {ProbeStatus::warn, fmt::format("{} on {}: {}, but {}: other kernels may not run; {}", build, seen,
+                                           passed, arch_gap(f, arch), torch_arch_fix(f))};
   if (torch["cudnn_available"] == false)
     return {ProbeStatus::warn, build + " on " + seen + ": " + arch_statement(arch) + "; " + passed +
                                    ", but torch has no cuDNN (torch.backends.cudnn.is_available() is False): "
@@ -267,8 +268,10 @@ bool on_tegra(const json& f) {
   const json& torch = f["torch"];
   auto cap = device_capability(torch);
   if (!cap || !is_tegra_capability(*cap)) return false;
-  const json& device = torch["device"];
-  if (device.is_object() && device["integrated"] == false) return false;
+  // torch says whether the GPU is integrated; older torch does not, and then
+  // only an aarch64 interpreter can be on a Jetson.
+  const json& integrated = torch["device"].is_object() ? torch["device"]["integrated"] : json();
+  if (integrated.is_boolean()) return integrated.get<bool>();
   return !f["machine"].is_string() || f["machine"] == "aarch64";
 }
 

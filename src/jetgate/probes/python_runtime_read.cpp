@@ -3,6 +3,7 @@
 // or garbage on stdout included, is tested with recorded outputs. Every key is
 // in docs/python-runtime.md; the status rules are in python_runtime_decide.cpp
 // and bitsandbytes.cpp.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <span>
@@ -36,7 +37,8 @@ std::string text_or(const json& v, std::string_view fallback) {
   return v.is_string() ? v.get<std::string>() : std::string(fallback);
 }
 
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+// Facts hold newlines as "\x0a" (printable()); a reason shows the first line.
+std::string first_line(const std::string& s) { return s.substr(0, std::min(s.find('\n'), s.find("\\x0a"))); }
 
 std::string short_number(double v) { return fmt::format("{:.3g}", v); }
 
