@@ -135,9 +135,12 @@ def device_facts(torch, errors):
                          lambda: torch.cuda.get_device_capability(0))
     device["capability"] = "%d.%d" % tuple(capability) if capability else None
     props = attempt(errors, "torch.cuda.get_device_properties", lambda: torch.cuda.get_device_properties(0))
-    device["total_memory_bytes"] = int(props.total_memory) if props is not None else None
-    integrated = getattr(props, "is_integrated", None)  # Jetson: 1
-    device["integrated"] = bool(integrated) if integrated is not None else None
+    device["total_memory_bytes"] = None
+    device["integrated"] = None
+    if props is not None:
+        device["total_memory_bytes"] = attempt(errors, "total_memory", lambda: int(props.total_memory))
+        integrated = getattr(props, "is_integrated", None)  # 1 on a Jetson; older torch lacks it
+        device["integrated"] = bool(integrated) if integrated is not None else None
     return device
 
 

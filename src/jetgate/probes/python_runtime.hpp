@@ -1,8 +1,9 @@
-// Python ML runtime probes (seed 000's gate records them), gathered by an
-// embedded script (data/python_probe.py) in Python child processes with a
-// time limit: python_runtime (torch reaches the GPU and computes right on it)
-// and bitsandbytes (its 4-bit and 8-bit kernels compute right on it). jetgate
-// never installs or replaces torch.
+// Python ML runtime probes (OBLITERATUS' Jetson plan records torch and
+// bitsandbytes: https://github.com/elder-plinius/OBLITERATUS/issues/31),
+// gathered by an embedded script (data/python_probe.py) in Python child
+// processes with a time limit: python_runtime (torch reaches the GPU and
+// computes right on it) and bitsandbytes (its 4-bit and 8-bit kernels compute
+// right on it). jetgate never installs or replaces torch.
 #pragma once
 
 #include <chrono>
