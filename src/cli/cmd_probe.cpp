@@ -44,8 +44,9 @@ std::vector<std::string> unmet(const ProbeArgs& a, const probes::CudaSection* cu
       for (const auto& p : probes::cuda_probes()) requested.push_back(p.id);
   }
   if (a.python_runtime) {
-    requested.push_back("python_runtime");
+    for (const auto& id : probes::python_probe_ids()) requested.push_back(id);
     if (py) results.push_back(py->result);
+    if (py && py->bitsandbytes) results.push_back(*py->bitsandbytes);
   }
   return probes::unmet_probes(results, requested);
 }
@@ -82,6 +83,7 @@ int run_probe(const ProbeArgs& a) {
     if (!a.python.empty()) o.python = a.python;
     o.timeout = std::chrono::milliseconds(static_cast<long>(a.python_timeout_s * 1000));
     if (progress_wanted(a.quiet)) o.progress = stderr_progress();
+    o.bitsandbytes = true;
     python = probes::probe_python_runtime(o);
   }
 
@@ -139,7 +141,7 @@ Command add_probe_command(CLI::App& app) {
       ->check(CLI::Range(1.0, 3600.0))
       ->capture_default_str();
   sub->add_flag("--ml", args->python_runtime,
-                "Record the Python ML runtime (torch, bitsandbytes) with python3");
+                "Run the Python ML runtime probes (python_runtime, bitsandbytes) with python3");
   sub->add_option("--python", args->python,
                   "Python interpreter for the ML runtime facts; implies --ml")
       ->type_name("PATH");

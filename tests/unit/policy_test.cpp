@@ -60,7 +60,9 @@ TEST(PolicyTest, DefaultPolicyIsEmbeddedAndValid) {
   EXPECT_EQ(jetson->requirements.arch, std::vector<std::string>{"aarch64"});
   EXPECT_EQ(jetson->requirements.is_tegra, true);
   EXPECT_TRUE(jetson->requirements.l4t.has_value());
-  EXPECT_EQ(jetson->probe_ids().back(), "python_runtime");
+  auto jetson_ids = jetson->probe_ids();
+  EXPECT_EQ(std::vector<std::string>(jetson_ids.end() - 2, jetson_ids.end()),
+            (std::vector<std::string>{"python_runtime", "bitsandbytes"}));
 }
 
 TEST(PolicyTest, NotJsonOrNotAnObjectIsUnusable) {

@@ -73,9 +73,31 @@ TEST(PythonRuntimeLive, CudaTorchOnAJetsonPasses) {
   EXPECT_EQ(t["cudnn_version"], 90300);
   EXPECT_EQ(r.result.values.at("device0_total_memory").value, 64335933440.0);
   EXPECT_EQ(r.result.values.at("device0_total_memory").unit, "bytes");
-  EXPECT_EQ(r.result.reason, "torch 2.5.0a0+872d972e41.nv24.08 (CUDA 12.6) uses Orin (nvgpu), capability 8.7");
+  EXPECT_EQ(t["arch_list"], json::array({"sm_87"}));
+  EXPECT_EQ(t["device"]["integrated"], true);
+  EXPECT_EQ(t["cudnn_available"], true);
+  // Real work on the device, each check against the CPU.
+  const json& compute = t["compute"];
+  EXPECT_EQ(compute["checked"], true);
+  for (const char* check : {"elementwise", "matmul", "conv"}) {
+    EXPECT_EQ(compute[check]["ran"], true) << check;
+    EXPECT_EQ(compute[check]["beyond_tolerance"], 0) << check;
+    EXPECT_EQ(compute[check]["max_abs_error"], 0.0) << check;
+    EXPECT_EQ(compute[check]["tolerance"], 0.01) << check;
+    EXPECT_EQ(r.result.values.at(std::string(check) + "_max_error_ratio").value, 0.0) << check;
+  }
+  EXPECT_EQ(compute["matmul"]["elements"], 64 * 80);
+  EXPECT_EQ(compute["conv"]["backend"], "cudnn");
+  EXPECT_EQ(r.result.details["arch"]["match"], "sass");
+  EXPECT_EQ(r.result.details["arch"]["entry"], "sm_87");
+  EXPECT_EQ(r.result.details["arch"]["tegra"], true);
+  EXPECT_TRUE(r.result.details["steps"].contains("torch-compute"));
+  EXPECT_EQ(r.result.reason,
+            "torch 2.5.0a0+872d972e41.nv24.08 (CUDA 12.6) uses Orin (nvgpu), capability 8.7: runs sm_87 kernels; "
+            "elementwise, matmul (cuBLAS) and conv2d (cuDNN 90300) match the CPU");
   EXPECT_EQ(r.facts["bitsandbytes"]["installed"], false);
   EXPECT_EQ(r.facts["bitsandbytes"]["native"]["checked"], false);
+  EXPECT_FALSE(r.bitsandbytes.has_value());  // not asked for
 }
 
 TEST(PythonRuntimeLive, CudaBuildThatSeesNoGpuFails) {
@@ -83,6 +105,9 @@ TEST(PythonRuntimeLive, CudaBuildThatSeesNoGpuFails) {
   EXPECT_EQ(r.result.status, ProbeStatus::fail);
   EXPECT_EQ(r.facts["torch"]["cuda_available"], false);
   EXPECT_TRUE(contains(r.result.reason, "torch.cuda.is_available() is not True")) << r.result.reason;
+  // No GPU, no kernel checks.
+  EXPECT_EQ(r.facts["torch"]["compute"]["checked"], false);
+  EXPECT_FALSE(r.result.details["steps"].contains("torch-compute"));
 }
 
 TEST(PythonRuntimeLive, CpuOnlyTorchFails) {
@@ -112,10 +137,12 @@ TEST(PythonRuntimeLive, SegfaultOnImportIsRecordedAndKeepsTheOtherFacts) {
 }
 
 TEST(PythonRuntimeLive, HangOnImportTimesOut) {
-  auto r = probe_with({"fake_torch_hang"}, 800ms);
+  // Long enough for the basics step on a loaded machine, short for a test.
+  auto r = probe_with({"fake_torch_hang"}, 3s);
   EXPECT_EQ(r.result.status, ProbeStatus::fail);
+  ASSERT_TRUE(r.facts["torch"]["error"].is_string()) << r.facts.dump(2);
   std::string error = r.facts["torch"]["error"].get<std::string>();
-  EXPECT_EQ(error.rfind("timed out after 0.8 s", 0), 0u) << error;
+  EXPECT_EQ(error.rfind("timed out after 3.0 s", 0), 0u) << error;
   EXPECT_TRUE(contains(error, "during import torch")) << error;
   EXPECT_EQ(r.facts["found"], true);
 }
@@ -192,6 +219,20 @@ TEST(PythonRuntimeLive, LeavesNoBytecodeInThePackagesItImports) {
     EXPECT_NE(e.path().filename(), "__pycache__") << e.path();
 }
 
+// JetPack 4 ships Python 3.6: the script must parse there. ast's
+// feature_version rejects the grammar newer Pythons added (walrus, positional-
+// only parameters, match, ...).
+TEST(PythonProbeScript, ParsesAsPython36) {
+  proc::ProcessSpec spec;
+  spec.argv = {real_python(), "-c",
+               "import ast, sys; ast.parse(open(sys.argv[1]).read(), feature_version=(3, 6)); print('ok')",
+               test::source_dir() + "/data/python_probe.py"};
+  auto o = proc::run_process(spec, proc::ChildLimits{});
+  EXPECT_EQ(o.kind, proc::ChildOutcome::Kind::exited) << o.describe();
+  EXPECT_EQ(o.exit_code, 0) << o.error_text;
+  EXPECT_EQ(o.output, "ok\n") << o.error_text;
+}
+
 // --- recorded outputs ---------------------------------------------------------
 
 proc::ChildOutcome exited_with(const std::string& output, const std::string& err = {}) {
@@ -209,6 +250,7 @@ PythonStepOutcomes recorded_orin() {
   PythonStepOutcomes s;
   s.basics = exited_with(recorded("orin_jp61_basics.json"));
   s.torch = exited_with(recorded("orin_jp61_torch.json"));
+  s.torch_compute = exited_with(recorded("orin_jp61_torch_compute.json"));
   s.bitsandbytes_native = exited_with(recorded("orin_jp61_bitsandbytes_native.json"));
   return s;
 }
@@ -224,7 +266,8 @@ TEST(PythonProbeOutput, RecordedOrinPassesWithItsFacts) {
   EXPECT_EQ(f["torch"]["device"]["name"], "Orin");
   EXPECT_EQ(f["torch"]["device"]["capability"], "8.7");
   EXPECT_EQ(r.result.reason,
-            "torch 2.5.0a0+872d972e41.nv24.08 (CUDA 12.6) uses Orin, capability 8.7; bitsandbytes 0.45.0 "
+            "torch 2.5.0a0+872d972e41.nv24.08 (CUDA 12.6) uses Orin, capability 8.7: runs sm_87 kernels; "
+            "elementwise, matmul (cuBLAS) and conv2d (cuDNN 90300) match the CPU; bitsandbytes 0.45.0 "
             "is installed but its native CUDA library does not load: libcudart.so.12: cannot open shared "
             "object file: No such file or directory");
   // The facts survive a round trip through text, as evidence does.
@@ -300,7 +343,9 @@ TEST(PythonProbeOutput, CrashNamesTheLastStepTheScriptStarted) {
   s.torch->error_text = "jetgate-step: import torch\njetgate-step: torch.cuda.is_available\n"
                         "terminate called after throwing an instance of 'c10::Error'\n";
   auto r = interpret_python_steps("python3", s);
-  EXPECT_EQ(r.facts["torch"]["error"], "killed by signal 6 (SIGABRT) during torch.cuda.is_available");
+  EXPECT_EQ(r.facts["torch"]["error"],
+            "killed by signal 6 (SIGABRT) during torch.cuda.is_available: terminate called after throwing an "
+            "instance of 'c10::Error'");
   EXPECT_EQ(r.result.status, ProbeStatus::fail);
   // The version from package metadata still names the torch that crashed.
   EXPECT_TRUE(contains(r.result.reason, "torch 2.5.0a0+872d972e41.nv24.08 is installed")) << r.result.reason;

@@ -55,6 +55,7 @@ nlohmann::json build_probe_document(const ProbeDocumentInput& in) {
   if (in.python) {
     doc["python"] = in.python->facts;
     probes[in.python->result.id] = probes::to_json(in.python->result);
+    if (in.python->bitsandbytes) probes[in.python->bitsandbytes->id] = probes::to_json(*in.python->bitsandbytes);
   }
   if (!probes.empty()) doc["probes"] = probes;
   nlohmann::json warnings = nlohmann::json::array();

@@ -26,7 +26,6 @@ namespace {
 using evidence::Evidence;
 using evidence::GateStatus;
 
-constexpr const char* kPythonProbe = "python_runtime";
 // Evidence keys jetgate adds for the run itself (docs/evidence-schema.md).
 constexpr const char* kDirtyKey = "dirty";
 constexpr const char* kInterruptedKey = "interrupted";
@@ -36,7 +35,7 @@ constexpr const char* kUnfinished = "unfinished";
 std::vector<std::string> cuda_probe_ids(const Gate& gate) {
   std::vector<std::string> ids;
   for (const auto& id : gate.probe_ids())
-    if (id != kPythonProbe) ids.push_back(id);
+    if (!probes::is_python_probe(id)) ids.push_back(id);
   return ids;
 }
 
@@ -198,13 +197,16 @@ void run_stages(const Gate& gate, const std::optional<CommandPaths>& paths, cons
   if (!all_met(st.requirements)) return;
   for (auto& r : cuda.probes) st.results[r.id] = std::move(r);
   auto ids = gate.probe_ids();
-  if (std::find(ids.begin(), ids.end(), kPythonProbe) != ids.end() && !deps.interrupted()) {
+  auto named = [&](const char* id) { return std::find(ids.begin(), ids.end(), id) != ids.end(); };
+  if ((named(probes::kPythonRuntimeProbe) || named(probes::kBitsandbytesProbe)) && !deps.interrupted()) {
     probes::PythonOptions po;
     po.python = options.python;
     po.progress = options.progress;
+    po.bitsandbytes = named(probes::kBitsandbytesProbe);
     auto py = deps.python(po);
     e.extra["python"] = py.facts;
-    st.results[kPythonProbe] = py.result;
+    if (named(probes::kPythonRuntimeProbe)) st.results[probes::kPythonRuntimeProbe] = py.result;
+    if (py.bitsandbytes) st.results[probes::kBitsandbytesProbe] = *py.bitsandbytes;
   }
   if (gate.command && paths && !deps.interrupted()) run_command_stage(gate, *paths, options, deps, st);
 }

@@ -8,16 +8,23 @@
 #include "jetgate/core/did_you_mean.hpp"
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/gate/policy_parse_detail.hpp"
+#include "jetgate/probes/cuda_probes.hpp"
+#include "jetgate/probes/python_runtime.hpp"
 
 namespace jetgate::gate::detail {
 namespace {
 
-const char* const kKnownProbes[] = {"launch", "memory", "bandwidth", "sync_path", "python_runtime"};
+// The built-in probes, as the probes themselves declare them.
+std::vector<std::string> known_probes() {
+  std::vector<std::string> ids;
+  for (const auto& p : probes::cuda_probes()) ids.emplace_back(p.id);
+  for (const auto& id : probes::python_probe_ids()) ids.push_back(id);
+  return ids;
+}
 
 bool known_probe(const std::string& id) {
-  for (const char* p : kKnownProbes)
-    if (id == p) return true;
-  return false;
+  auto ids = known_probes();
+  return std::find(ids.begin(), ids.end(), id) != ids.end();
 }
 
 std::optional<std::string> version_field(const nlohmann::json& j, const char* key,
@@ -153,7 +160,7 @@ std::vector<ProbeCheck> parse_probe_checks(const nlohmann::json& j, const std::s
     c.probe = p["probe"].get<std::string>();
     if (!known_probe(c.probe)) {
       sink.issue(gate, fmt::format("{} names unknown probe \"{}\"", where, c.probe),
-                 "built-in probes: launch, memory, bandwidth, sync_path, python_runtime");
+                 fmt::format("built-in probes: {}", fmt::join(known_probes(), ", ")));
       continue;
     }
     bool ok = true;

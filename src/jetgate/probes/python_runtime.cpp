@@ -1,6 +1,6 @@
 // Runs the embedded Python probe script, one process per step, so a torch
-// import that segfaults or hangs costs only the torch facts, and a crashing
-// bitsandbytes native library costs only its own.
+// import or kernel that segfaults or hangs costs only that step's facts, and
+// a crashing bitsandbytes native library costs only its own.
 #include "jetgate/probes/python_runtime.hpp"
 
 #include <algorithm>
@@ -34,17 +34,26 @@ proc::ChildOutcome run_step(const PythonOptions& options, std::string_view scrip
   return proc::run_process(spec, limits);
 }
 
-bool wants_step(const nlohmann::json& basics, const char* found_key, const char* version_key) {
-  auto found = basics.find(found_key);
-  auto version = basics.find(version_key);
-  // Unknown (the lookup itself failed) counts as present: the step will say.
-  bool module_found = found == basics.end() || !found->is_boolean() || found->get<bool>();
-  bool has_metadata = version != basics.end() && version->is_string();
-  return module_found || has_metadata;
+bool flag(const nlohmann::json& facts, const char* key) {
+  auto it = facts.find(key);
+  return it != facts.end() && it->is_boolean() && it->get<bool>();
+}
+
+bool has_string(const nlohmann::json& facts, const char* key) {
+  auto it = facts.find(key);
+  return it != facts.end() && it->is_string();
+}
+
+// The facts of a step that ran, or an empty object.
+nlohmann::json facts_of(const std::optional<proc::ChildOutcome>& o, std::string_view step) {
+  if (!o) return nlohmann::json::object();
+  auto doc = parse_probe_document(o->output, step);
+  return doc.ok() ? doc.value() : nlohmann::json::object();
 }
 
 PythonRuntime run_python_steps(const PythonOptions& options) {
   PythonStepOutcomes steps;
+  steps.bitsandbytes_probe = options.bitsandbytes;
   auto script = embedded_file("python_probe.py");
   if (!script) {
     steps.basics.kind = proc::ChildOutcome::Kind::exited;
@@ -52,29 +61,49 @@ PythonRuntime run_python_steps(const PythonOptions& options) {
     steps.basics.output = "";
     PythonRuntime r = interpret_python_steps(options.python, steps);
     r.result.reason = "this jetgate build lacks its embedded python_probe.py; rebuild jetgate";
+    if (r.bitsandbytes) r.bitsandbytes->reason = r.result.reason;
     return r;
   }
   steps.basics = run_step(options, *script, "basics");
   auto basics = parse_probe_document(steps.basics.output, "basics");
-  if (basics.ok()) {
-    const auto& b = basics.value();
-    if (wants_step(b, "torch_module_found", "torch_metadata_version"))
-      steps.torch = run_step(options, *script, "torch");
-    auto bnb_found = b.find("bitsandbytes_module_found");
-    auto bnb_version = b.find("bitsandbytes_metadata_version");
-    bool bnb_installed = (bnb_found != b.end() && bnb_found->is_boolean() && bnb_found->get<bool>()) ||
-                         (bnb_version != b.end() && bnb_version->is_string());
-    if (bnb_installed) steps.bitsandbytes_native = run_step(options, *script, "bitsandbytes-native");
-  }
+  if (!basics.ok()) return interpret_python_steps(options.python, steps);
+  const auto& b = basics.value();
+  // Unknown (the lookup itself failed) counts as present: the step will say.
+  auto found = b.find("torch_module_found");
+  if (found == b.end() || !found->is_boolean() || found->get<bool>() || has_string(b, "torch_metadata_version"))
+    steps.torch = run_step(options, *script, "torch");
+  bool torch_sees_gpu = flag(facts_of(steps.torch, "torch"), "cuda_available");
+  if (torch_sees_gpu) steps.torch_compute = run_step(options, *script, "torch-compute");
+  if (flag(b, "bitsandbytes_module_found") || has_string(b, "bitsandbytes_metadata_version"))
+    steps.bitsandbytes_native = run_step(options, *script, "bitsandbytes-native");
+  auto native = facts_of(steps.bitsandbytes_native, "bitsandbytes-native");
+  // Without a loaded CUDA library there is nothing to run; the rule says why.
+  bool cpu_library = native.contains("cuda") && native["cuda"] == false;
+  if (options.bitsandbytes && torch_sees_gpu && flag(native, "loads") && !cpu_library)
+    steps.bitsandbytes_compute = run_step(options, *script, "bitsandbytes-compute");
   return interpret_python_steps(options.python, steps);
 }
 
 }  // namespace
 
+const std::vector<std::string>& python_probe_ids() {
+  static const std::vector<std::string> ids = {kPythonRuntimeProbe, kBitsandbytesProbe};
+  return ids;
+}
+
+bool is_python_probe(std::string_view id) {
+  const auto& ids = python_probe_ids();
+  return std::find(ids.begin(), ids.end(), id) != ids.end();
+}
+
 PythonRuntime probe_python_runtime(const PythonOptions& options) {
-  options.progress.start("python_runtime");
+  options.progress.start(kPythonRuntimeProbe);
   PythonRuntime r = run_python_steps(options);
   options.progress.finish(r.result);
+  if (r.bitsandbytes) {
+    options.progress.start(kBitsandbytesProbe);
+    options.progress.finish(*r.bitsandbytes);
+  }
   return r;
 }
 

@@ -1,27 +1,25 @@
 // Turns what the Python probe's steps printed (or how they died) into the
-// /python facts and the python_runtime result. Nothing here starts a process,
-// so every outcome, a segfault or garbage on stdout included, is tested with
-// recorded outputs. The rule and every key are in docs/python-runtime.md.
+// /python facts. Nothing here starts a process, so every outcome, a segfault
+// or garbage on stdout included, is tested with recorded outputs. Every key is
+// in docs/python-runtime.md; the status rules are in python_runtime_decide.cpp
+// and bitsandbytes.cpp.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <span>
 #include <string>
 #include <string_view>
 
 #include <fmt/format.h>
 
 #include "jetgate/probes/python_runtime.hpp"
+#include "jetgate/probes/python_runtime_detail.hpp"
 
 namespace jetgate::probes {
-namespace {
+namespace detail {
 
 using nlohmann::json;
 
-constexpr int kProbeFormat = 1;
-constexpr std::size_t kMaxFactText = 2000;
-constexpr std::size_t kMaxShownOutput = 200;
-constexpr std::size_t kMaxErrorEntries = 50;
-constexpr std::string_view kStepMarker = "jetgate-step: ";
-
-// Bytes from a process, made safe for a terminal line and for JSON (which
-// must be UTF-8): control characters and non-ASCII bytes become \xNN.
 std::string printable(std::string_view text, std::size_t max_bytes) {
   std::string out;
   for (std::size_t i = 0; i < text.size() && i < max_bytes; ++i) {
@@ -34,6 +32,72 @@ std::string printable(std::string_view text, std::size_t max_bytes) {
   if (text.size() > max_bytes) out += "...";
   return out;
 }
+
+std::string text_or(const json& v, std::string_view fallback) {
+  return v.is_string() ? v.get<std::string>() : std::string(fallback);
+}
+
+// Facts hold newlines as "\x0a" (printable()); a reason shows the first line.
+std::string first_line(const std::string& s) { return s.substr(0, std::min(s.find('\n'), s.find("\\x0a"))); }
+
+std::string short_number(double v) { return fmt::format("{:.3g}", v); }
+
+void copy_typed(json& dst, const json& src, const char* key, Want want) {
+  auto it = src.find(key);
+  if (it == src.end()) return;
+  const json& v = *it;
+  if (want == Want::string && v.is_string()) {
+    // An empty string is unknown, and unknown is null in the evidence.
+    if (!v.get_ref<const std::string&>().empty())
+      dst[key] = printable(v.get_ref<const std::string&>(), kMaxFactText);
+  } else if (want == Want::boolean && v.is_boolean()) {
+    dst[key] = v;
+  } else if (want == Want::integer && (v.is_number_integer() || v.is_number_unsigned())) {
+    dst[key] = v;
+  } else if (want == Want::number && v.is_number() && std::isfinite(v.get<double>())) {
+    dst[key] = v;
+  }
+}
+
+json read_check(const json& src) {
+  json c = {{"ran", nullptr},          {"elements", nullptr},         {"max_abs_error", nullptr},
+            {"tolerance", nullptr},    {"max_error_ratio", nullptr},  {"beyond_tolerance", nullptr},
+            {"non_finite", nullptr},   {"error", nullptr}};
+  if (!src.is_object()) return c;
+  copy_typed(c, src, "ran", Want::boolean);
+  copy_typed(c, src, "elements", Want::integer);
+  copy_typed(c, src, "max_abs_error", Want::number);
+  copy_typed(c, src, "tolerance", Want::number);
+  copy_typed(c, src, "max_error_ratio", Want::number);
+  copy_typed(c, src, "beyond_tolerance", Want::integer);
+  copy_typed(c, src, "non_finite", Want::integer);
+  copy_typed(c, src, "error", Want::string);
+  if (src.contains("backend")) {
+    c["backend"] = nullptr;
+    copy_typed(c, src, "backend", Want::string);
+  }
+  for (const char* key : {"blocksize", "packed_bytes", "expected_packed_bytes"}) {
+    if (!src.contains(key)) continue;
+    c[key] = nullptr;
+    copy_typed(c, src, key, Want::integer);
+  }
+  return c;
+}
+
+}  // namespace detail
+
+namespace {
+
+using nlohmann::json;
+using detail::copy_typed;
+using detail::kMaxFactText;
+using detail::printable;
+using detail::Want;
+
+constexpr int kProbeFormat = 1;
+constexpr std::size_t kMaxShownOutput = 200;
+constexpr std::size_t kMaxErrorEntries = 50;
+constexpr std::string_view kStepMarker = "jetgate-step: ";
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\n' || s.front() == '\r' || s.front() == '\t'))
@@ -51,8 +115,14 @@ std::string last_step_marker(std::string_view err) {
   return printable(rest.substr(0, rest.find('\n')), 100);
 }
 
-// The last stderr line that is not a step marker (a traceback's last line).
+// The last stderr line after the last step marker (a traceback's last line,
+// or what a native library said before it aborted); what came before the
+// marker (a banner) says nothing about how the step ended.
 std::string last_error_line(std::string_view err) {
+  if (auto at = err.rfind(kStepMarker); at != std::string_view::npos) {
+    auto eol = err.find('\n', at);
+    err = eol == std::string_view::npos ? std::string_view() : err.substr(eol + 1);
+  }
   err = trim(err);
   while (!err.empty()) {
     auto nl = err.rfind('\n');
@@ -65,13 +135,26 @@ std::string last_error_line(std::string_view err) {
   return {};
 }
 
+constexpr std::array<const char*, 3> kTorchChecks = {"elementwise", "matmul", "conv"};
+constexpr std::array<const char*, 4> kBitsandbytesChecks = {"nf4", "fp4", "int8_blockwise", "int8_matmul"};
+
+json blank_compute(std::span<const char* const> checks) {
+  json c = {{"checked", false}, {"error", nullptr}, {"errors", json::object()}};
+  for (const char* name : checks) c[name] = nullptr;
+  return c;
+}
+
 json blank_facts(const std::string& python) {
   json native = {{"checked", false}, {"loads", nullptr}, {"cuda", nullptr}, {"library", nullptr},
                  {"backend", nullptr}, {"error", nullptr}, {"errors", json::object()}};
-  json torch = {{"installed", nullptr},     {"metadata_version", nullptr}, {"imported", nullptr},
-                {"version", nullptr},       {"cuda_build", nullptr},       {"cuda_version", nullptr},
-                {"cuda_available", nullptr}, {"device_count", nullptr},    {"device", nullptr},
-                {"cudnn_version", nullptr}, {"error", nullptr},            {"errors", json::object()}};
+  json torch = {{"installed", nullptr},      {"metadata_version", nullptr}, {"imported", nullptr},
+                {"version", nullptr},        {"cuda_build", nullptr},       {"cuda_version", nullptr},
+                {"cuda_available", nullptr}, {"device_count", nullptr},     {"device", nullptr},
+                {"arch_list", nullptr},      {"cudnn_available", nullptr},  {"cudnn_version", nullptr},
+                {"error", nullptr},          {"errors", json::object()},
+                {"compute", blank_compute(kTorchChecks)}};
+  json bnb = {{"installed", nullptr}, {"version", nullptr}, {"native", native},
+              {"compute", blank_compute(kBitsandbytesChecks)}};
   return {{"interpreter", printable(python, kMaxFactText)},
           {"found", nullptr},
           {"executable", nullptr},
@@ -81,26 +164,7 @@ json blank_facts(const std::string& python) {
           {"error", nullptr},
           {"errors", json::object()},
           {"torch", torch},
-          {"bitsandbytes", {{"installed", nullptr}, {"version", nullptr}, {"native", native}}}};
-}
-
-enum class Want { string, boolean, integer };
-
-// Copies src[key] into dst[key] only when it has the type jetgate expects; a
-// document from another script version never puts a wrong type in evidence.
-void copy_typed(json& dst, const json& src, const char* key, Want want) {
-  auto it = src.find(key);
-  if (it == src.end()) return;
-  const json& v = *it;
-  if (want == Want::string && v.is_string()) {
-    // An empty string is unknown, and unknown is null in the evidence.
-    if (!v.get_ref<const std::string&>().empty())
-      dst[key] = printable(v.get_ref<const std::string&>(), kMaxFactText);
-  }
-  else if (want == Want::boolean && v.is_boolean())
-    dst[key] = v;
-  else if (want == Want::integer && (v.is_number_integer() || v.is_number_unsigned()))
-    dst[key] = v;
+          {"bitsandbytes", bnb}};
 }
 
 void copy_errors(json& dst, const json& src) {
@@ -141,8 +205,11 @@ StepReading read_step(const proc::ChildOutcome& o, std::string_view step) {
   r.failure = o.describe();
   std::string where = last_step_marker(o.error_text);
   if (!where.empty() && where != "done") r.failure += " during " + where;
+  // A traceback's last line, or what a native library said before it
+  // aborted ("Could not load library libcudnn_cnn_infer.so.8 ..."); a timeout
+  // has nothing more to say than where it was.
   std::string line = last_error_line(o.error_text);
-  if (o.kind == proc::ChildOutcome::Kind::exited && !line.empty()) r.failure += ": " + line;
+  if (o.kind != proc::ChildOutcome::Kind::timed_out && !line.empty()) r.failure += ": " + line;
   return r;
 }
 
@@ -176,6 +243,15 @@ void read_basics(json& f, const proc::ChildOutcome& o) {
     bnb["installed"] = it->get<bool>() || bnb["version"].is_string();
 }
 
+json read_arch_list(const json& t) {
+  auto it = t.find("arch_list");
+  if (it == t.end() || !it->is_array()) return nullptr;
+  json list = json::array();
+  for (const auto& entry : *it)
+    if (entry.is_string() && list.size() < 64) list.push_back(printable(entry.get<std::string>(), 40));
+  return list;
+}
+
 void read_torch(json& torch, const proc::ChildOutcome& o) {
   StepReading r = read_step(o, "torch");
   if (!r.facts) {
@@ -189,19 +265,38 @@ void read_torch(json& torch, const proc::ChildOutcome& o) {
   copy_typed(torch, t, "cuda_version", Want::string);
   copy_typed(torch, t, "cuda_available", Want::boolean);
   copy_typed(torch, t, "device_count", Want::integer);
+  copy_typed(torch, t, "cudnn_available", Want::boolean);
   copy_typed(torch, t, "cudnn_version", Want::integer);
+  torch["arch_list"] = read_arch_list(t);
   if (auto it = t.find("device"); it != t.end() && it->is_object()) {
     json device = {{"index", nullptr}, {"name", nullptr}, {"capability", nullptr},
-                   {"total_memory_bytes", nullptr}};
+                   {"total_memory_bytes", nullptr}, {"integrated", nullptr}};
     copy_typed(device, *it, "index", Want::integer);
     copy_typed(device, *it, "name", Want::string);
     copy_typed(device, *it, "capability", Want::string);
     copy_typed(device, *it, "total_memory_bytes", Want::integer);
+    copy_typed(device, *it, "integrated", Want::boolean);
     torch["device"] = device;
   }
   copy_errors(torch["errors"], t);
   if (!r.exit_note.empty()) torch["errors"]["process"] = r.exit_note;
   if (torch["errors"].contains("import torch")) torch["error"] = torch["errors"]["import torch"];
+}
+
+// torch-compute and bitsandbytes-compute: one check object per name.
+void read_compute(json& compute, const proc::ChildOutcome& o, std::string_view step,
+                  std::span<const char* const> checks) {
+  compute["checked"] = true;
+  StepReading r = read_step(o, step);
+  if (!r.facts) {
+    compute["error"] = r.failure;
+    return;
+  }
+  for (const char* name : checks)
+    if (auto it = r.facts->find(name); it != r.facts->end() && it->is_object())
+      compute[name] = detail::read_check(*it);
+  copy_errors(compute["errors"], *r.facts);
+  if (!r.exit_note.empty()) compute["errors"]["process"] = r.exit_note;
 }
 
 void read_bitsandbytes_native(json& native, const proc::ChildOutcome& o) {
@@ -220,93 +315,6 @@ void read_bitsandbytes_native(json& native, const proc::ChildOutcome& o) {
   copy_typed(native, n, "error", Want::string);
   copy_errors(native["errors"], n);
   if (!r.exit_note.empty()) native["errors"]["process"] = r.exit_note;
-}
-
-std::string text_or(const json& v, std::string_view fallback) {
-  return v.is_string() ? v.get<std::string>() : std::string(fallback);
-}
-
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
-
-std::string torch_label(const json& torch) {
-  return "torch " + text_or(torch["version"], text_or(torch["metadata_version"], "(version unknown)"));
-}
-
-// The status rule (docs/python-runtime.md): only a CUDA build of torch that
-// sees a GPU passes; a CPU-only torch on a Jetson proves nothing.
-std::pair<ProbeStatus, std::string> decide(const json& f) {
-  const std::string python = f["interpreter"].get<std::string>();
-  if (f["found"] != true)
-    return {ProbeStatus::not_run, first_line(text_or(f["error"], python + " not found")) +
-                                      "; pass --python PATH"};
-  if (f["error"].is_string())
-    return {ProbeStatus::fail, python + " could not run jetgate's probe script: " +
-                                   f["error"].get<std::string>()};
-  const json& torch = f["torch"];
-  std::string where = python + " (Python " + text_or(f["version"], "?") + ")";
-  if (torch["installed"] == false)
-    return {ProbeStatus::warn, "torch is not installed for " + where +
-                                   ": no Python ML runtime to check; pass --python for the "
-                                   "environment that has torch"};
-  if (torch["error"].is_string() || torch["imported"] != true)
-    return {ProbeStatus::fail, torch_label(torch) + " is installed for " + where +
-                                   " but cannot be imported: " + text_or(torch["error"], "unknown error")};
-  if (torch["cuda_build"] == false)
-    return {ProbeStatus::fail, torch_label(torch) +
-                                   " is a CPU-only build (torch.version.cuda is None): it proves "
-                                   "nothing about the GPU; install the CUDA build of torch made for "
-                                   "this platform (on a Jetson, NVIDIA's wheel for its JetPack)"};
-  if (torch["cuda_build"] != true)
-    return {ProbeStatus::fail, "could not tell whether " + torch_label(torch) + " is a CUDA build"};
-  std::string build = torch_label(torch) + " (CUDA " + text_or(torch["cuda_version"], "?") + ")";
-  if (torch["cuda_available"] != true) {
-    std::string why = torch["errors"].contains("torch.cuda.is_available")
-                          ? ": " + torch["errors"]["torch.cuda.is_available"].get<std::string>()
-                          : "";
-    return {ProbeStatus::fail, build + " cannot use the GPU: torch.cuda.is_available() is not True" +
-                                   why + "; check the driver, /dev access and that torch's CUDA "
-                                   "version matches the installed one"};
-  }
-  const json& device = torch["device"];
-  std::string seen = device.is_object() ? text_or(device["name"], "device 0") : "device 0";
-  if (device.is_object() && device["capability"].is_string())
-    seen += ", capability " + device["capability"].get<std::string>();
-  return {ProbeStatus::pass, build + " uses " + seen};
-}
-
-// bitsandbytes does not change the status; a broken native library is worth
-// saying next to it.
-std::string bitsandbytes_note(const json& bnb) {
-  const json& native = bnb["native"];
-  if (native["checked"] != true) return {};
-  if (native["loads"] == true && native["cuda"] != false) return {};
-  std::string label = "bitsandbytes " + text_or(bnb["version"], "");
-  if (native["loads"] == true) return "; " + label + " loaded a library without CUDA support";
-  return "; " + label + " is installed but its native CUDA library does not load: " +
-         first_line(text_or(native["error"], "unknown error"));
-}
-
-ProbeResult make_result(const json& f, const PythonStepOutcomes& steps) {
-  ProbeResult r;
-  r.id = "python_runtime";
-  auto [status, reason] = decide(f);
-  r.status = status;
-  r.reason = reason + bitsandbytes_note(f["bitsandbytes"]);
-  const json& torch = f["torch"];
-  if (torch["device_count"].is_number_integer())
-    r.values["cuda_device_count"] = {torch["device_count"].get<double>(), "count"};
-  if (torch["device"].is_object() && torch["device"]["total_memory_bytes"].is_number_integer())
-    r.values["device0_total_memory"] = {torch["device"]["total_memory_bytes"].get<double>(), "bytes"};
-  json step_details = json::object();
-  auto note = [&](const char* name, const proc::ChildOutcome& o) {
-    step_details[name] = {{"outcome", o.describe()}, {"wall_ms", o.wall_ms}};
-    r.duration_ms += o.wall_ms;
-  };
-  note("basics", steps.basics);
-  if (steps.torch) note("torch", *steps.torch);
-  if (steps.bitsandbytes_native) note("bitsandbytes-native", *steps.bitsandbytes_native);
-  r.details = {{"steps", step_details}};
-  return r;
 }
 
 }  // namespace
@@ -338,9 +346,14 @@ PythonRuntime interpret_python_steps(const std::string& python, const PythonStep
   json f = blank_facts(python);
   read_basics(f, steps.basics);
   if (steps.torch) read_torch(f["torch"], *steps.torch);
-  if (steps.bitsandbytes_native) read_bitsandbytes_native(f["bitsandbytes"]["native"], *steps.bitsandbytes_native);
+  if (steps.torch_compute) read_compute(f["torch"]["compute"], *steps.torch_compute, "torch-compute", kTorchChecks);
+  json& bnb = f["bitsandbytes"];
+  if (steps.bitsandbytes_native) read_bitsandbytes_native(bnb["native"], *steps.bitsandbytes_native);
+  if (steps.bitsandbytes_compute)
+    read_compute(bnb["compute"], *steps.bitsandbytes_compute, "bitsandbytes-compute", kBitsandbytesChecks);
   PythonRuntime out;
-  out.result = make_result(f, steps);
+  out.result = detail::python_runtime_result(f, steps);
+  if (steps.bitsandbytes_probe) out.bitsandbytes = detail::bitsandbytes_result(f, steps, out.result);
   out.facts = std::move(f);
   return out;
 }
