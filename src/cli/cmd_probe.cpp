@@ -4,8 +4,10 @@
 
 #include "cli/commands.hpp"
 #include "jetgate/core/exit_codes.hpp"
+#include "jetgate/cuda/decode_presets.hpp"
 #include "jetgate/evidence/probe_document.hpp"
 #include "jetgate/facts/platform.hpp"
+#include "jetgate/probes/cuda_probes.hpp"
 #include "jetgate/report/cuda_text.hpp"
 #include "jetgate/report/platform_text.hpp"
 #include "jetgate/report/python_text.hpp"
@@ -25,7 +27,25 @@ struct ProbeArgs {
   bool python_runtime = false;
   std::string python;
   double python_timeout_s = 60;
+  bool decode = false;
+  probes::DecodeOptions decode_options;
 };
+
+// --decode adds the decode probe; with --cuda (and no --probe) the default
+// probes run too.
+void add_decode_probe(ProbeArgs& a) {
+  if (!a.decode) return;
+  if (a.cuda && a.only.empty())
+    for (const auto& p : probes::cuda_probes())
+      if (p.by_default) a.only.emplace_back(p.id);
+  a.only.emplace_back("decode");
+}
+
+std::vector<std::string> decode_model_names() {
+  std::vector<std::string> names;
+  for (const auto& m : cuda::decode::presets()) names.push_back(m.name);
+  return names;
+}
 
 bool any_probe_failed(const probes::CudaSection* cuda, const probes::PythonRuntime* py) {
   if (cuda)
@@ -57,6 +77,7 @@ int run_probe(const ProbeArgs& a) {
     o.memory_fraction = a.memory_fraction;
     o.memory_max_bytes = static_cast<std::size_t>(a.memory_max_gib * 1024.0 * 1024.0 * 1024.0);
     o.probe_timeout = std::chrono::milliseconds(static_cast<long>(a.probe_timeout_s * 1000));
+    o.decode = a.decode_options;
     cuda = probes::collect_cuda(o);
   }
   std::optional<probes::PythonRuntime> python;
@@ -104,7 +125,20 @@ Command add_probe_command(CLI::App& app) {
                 "Run the GPU probes: launch, memory, bandwidth, sync_path (docs/probes.md)");
   sub->add_option("--probe", args->only, "Run only this GPU probe (repeatable); implies --cuda")
       ->type_name("ID")
-      ->check(CLI::IsMember({"launch", "memory", "bandwidth", "sync_path"}));
+      ->check(CLI::IsMember({"launch", "memory", "bandwidth", "sync_path", "decode"}));
+  sub->add_flag("--decode", args->decode,
+                "Run the decode probe: batch-1 LLM token generation with a real model's shapes "
+                "and seeded random weights, once per sync mode (docs/probes.md)");
+  sub->add_option("--model", args->decode_options.model, "Model preset for --decode")
+      ->check(CLI::IsMember(decode_model_names()))
+      ->capture_default_str();
+  sub->add_option("--dtype", args->decode_options.dtype, "Weight type for --decode")
+      ->check(CLI::IsMember({"fp16", "bf16"}))
+      ->capture_default_str();
+  sub->add_option("--tokens", args->decode_options.tokens,
+                  "Timed tokens per sync mode for --decode (after 16 untimed ones)")
+      ->check(CLI::Range(1u, 4000u))
+      ->capture_default_str();
   sub->add_option("--memory-fraction", args->memory_fraction,
                   "Share of free GPU memory the memory probe writes and verifies")
       ->check(CLI::Range(0.001, 0.9))
@@ -128,6 +162,7 @@ Command add_probe_command(CLI::App& app) {
       ->capture_default_str();
   return {sub, [args] {
             ProbeArgs a = *args;
+            add_decode_probe(a);
             if (!a.only.empty()) a.cuda = true;
             if (!a.python.empty()) a.python_runtime = true;
             return run_probe(a);

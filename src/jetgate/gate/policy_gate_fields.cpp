@@ -9,7 +9,8 @@
 namespace jetgate::gate::detail {
 namespace {
 
-const char* const kKnownProbes[] = {"launch", "memory", "bandwidth", "sync_path", "python_runtime"};
+const char* const kKnownProbes[] = {"launch",    "memory",         "bandwidth",
+                                    "sync_path", "python_runtime", "decode"};
 
 bool known_probe(const std::string& id) {
   for (const char* p : kKnownProbes)
@@ -149,7 +150,7 @@ std::vector<ProbeCheck> parse_probe_checks(const nlohmann::json& j, const std::s
     c.probe = p["probe"].get<std::string>();
     if (!known_probe(c.probe)) {
       sink.issue(gate, fmt::format("{} names unknown probe \"{}\"", where, c.probe),
-                 "built-in probes: launch, memory, bandwidth, sync_path, python_runtime");
+                 "built-in probes: launch, memory, bandwidth, sync_path, python_runtime, decode");
       continue;
     }
     bool ok = true;

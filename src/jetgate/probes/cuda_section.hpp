@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "jetgate/probes/decode_options.hpp"
 #include "jetgate/probes/probe_result.hpp"
 
 namespace jetgate::probes {
@@ -22,6 +23,7 @@ struct CudaOptions {
   std::size_t memory_max_bytes = std::size_t{16} << 30;  // ... but at most this much
   std::chrono::milliseconds probe_timeout{20000};
   std::vector<std::string> driver_paths;  // empty: the built-in ordered list
+  DecodeOptions decode;                   // the decode probe (runs only when named)
 };
 
 struct CudaSection {
