@@ -6,7 +6,8 @@
 // ncu).
 //
 // Usage: jetgate_decode_bench MODEL DTYPE [--tokens N] [--profile N]
-//        [--variant LAUNCH:BLOCKS_PER_SM:PREFETCH_KIB]...
+//        [--variant LAUNCH:BLOCKS_PER_SM:PREFETCH_MIB[:BENCH_FLAGS]]...
+// BENCH_FLAGS 1: the persistent kernel runs its barriers only (what they cost).
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -28,16 +29,25 @@ namespace dm = jetgate::cuda::decode;
 struct Variant {
   dm::LaunchMode launch;
   unsigned blocks_per_sm;
-  unsigned prefetch_kib;
+  unsigned prefetch_mib;
+  unsigned bench_flags;
 };
 
+// LAUNCH[:BLOCKS_PER_SM[:PREFETCH_MIB[:BENCH_FLAGS]]]
 Variant parse_variant(const std::string& s) {
-  Variant v{dm::LaunchMode::persistent, 1, 0};
-  const auto a = s.find(':');
-  const auto b = s.find(':', a + 1);
-  v.launch = s.substr(0, a) == "graph" ? dm::LaunchMode::graph : dm::LaunchMode::persistent;
-  if (a != std::string::npos) v.blocks_per_sm = static_cast<unsigned>(std::stoul(s.substr(a + 1, b - a - 1)));
-  if (b != std::string::npos) v.prefetch_kib = static_cast<unsigned>(std::stoul(s.substr(b + 1)));
+  Variant v{dm::LaunchMode::persistent, 1, 0, 0};
+  std::vector<std::string> f;
+  std::size_t at = 0;
+  while (true) {
+    const auto c = s.find(':', at);
+    f.push_back(s.substr(at, c == std::string::npos ? std::string::npos : c - at));
+    if (c == std::string::npos) break;
+    at = c + 1;
+  }
+  v.launch = f[0] == "graph" ? dm::LaunchMode::graph : dm::LaunchMode::persistent;
+  if (f.size() > 1) v.blocks_per_sm = static_cast<unsigned>(std::stoul(f[1]));
+  if (f.size() > 2) v.prefetch_mib = static_cast<unsigned>(std::stoul(f[2]));
+  if (f.size() > 3) v.bench_flags = static_cast<unsigned>(std::stoul(f[3]));
   return v;
 }
 
@@ -51,7 +61,7 @@ int fail(const jetgate::Error& e) {
 int main(int argc, char** argv) {
   if (argc < 3) {
     std::cerr << "usage: jetgate_decode_bench MODEL DTYPE [--tokens N] [--profile N] "
-                 "[--variant LAUNCH:BLOCKS_PER_SM:PREFETCH_KIB]...\n";
+                 "[--variant LAUNCH:BLOCKS_PER_SM:PREFETCH_MIB]...\n";
     return 2;
   }
   const dm::ModelShape* model = dm::find_preset(argv[1]);
@@ -67,7 +77,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--profile") == 0) profile = static_cast<unsigned>(std::stoul(argv[i + 1]));
     if (std::strcmp(argv[i], "--variant") == 0) variants.push_back(parse_variant(argv[i + 1]));
   }
-  if (variants.empty()) variants.push_back({dm::LaunchMode::persistent, 1, 0});
+  if (variants.empty()) variants.push_back({dm::LaunchMode::persistent, 1, 0, 0});
   auto driver = jetgate::cuda::Driver::load(jetgate::cuda::builtin_driver_paths());
   if (!driver) return fail(driver.error());
   if (auto st = jetgate::cuda::init_driver(*driver); !st) return fail(st.error());
@@ -81,7 +91,8 @@ int main(int argc, char** argv) {
     o.max_ctx = 16 + tokens + 64 + 1;
     o.launch = v.launch;
     o.blocks_per_sm = v.blocks_per_sm;
-    o.prefetch_bytes = v.prefetch_kib * 1024;
+    o.prefetch_window = v.prefetch_mib << 20;
+    o.bench_flags = v.bench_flags;
     auto runner = dm::Runner::create(**ctx, *model, o);
     if (!runner) return fail(runner.error());
     dm::Runner& r = **runner;
@@ -117,7 +128,8 @@ int main(int argc, char** argv) {
                            {"launch", dm::to_string(r.launch_mode())},
                            {"grid", r.grid()},
                            {"blocks_per_sm", v.blocks_per_sm},
-                           {"prefetch_kib", v.prefetch_kib},
+                           {"prefetch_mib", v.prefetch_mib},
+                           {"bench_flags", v.bench_flags},
                            {"tok_s", tok_s},
                            {"p99_us", jetgate::probes::percentile(lat, 99)},
                            {"burst_tok_s", 64 / burst_s},

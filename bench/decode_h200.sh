@@ -40,12 +40,13 @@ if has tests; then
 fi
 
 if has sweep; then
-  echo "== jetgate decode kernels, variants (launch:blocks_per_sm:prefetch_KiB)"
+  echo "== jetgate decode kernels, variants (launch:blocks_per_sm:prefetch_window_MiB[:1 = barriers only])"
   for m in "${models[@]}"; do
     # shellcheck disable=SC2086
     "$bin/jetgate_decode_bench" $m --tokens 256 \
-      --variant persistent:1:0 --variant persistent:1:64 --variant persistent:1:256 \
-      --variant graph:1:0 --variant graph:1:64 --variant graph:2:0 \
+      --variant persistent:1:0:1 --variant persistent:1:0 --variant persistent:1:8 \
+      --variant persistent:1:16 --variant persistent:1:24 --variant persistent:1:32 \
+      --variant graph:1:0 --variant graph:1:16 \
       | tee -a "$out/sweep.jsonl"
   done
 fi
@@ -75,8 +76,8 @@ if has profile; then
   echo "== Nsight Compute: one token of qwen2.5-0.5b fp16 (persistent kernel; graph kernels)"
   if command -v ncu >/dev/null; then
     ncu --clock-control none -k jetgate_decode_token --launch-skip 4 --launch-count 1 \
-      --section SpeedOfLight --section MemoryWorkloadAnalysis --section LaunchStats --section Occupancy \
-      "$bin/jetgate_decode_bench" qwen2.5-0.5b fp16 --profile 6 --variant persistent:1:0 \
+      --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section SchedulerStats \
+      "$bin/jetgate_decode_bench" qwen2.5-0.5b fp16 --profile 6 --variant persistent:1:${NCU_WINDOW:-0} \
       >"$out/ncu_persistent.txt" 2>&1
     echo "ncu persistent: exit $?"
     grep -E 'Duration|DRAM Throughput|Memory Throughput|Registers|Achieved Occupancy' "$out/ncu_persistent.txt" | head -20
@@ -100,7 +101,7 @@ def lines(name):
 sweep, peers = lines("sweep.jsonl"), lines("peers.jsonl")
 for s in sweep:
     print(f"kernels {s['model']:14s} {s['dtype']} {s['launch']:10s} bps={s['blocks_per_sm']} "
-          f"prefetch={s['prefetch_kib']:4d}KiB: {s['tok_s']:7.0f} tok/s ({s['fraction_of_bound']*100:4.1f}% of "
+          f"window={s['prefetch_mib']:3d}MiB flags={s.get('bench_flags', 0)}: {s['tok_s']:7.0f} tok/s ({s['fraction_of_bound']*100:4.1f}% of "
           f"{s['bound_tok_s']:.0f}), burst {s['burst_tok_s']:.0f}, p99 {s['p99_us']:.0f} us")
 for path in sorted(glob.glob(os.path.join(out, "probe-*.json"))):
     try:

@@ -9,6 +9,9 @@
 namespace jetgate::gate {
 namespace {
 
+constexpr const char* kHeader = R"({"schema_version": 1, "owner": "o", "cadence": "c",
+    "evidence_retention_days": 30, "maximum_evidence_age_days": 7, )";
+
 probes::ProbeResult decode_result(double tok_s, double fraction) {
   probes::ProbeResult r;
   r.id = "decode";
@@ -34,7 +37,7 @@ ProbeVerdict verdict(const std::vector<ProbeCheck>& checks, const probes::ProbeR
 }
 
 TEST(DecodeGate, PolicyThresholdsOnBothMetrics) {
-  const char* text = R"({"schema_version": 1, "gates": [{"id": "llm", "description": "decode",
+  const std::string text = std::string(kHeader) + R"("gates": [{"id": "llm", "description": "d",
     "probes": [{"probe": "decode", "metric": "decode_tok_s", "min": 1000},
                {"probe": "decode", "metric": "decode_fraction_of_bound", "min": 0.5}]}]})";
   auto p = parse_policy(text, "inline", ".");
@@ -52,7 +55,7 @@ TEST(DecodeGate, PolicyThresholdsOnBothMetrics) {
 }
 
 TEST(DecodeGate, SkippedDecodeIsSkippedNotFailed) {
-  auto p = parse_policy(R"({"schema_version": 1, "gates": [{"id": "g", "description": "d",
+  auto p = parse_policy(std::string(kHeader) + R"("gates": [{"id": "g", "description": "d",
     "probes": [{"probe": "decode", "metric": "decode_tok_s", "min": 10}]}]})", "inline", ".");
   ASSERT_TRUE(p.ok());
   probes::ProbeResult skip;

@@ -52,7 +52,7 @@ Result<GpuRun> run_gpu(cuda::Context& ctx, const dm::ModelShape& m, std::uint32_
   o.seed = kSeed;
   o.max_ctx = 64;
   o.launch = launch;
-  o.prefetch_bytes = 64 * 1024;  // results must not depend on it
+  o.prefetch_window = 16u << 20;  // results must not depend on it
   auto runner = dm::Runner::create(ctx, m, o);
   if (!runner) return runner.error();
   GpuRun out;

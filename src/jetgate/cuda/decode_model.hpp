@@ -184,19 +184,23 @@ struct Params {
   std::uint64_t off_attn_norm, off_qkv_w, off_qkv_b, off_o_w, off_mlp_norm, off_gateup_w,
       off_down_w;                    // within a layer
   std::uint64_t off_final_norm, off_embed, off_lm_head;
+  std::uint64_t prefetch_end;  // where the LM head's matrix ends: nothing after it is prefetched
   std::uint32_t hidden, layers, heads, kv_heads, head_dim, intermediate, vocab;
   std::uint32_t qkv_bias, max_ctx, dtype;
   float rms_eps, attn_scale;
-  std::uint32_t prefetch_bytes;  // per block: L2 prefetch of the next step's weights
-  std::uint32_t reserved;
+  std::uint32_t prefetch_window;  // bytes DRAM streams ahead of consumption into L2; 0: none
+  std::uint32_t bench_flags;     // kBench*: measurement aids, 0 in the probe
 };
+
+// The persistent kernel runs only its grid barriers (and the LM head): what
+// the barriers cost per token, measured by bench/decode_bench.cpp.
+inline constexpr std::uint32_t kBenchBarriersOnly = 1;
 
 // Device-side bookkeeping between kernels and between tokens.
 struct State {
   std::uint32_t pos;         // position of the token being fed in
   std::uint32_t last_token;  // the id the host copies back after every token
-  std::uint32_t bar_count;   // grid barrier of the persistent kernel
-  std::uint32_t bar_gen;
+  std::uint32_t barrier[2];  // grid-barrier arrivals of the persistent kernel, by parity
   unsigned long long argmax[2];  // (ordered logit << 32 | ~id), by position parity
 };
 

@@ -107,7 +107,8 @@ std::string unsupported_reason(const ModelShape& m, std::uint32_t max_ctx) {
   if (m.vocab % 2 != 0) return "vocab must be even (rows are computed in pairs)";
   if (m.hidden > kSharedFloats || m.intermediate > kSharedFloats || qdim > kSharedFloats)
     return fmt::format("vectors longer than {} floats do not fit in shared memory", kSharedFloats);
-  const std::uint32_t ctx_room = kSharedFloats - 32 - kMaxHeadDim - kBlockThreads * 8;
+  // Attention's shared memory: reductions, q, the scores, two partial sums.
+  const std::uint32_t ctx_room = kSharedFloats - 32 - kMaxHeadDim - kBlockThreads * 9;
   if (max_ctx == 0 || max_ctx > ctx_room)
     return fmt::format("the context must hold 1 to {} positions", ctx_room);
   return {};

@@ -192,7 +192,11 @@ Status Runner::allocate() {
   p.dtype = options_.dtype;
   p.rms_eps = m.rms_eps;
   p.attn_scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(m.head_dim)));
-  p.prefetch_bytes = options_.prefetch_bytes;
+  p.prefetch_window = options_.prefetch_window;
+  if (auto l2 = ctx_.attribute(kAttrL2CacheSizeBytes); l2 && *l2 > 0)
+    p.prefetch_window = std::min(p.prefetch_window, static_cast<std::uint32_t>(*l2) / 2);
+  p.prefetch_end = layout_.lm_head + std::uint64_t{m.vocab} * m.hidden * 2;
+  p.bench_flags = options_.bench_flags;
   return Ok{};
 }
 

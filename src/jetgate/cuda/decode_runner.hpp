@@ -25,7 +25,10 @@ struct RunnerOptions {
   std::uint32_t max_ctx = 512;  // positions the KV cache holds
   LaunchMode launch = LaunchMode::persistent;
   std::uint32_t blocks_per_sm = 1;
-  std::uint32_t prefetch_bytes = 0;  // per block; 0: no L2 prefetch of upcoming weights
+  // Bytes of weights DRAM streams into L2 ahead of the phase that reads them
+  // (capped at half the L2); 0: none.
+  std::uint32_t prefetch_window = 0;
+  std::uint32_t bench_flags = 0;     // kBench* (decode_model.hpp); 0 outside benchmarks
 };
 
 class Runner {

@@ -79,7 +79,7 @@ Result<Plan> make_plan(const DecodeOptions& o) {
   p.runner.max_ctx = o.warmup + o.tokens + o.burst + 1;
   p.runner.launch = o.launch == "graph" ? dm::LaunchMode::graph : dm::LaunchMode::persistent;
   p.runner.blocks_per_sm = std::max(1u, o.blocks_per_sm);
-  p.runner.prefetch_bytes = o.prefetch_kib * 1024u;
+  p.runner.prefetch_window = o.prefetch_window_mib << 20;
   if (auto why = dm::unsupported_reason(p.model, p.runner.max_ctx); !why.empty())
     return make_error(fmt::format("{} with {} tokens cannot run: {}", p.model.name,
                                   p.runner.max_ctx, why),

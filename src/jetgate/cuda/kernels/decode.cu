@@ -66,6 +66,18 @@ __device__ __forceinline__ float dot8(const uint4& w, const float4& a, const flo
   return s;
 }
 
+// acc[k] += p * w[k] for the eight values of one 16-byte word.
+template <class T>
+__device__ __forceinline__ void accumulate8(const uint4& w, float p, float (&acc)[8]) {
+  float f[8];
+  T::unpack(w.x, f[0], f[1]);
+  T::unpack(w.y, f[2], f[3]);
+  T::unpack(w.z, f[4], f[5]);
+  T::unpack(w.w, f[6], f[7]);
+#pragma unroll
+  for (u32 k = 0; k < 8; ++k) acc[k] = fmaf(p, f[k], acc[k]);
+}
+
 __device__ __forceinline__ float warp_sum(float v) {
   for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xFFFFFFFFu, v, o);
   return v;
@@ -229,79 +241,6 @@ struct Epilogue {
   }
 };
 
-// y[2i], y[2i+1] = rows 2i, 2i+1 of W (K columns, row-major) times xs, for
-// the row pairs [begin, end); epi.apply(pair, y0, y1) is called once per pair by
-// one thread. Must be reached by every thread of the block. Not inlined: one
-// copy per type keeps ptxas time (and the fatbin build) short.
-template <class T>
-__device__ __noinline__ void matvec_pairs(const u16* W, u32 K, const float* xs, Range r,
-                                          float* red, Epilogue& epi) {
-  const u32 pairs = r.end - r.begin;
-  if (pairs == 0) return;
-  const u32 vecs = K / 8;
-  const u32 ns = choose_slices(pairs, vecs);
-  const u32 tasks = pairs * ns;
-  const u32 warp = threadIdx.x / 32;
-  const u32 lane = threadIdx.x % 32;
-  const float4* x4 = reinterpret_cast<const float4*>(xs);
-  for (u32 t = warp; t < tasks; t += kWarps) {
-    const u32 g = t / ns;
-    const u32 s = t % ns;
-    const u32 pair = r.begin + g;
-    const uint4* r0 = reinterpret_cast<const uint4*>(W + static_cast<u64>(2 * pair) * K);
-    const uint4* r1 = r0 + vecs;
-    const u32 vb = s * vecs / ns;
-    const u32 ve = (s + 1) * vecs / ns;
-    float a0 = 0.f, a1 = 0.f;
-    // Four 16-byte words of each row per lane and step, all issued before
-    // the first is used; the guard predicates the ragged end instead of a
-    // tail loop that would wait for one word at a time.
-    for (u32 base = vb + lane; base < ve; base += 128) {
-      uint4 w0[4], w1[4];
-#pragma unroll
-      for (u32 u = 0; u < 4; ++u) {
-        const u32 v = base + 32 * u;
-        if (v < ve) {
-          w0[u] = __ldg(r0 + v);
-          w1[u] = __ldg(r1 + v);
-        }
-      }
-#pragma unroll
-      for (u32 u = 0; u < 4; ++u) {
-        const u32 v = base + 32 * u;
-        if (v < ve) {
-          const float4 xa = x4[2 * v];
-          const float4 xb = x4[2 * v + 1];
-          a0 += dot8<T>(w0[u], xa, xb);
-          a1 += dot8<T>(w1[u], xa, xb);
-        }
-      }
-    }
-    a0 = warp_sum(a0);
-    a1 = warp_sum(a1);
-    if (lane == 0) {
-      if (ns == 1) {
-        epi.apply<T>(pair, a0, a1);
-      } else {
-        red[2 * t] = a0;
-        red[2 * t + 1] = a1;
-      }
-    }
-  }
-  if (ns > 1) {
-    __syncthreads();
-    for (u32 g = threadIdx.x; g < pairs; g += blockDim.x) {
-      float s0 = 0.f, s1 = 0.f;
-      for (u32 s = 0; s < ns; ++s) {
-        s0 += red[2 * (g * ns + s)];
-        s1 += red[2 * (g * ns + s) + 1];
-      }
-      epi.apply<T>(r.begin + g, s0, s1);
-    }
-    __syncthreads();
-  }
-}
-
 // xs = gamma * (x / rms(x)), as Hugging Face's Llama/Qwen2 RMSNorm does.
 template <class T>
 __device__ void load_normed(const float* x, const u16* gamma, u32 n, float eps, float* xs,
@@ -323,25 +262,131 @@ __device__ void load_plain(const float* src, u32 n, float* xs) {
   __syncthreads();
 }
 
-// Fire-and-forget L2 prefetch of the start of this block's slice of the next
-// weight matrix, so DRAM keeps streaming while the grid waits at a barrier.
-__device__ void prefetch_l2(const u16* W, u32 K, Range r, u32 limit_bytes) {
-  if (limit_bytes == 0 || r.end <= r.begin) return;
-  const char* base = reinterpret_cast<const char*>(W + static_cast<u64>(2 * r.begin) * K);
-  u64 bytes = static_cast<u64>(r.end - r.begin) * 2 * K * sizeof(u16);
-  if (bytes > limit_bytes) bytes = limit_bytes;
-  for (u64 off = threadIdx.x * 128ull; off < bytes; off += blockDim.x * 128ull)
-    asm volatile("prefetch.global.L2 [%0];" ::"l"(base + off));
+// The vector a projection multiplies: src (K floats, written by other blocks)
+// copied into shared memory, RMS-normalised with gamma when gamma is set.
+struct Input {
+  const float* src;
+  const u16* gamma;  // nullptr: no norm
+  float eps;
+};
+
+// Weights are read once per token and not again before the next one:
+// cache-streaming loads (evict-first in L2), so the stream does not evict
+// what every phase needs again (code, activations, the KV cache).
+__device__ __forceinline__ uint4 ld_weight(const uint4* p) { return __ldcs(p); }
+
+// One step of a warp's task: four 16-byte words of each of the two rows per
+// lane, all issued before the first is used; the guard predicates the ragged
+// end of the row.
+__device__ __forceinline__ void load_chunk(const uint4* r0, const uint4* r1, u32 base, u32 ve,
+                                           uint4 (&w0)[4], uint4 (&w1)[4]) {
+#pragma unroll
+  for (u32 u = 0; u < 4; ++u) {
+    const u32 v = base + 32 * u;
+    if (v < ve) {
+      w0[u] = ld_weight(r0 + v);
+      w1[u] = ld_weight(r1 + v);
+    }
+  }
+}
+
+// y[2i], y[2i+1] = rows 2i, 2i+1 of W (K columns, row-major) times the input
+// vector, for the row pairs [begin, end); epi.apply(pair, y0, y1) is called
+// once per pair by one thread. Each warp issues its first weight loads before
+// the block fills the input vector, so DRAM latency overlaps the norm. Must be
+// reached by every thread of the block. Not inlined: one copy per type keeps
+// ptxas time (and the fatbin build) short.
+template <class T>
+__device__ __noinline__ void matvec_pairs(const u16* W, u32 K, const Input& in, float* xs, Range r,
+                                          float* red, Epilogue& epi) {
+  const u32 pairs = r.end - r.begin;
+  if (pairs == 0) return;
+  const u32 vecs = K / 8;
+  const u32 ns = choose_slices(pairs, vecs);
+  const u32 tasks = pairs * ns;
+  const u32 warp = threadIdx.x / 32;
+  const u32 lane = threadIdx.x % 32;
+  const float4* x4 = reinterpret_cast<const float4*>(xs);
+  uint4 w0[4], w1[4];
+  bool preloaded = false;
+  if (warp < tasks) {
+    const uint4* r0 =
+        reinterpret_cast<const uint4*>(W + static_cast<u64>(2 * (r.begin + warp / ns)) * K);
+    const u32 s = warp % ns;
+    load_chunk(r0, r0 + vecs, s * vecs / ns + lane, (s + 1) * vecs / ns, w0, w1);
+    preloaded = true;
+  }
+  if (in.gamma != nullptr)
+    load_normed<T>(in.src, in.gamma, K, in.eps, xs, red);
+  else
+    load_plain(in.src, K, xs);
+  for (u32 t = warp; t < tasks; t += kWarps) {
+    const u32 g = t / ns;
+    const u32 s = t % ns;
+    const u32 pair = r.begin + g;
+    const uint4* r0 = reinterpret_cast<const uint4*>(W + static_cast<u64>(2 * pair) * K);
+    const uint4* r1 = r0 + vecs;
+    const u32 vb = s * vecs / ns;
+    const u32 ve = (s + 1) * vecs / ns;
+    float a0 = 0.f, a1 = 0.f;
+    for (u32 base = vb + lane; base < ve; base += 128) {
+      if (!preloaded) load_chunk(r0, r1, base, ve, w0, w1);
+      preloaded = false;
+#pragma unroll
+      for (u32 u = 0; u < 4; ++u) {
+        const u32 v = base + 32 * u;
+        if (v < ve) {
+          const float4 xa = x4[2 * v];
+          const float4 xb = x4[2 * v + 1];
+          a0 += dot8<T>(w0[u], xa, xb);
+          a1 += dot8<T>(w1[u], xa, xb);
+        }
+      }
+    }
+    // The next task's first loads go out before this one's reduction and
+    // epilogue, so the warp keeps DRAM busy between tasks.
+    preloaded = false;
+    if (t + kWarps < tasks) {
+      const u32 tn = t + kWarps;
+      const uint4* n0 =
+          reinterpret_cast<const uint4*>(W + static_cast<u64>(2 * (r.begin + tn / ns)) * K);
+      const u32 sn = tn % ns;
+      load_chunk(n0, n0 + vecs, sn * vecs / ns + lane, (sn + 1) * vecs / ns, w0, w1);
+      preloaded = true;
+    }
+    a0 = warp_sum(a0);
+    a1 = warp_sum(a1);
+    if (lane == 0) {
+      if (ns == 1) {
+        epi.apply<T>(pair, a0, a1);
+      } else {
+        red[32 + 2 * t] = a0;
+        red[32 + 2 * t + 1] = a1;
+      }
+    }
+  }
+  if (ns > 1) {
+    __syncthreads();
+    for (u32 g = threadIdx.x; g < pairs; g += blockDim.x) {
+      float s0 = 0.f, s1 = 0.f;
+      for (u32 s = 0; s < ns; ++s) {
+        s0 += red[32 + 2 * (g * ns + s)];
+        s1 += red[32 + 2 * (g * ns + s) + 1];
+      }
+      epi.apply<T>(r.begin + g, s0, s1);
+    }
+    __syncthreads();
+  }
 }
 
 template <class T>
 __device__ __noinline__ void phase_qkv(const Model& m, u32 layer, u32 pos, float* xs, float* red) {
   const Params& p = m.p;
-  load_normed<T>(m.x, m.layer_tensor(layer, p.off_attn_norm), p.hidden, p.rms_eps, xs, red);
   const u32 rows = (p.heads + 2 * p.kv_heads) * p.head_dim;
+  const Input in{m.x, m.layer_tensor(layer, p.off_attn_norm), p.rms_eps};
   Epilogue e{Epilogue::kQkv, m, layer, pos};
-  matvec_pairs<T>(m.layer_tensor(layer, p.off_qkv_w), p.hidden, xs,
-                  block_share(rows / 2, blockIdx.x, gridDim.x), red + 32, e);
+  matvec_pairs<T>(m.layer_tensor(layer, p.off_qkv_w), p.hidden, in, xs,
+                  block_share(rows / 2, blockIdx.x, gridDim.x), red, e);
 }
 
 // One query head per block at a time: scores over the whole cache in shared
@@ -357,6 +402,7 @@ __device__ __noinline__ void phase_attention(const Model& m, u32 layer, u32 pos,
   float* qs = smem + 32;                  // kMaxHeadDim
   float* scores = qs + kMaxHeadDim;       // max_ctx
   float* part = scores + p.max_ctx;       // blockDim.x * 8
+  float* part2 = part + kBlockThreads * 8;  // blockDim.x
   for (u32 h = blockIdx.x; h < p.heads; h += gridDim.x) {
     const u32 kvh = h / group;
     for (u32 d = threadIdx.x; d < D; d += blockDim.x)
@@ -386,25 +432,34 @@ __device__ __noinline__ void phase_attention(const Model& m, u32 layer, u32 pos,
     const u32 g = threadIdx.x / vecs;
     const u32 v = threadIdx.x % vecs;
     float acc[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
-    if (g < groups) {
-      for (u32 t = g; t < ctx; t += groups) {
-        const uint4 w = __ldcg(vbase + static_cast<u64>(t) * vecs + v);
-        const float pt = scores[t];
-        float f[8];
-        T::unpack(w.x, f[0], f[1]);
-        T::unpack(w.y, f[2], f[3]);
-        T::unpack(w.z, f[4], f[5]);
-        T::unpack(w.w, f[6], f[7]);
+    u32 t = g;
+    // Four positions per step, their loads issued together.
+    for (; t + 3 * groups < ctx; t += 4 * groups) {
+      uint4 w[4];
 #pragma unroll
-        for (u32 k = 0; k < 8; ++k) acc[k] = fmaf(pt, f[k], acc[k]);
-      }
+      for (u32 u = 0; u < 4; ++u) w[u] = __ldcg(vbase + static_cast<u64>(t + u * groups) * vecs + v);
 #pragma unroll
-      for (u32 k = 0; k < 8; ++k) part[g * D + v * 8 + k] = acc[k];
+      for (u32 u = 0; u < 4; ++u) accumulate8<T>(w[u], scores[t + u * groups], acc);
+    }
+    for (; t < ctx; t += groups)
+      accumulate8<T>(__ldcg(vbase + static_cast<u64>(t) * vecs + v), scores[t], acc);
+#pragma unroll
+    for (u32 k = 0; k < 8; ++k) part[g * D + v * 8 + k] = acc[k];
+    __syncthreads();
+    // Sum the groups in two steps: chunks of groups per thread, then chunks.
+    const u32 chunks = blockDim.x / D;
+    const u32 per = (groups + chunks - 1) / chunks;
+    {
+      const u32 d = threadIdx.x % D;
+      const u32 c = threadIdx.x / D;
+      float o = 0.f;
+      for (u32 gg = c * per; gg < groups && gg < (c + 1) * per; ++gg) o += part[gg * D + d];
+      part2[c * D + d] = o;
     }
     __syncthreads();
     for (u32 d = threadIdx.x; d < D; d += blockDim.x) {
       float o = 0.f;
-      for (u32 gg = 0; gg < groups; ++gg) o += part[gg * D + d];
+      for (u32 c = 0; c < chunks; ++c) o += part2[c * D + d];
       m.attn[static_cast<u64>(h) * D + d] = o / sum;
     }
     __syncthreads();
@@ -415,38 +470,37 @@ template <class T>
 __device__ __noinline__ void phase_out_proj(const Model& m, u32 layer, float* xs, float* red) {
   const Params& p = m.p;
   const u32 in = p.heads * p.head_dim;
-  load_plain(m.attn, in, xs);
   Epilogue e{Epilogue::kResidual, m, layer};
-  matvec_pairs<T>(m.layer_tensor(layer, p.off_o_w), in, xs,
+  matvec_pairs<T>(m.layer_tensor(layer, p.off_o_w), in, Input{m.attn, nullptr, 0.f}, xs,
                   block_share(p.hidden / 2, blockIdx.x, gridDim.x), red, e);
 }
 
 template <class T>
 __device__ __noinline__ void phase_gate_up(const Model& m, u32 layer, float* xs, float* red) {
   const Params& p = m.p;
-  load_normed<T>(m.x, m.layer_tensor(layer, p.off_mlp_norm), p.hidden, p.rms_eps, xs, red);
+  const Input in{m.x, m.layer_tensor(layer, p.off_mlp_norm), p.rms_eps};
   Epilogue e{Epilogue::kSwiglu, m, layer};
-  matvec_pairs<T>(m.layer_tensor(layer, p.off_gateup_w), p.hidden, xs,
-                  block_share(p.intermediate, blockIdx.x, gridDim.x), red + 32, e);
+  matvec_pairs<T>(m.layer_tensor(layer, p.off_gateup_w), p.hidden, in, xs,
+                  block_share(p.intermediate, blockIdx.x, gridDim.x), red, e);
 }
 
 template <class T>
 __device__ __noinline__ void phase_down(const Model& m, u32 layer, float* xs, float* red) {
   const Params& p = m.p;
-  load_plain(m.act, p.intermediate, xs);
   Epilogue e{Epilogue::kResidual, m, layer};
-  matvec_pairs<T>(m.layer_tensor(layer, p.off_down_w), p.intermediate, xs,
-                  block_share(p.hidden / 2, blockIdx.x, gridDim.x), red, e);
+  matvec_pairs<T>(m.layer_tensor(layer, p.off_down_w), p.intermediate,
+                  Input{m.act, nullptr, 0.f}, xs, block_share(p.hidden / 2, blockIdx.x, gridDim.x),
+                  red, e);
 }
 
 template <class T>
 __device__ __noinline__ void phase_lm_head(const Model& m, u32 pos, float* xs, float* red,
                                            unsigned long long* red64) {
   const Params& p = m.p;
-  load_normed<T>(m.x, m.tensor(p.off_final_norm), p.hidden, p.rms_eps, xs, red);
+  const Input in{m.x, m.tensor(p.off_final_norm), p.rms_eps};
   Epilogue e{Epilogue::kLogits, m, 0, pos};
-  matvec_pairs<T>(m.tensor(p.off_lm_head), p.hidden, xs,
-                  block_share(p.vocab / 2, blockIdx.x, gridDim.x), red + 32, e);
+  matvec_pairs<T>(m.tensor(p.off_lm_head), p.hidden, in, xs,
+                  block_share(p.vocab / 2, blockIdx.x, gridDim.x), red, e);
   unsigned long long best = e.best;
   for (int o = 16; o > 0; o >>= 1) {
     const unsigned long long other = __shfl_xor_sync(0xFFFFFFFFu, best, o);
@@ -481,59 +535,68 @@ __device__ void phase_finish(const Model& m, u32 pos) {
   }
 }
 
-// Sense-free generation barrier over all blocks of a cooperative launch.
-__device__ void grid_sync(State* st) {
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    volatile u32* gen = &st->bar_gen;
-    const u32 g = *gen;
-    __threadfence();
-    if (atomicAdd(&st->bar_count, 1u) == gridDim.x - 1) {
-      st->bar_count = 0;
-      __threadfence();
-      atomicAdd(&st->bar_gen, 1u);
-    } else {
-      while (*gen == g) {
-#if __CUDA_ARCH__ >= 700
-        __nanosleep(32);
-#endif
-      }
-    }
-    __threadfence();
+// Where phase `phase` of `layer` starts reading in the weight buffer, which
+// holds the weights in the order a token reads them. Attention reads none:
+// it counts as the start of the output projection.
+__device__ u64 phase_weights(const Params& p, u32 layer, u32 phase) {
+  const u64 base = static_cast<u64>(layer) * p.layer_stride;
+  switch (phase) {
+    case kPhaseQkv: return base + p.off_attn_norm;
+    case kPhaseAttention:
+    case kPhaseOutProj: return base + p.off_o_w;
+    case kPhaseGateUp: return base + p.off_mlp_norm;
+    case kPhaseDown: return base + p.off_down_w;
+    default: return p.off_final_norm;
   }
-  __syncthreads();
 }
 
-// The weights the phase after `phase` streams first (its block slice).
-__device__ void prefetch_after(const Model& m, u32 phase, u32 layer) {
-  const Params& p = m.p;
-  if (p.prefetch_bytes == 0) return;
-  switch (phase) {
-    case kPhaseQkv:
-    case kPhaseAttention:
-      prefetch_l2(m.layer_tensor(layer, p.off_o_w), p.heads * p.head_dim,
-                  block_share(p.hidden / 2, blockIdx.x, gridDim.x), p.prefetch_bytes);
-      break;
-    case kPhaseOutProj:
-      prefetch_l2(m.layer_tensor(layer, p.off_gateup_w), p.hidden,
-                  block_share(p.intermediate, blockIdx.x, gridDim.x), p.prefetch_bytes);
-      break;
-    case kPhaseGateUp:
-      prefetch_l2(m.layer_tensor(layer, p.off_down_w), p.intermediate,
-                  block_share(p.hidden / 2, blockIdx.x, gridDim.x), p.prefetch_bytes);
-      break;
-    case kPhaseDown:
-      if (layer + 1 < p.layers)
-        prefetch_l2(m.layer_tensor(layer + 1, p.off_qkv_w), p.hidden,
-                    block_share((p.heads + 2 * p.kv_heads) * p.head_dim / 2, blockIdx.x, gridDim.x),
-                    p.prefetch_bytes);
-      else
-        prefetch_l2(m.tensor(p.off_lm_head), p.hidden,
-                    block_share(p.vocab / 2, blockIdx.x, gridDim.x), p.prefetch_bytes);
-      break;
-    default:
-      break;
+// Rolling L2 prefetch: DRAM streams the weights up to prefetch_window bytes
+// ahead of the phase that consumes them, so it keeps working through grid
+// barriers, small phases and latency. Each phase's blocks prefetch, together,
+// what the window gained since the previous phase (fire and forget).
+__device__ void prefetch_window(const Params& p, u32 layer, u32 phase) {
+  if (p.prefetch_window == 0 || phase > kPhaseLmHead) return;
+  const u64 start = phase_weights(p, layer, phase);
+  u64 lo = start;
+  if (layer > 0 || phase > kPhaseQkv) {
+    const u32 prev_layer = phase == kPhaseQkv ? layer - 1 : (phase == kPhaseLmHead ? p.layers - 1 : layer);
+    const u32 prev_phase = phase == kPhaseQkv || phase == kPhaseLmHead ? kPhaseDown : phase - 1;
+    lo = phase_weights(p, prev_layer, prev_phase) + p.prefetch_window;
   }
+  if (lo < start) lo = start;  // a window shorter than the last phase: that part is read already
+  const u64 hi = start + p.prefetch_window < p.prefetch_end ? start + p.prefetch_window : p.prefetch_end;
+  if (lo >= hi) return;
+  const u64 lines = (hi - lo + 127) / 128;
+  const u64 first = lo / 128 + lines * blockIdx.x / gridDim.x;
+  const u64 last = lo / 128 + lines * (blockIdx.x + 1) / gridDim.x;
+  const char* w = reinterpret_cast<const char*>(p.weights);
+  for (u64 line = first + threadIdx.x; line < last; line += blockDim.x)
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(w + line * 128));
+}
+
+// Grid barrier of the persistent kernel: a counter per token parity that only
+// grows (the previous token's is cleared at the start), so arriving is one
+// fire-and-forget release add and waiting is polling with acquire loads.
+__device__ void grid_sync(unsigned* counter, u32& passed) {
+  __syncthreads();
+  ++passed;
+  if (threadIdx.x == 0) {
+    const u32 target = passed * gridDim.x;
+#if __CUDA_ARCH__ >= 700
+    asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(counter) : "memory");
+    u32 seen;
+    do {
+      asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(counter) : "memory");
+    } while (seen < target);
+#else
+    __threadfence();
+    atomicAdd(counter, 1u);
+    while (*static_cast<volatile unsigned*>(counter) < target) {
+    }
+    __threadfence();
+#endif
+  }
+  __syncthreads();
 }
 
 struct Shared {
@@ -544,6 +607,7 @@ struct Shared {
 
 template <class T>
 __device__ void run_phase(const Model& m, u32 phase, u32 layer, u32 pos, const Shared& s) {
+  prefetch_window(m.p, layer, phase);
   switch (phase) {
     case kPhaseQkv: phase_qkv<T>(m, layer, pos, s.xs, s.red); break;
     case kPhaseAttention: phase_attention<T>(m, layer, pos, s.xs); break;
@@ -556,20 +620,25 @@ __device__ void run_phase(const Model& m, u32 phase, u32 layer, u32 pos, const S
       break;
     default: break;
   }
-  prefetch_after(m, phase, layer);
 }
 
 template <class T>
 __device__ void run_token(const Model& m, const Shared& s) {
   const u32 pos = __ldcg(&m.st->pos);
+  unsigned* counter = &m.st->barrier[pos & 1];
+  // The other parity's counter served the previous token, whose launch has
+  // ended; the next token starts from zero.
+  if (blockIdx.x == 0 && threadIdx.x == 0) m.st->barrier[(pos + 1) & 1] = 0;
+  u32 passed = 0;
+  const bool barriers_only = (m.p.bench_flags & kBenchBarriersOnly) != 0;
   for (u32 layer = 0; layer < m.p.layers; ++layer) {
     for (u32 phase = kPhaseQkv; phase <= kPhaseDown; ++phase) {
-      run_phase<T>(m, phase, layer, pos, s);
-      grid_sync(m.st);
+      if (!barriers_only) run_phase<T>(m, phase, layer, pos, s);
+      grid_sync(counter, passed);
     }
   }
   run_phase<T>(m, kPhaseLmHead, 0, pos, s);
-  grid_sync(m.st);
+  grid_sync(counter, passed);
   run_phase<T>(m, kPhaseFinish, 0, pos, s);
 }
 
@@ -676,8 +745,8 @@ extern "C" __global__ void jetgate_decode_begin(dm::Params p, std::uint32_t toke
   if (threadIdx.x == 0) {
     m.st->pos = 0;
     m.st->last_token = token;
-    m.st->bar_count = 0;
-    m.st->bar_gen = 0;
+    m.st->barrier[0] = 0;
+    m.st->barrier[1] = 0;
     m.st->argmax[0] = 0;
     m.st->argmax[1] = 0;
   }
