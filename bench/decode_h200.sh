@@ -1,127 +1,161 @@
 #!/usr/bin/env bash
-# The decode probe on a CUDA machine (measured on an NVIDIA H200), side by
-# side in one run: jetgate's GPU correctness tests, its decode kernels in
-# variants (launch mode, L2 prefetch), `jetgate probe --decode` for
-# Qwen2.5-0.5B fp16 and Llama-3.2-1B bf16 (wall time included), the peers on
-# the same shapes with random weights (a PyTorch decode step replayed from a
-# CUDA graph, transformers eager and static cache: decode_torch_peers.py),
-# and an Nsight Compute profile of one token. Prints a table of tok/s, the
-# share of the read bound and the ratio to each peer.
+# The decode probe on a CUDA machine (made for the lent NVIDIA H200), in one
+# command and one run, from the repository root:
 #
-# Usage: bench/decode_h200.sh BIN_DIR OUTDIR [STAGES]
-#   BIN_DIR holds jetgate, jetgate_tests and jetgate_decode_bench;
-#   STAGES: comma list of tests,sweep,probe,peers,profile (default: all).
+#   bench/decode_h200.sh [OUTDIR]        (OUTDIR: default $OUT, else build/decode-out)
+#
+# 1. binaries: BIN_DIR (default build) must hold jetgate,
+#    tests/jetgate_tests and tests/jetgate_decode_bench. GPU hosts usually
+#    lack the Debian dev packages jetgate builds against, so they are built
+#    on the development machine and carried (bench/decode_carry.sh prints
+#    the paths). Without them the script tries to build them here, kernels
+#    for sm_90 only (-DJETGATE_WANTED_ARCHS=90).
+# 2. GPU tests: jetgate_tests --gtest_filter='*Gpu*:*Decode*' (the decode
+#    kernels against the CPU reference, both launch modes; the other probes).
+# 3. jetgate probe --decode --json for qwen2.5-0.5b fp16 and llama-3.2-1b bf16
+#    (then the default preset as text, what a user sees).
+# 4. references measured in the same run (bench/decode_torch_peers.py):
+#    PyTorch's own read bandwidth over as many bytes as the model's weights
+#    (torch_read), a plain PyTorch decode step of the same shapes replayed
+#    from a CUDA graph (torch_graph), transformers' generate() with a static
+#    and the dynamic cache (hf_static, hf_eager; random weights, no download).
+# 5. jetgate_decode_bench variants (launch mode, L2 prefetch window, barriers
+#    only) and an Nsight Compute profile of one token, as time allows.
+# 6. summary: tok/s and the ratios to each reference (docs/probes.md, "Reading
+#    bench/decode_h200.sh"), printed and written to summary.json.
+#
+# Everything lands in OUTDIR, at most 8 files: run.log (all console output,
+# the summary at its end), gpu_tests.log, probe-<model>.json (2),
+# peers.jsonl, sweep.jsonl, ncu.txt, summary.json. Every stage has a time
+# limit and the whole run stays under DECODE_BUDGET_S (default 450 s); a stage
+# that would not fit is skipped and says so. Environment: BIN_DIR,
+# DECODE_BUDGET_S, DECODE_STAGES (comma list of
+# tests,probe,peers,sweep,profile; default all).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-bin=$1
-out=$2
-stages=${3:-tests,sweep,probe,peers,profile}
-mkdir -p "$out"
-has() { [[ ",$stages," == *",$1,"* ]]; }
-ms() { echo $(($(date +%s%N) / 1000000)); }
-export PYTHONUNBUFFERED=1
+root=$(cd "$here/.." && pwd)
+cd "$root" || exit 2
+out=${1:-${OUT:-build/decode-out}}
+bin=${BIN_DIR:-build}
+budget=${DECODE_BUDGET_S:-450}
+stages=${DECODE_STAGES:-tests,probe,peers,sweep,profile}
 models=("qwen2.5-0.5b fp16" "llama-3.2-1b bf16")
+mkdir -p "$out" || exit 2
+out=$(cd "$out" && pwd)
+exec > >(tee -a "$out/run.log") 2>&1
+start=$(date +%s)
+has() { [[ ",$stages," == *",$1,"* ]]; }
+left() { echo $((budget - ($(date +%s) - start))); }
+ms() { echo $(($(date +%s%N) / 1000000)); }
+# fits SECONDS: true when a stage that may take SECONDS still fits the budget.
+fits() {
+  if (($(left) < $1)); then
+    echo "(skipped: $(left) s of the ${budget} s budget left, the stage may take $1 s)"
+    return 1
+  fi
+}
+# limit SECONDS: a stage's time limit, never past the budget.
+limit() { local l; l=$(left); echo $((l < $1 ? l : $1)); }
+export PYTHONUNBUFFERED=1
 
-echo "== machine"
+echo "== machine ($(date -u +%Y-%m-%dT%H:%M:%SZ), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown))"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,clocks.mem --format=csv,noheader || true
-lib=$(ldconfig -p | awk '/libcuda.so.1 /{print $NF; exit}')
-echo "libcuda: ${lib:-not in ldconfig}"
-if [[ -n "$lib" ]] && command -v nm >/dev/null; then
-  nm -D "$lib" | grep -wE 'cuGraphInstantiate|cuStreamBeginCapture_v2|cuLaunchCooperativeKernel|cuOccupancyMaxActiveBlocksPerMultiprocessor' || true
-fi
-date -u +%Y-%m-%dT%H:%M:%SZ
+python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)' 2>&1 | tail -1
 
-if has tests; then
-  echo "== GPU tests (decode against the CPU reference; the other probes)"
+echo "== binaries ($bin)"
+need=("$bin/jetgate" "$bin/tests/jetgate_tests" "$bin/tests/jetgate_decode_bench")
+missing=0
+for f in "${need[@]}"; do [[ -x "$f" ]] || missing=1; done
+if ((missing)); then
+  echo "not all of ${need[*]} are here: building them (kernels for sm_90 only)"
   t0=$(ms)
-  "$bin/jetgate_tests" --gtest_filter='DecodeGpu.*:CudaGpu.*' >"$out/gpu_tests.log" 2>&1
-  echo "gtest exit $? in $(($(ms) - t0)) ms"
-  grep -E '^\[( +OK|  FAILED|  SKIPPED) |: launch |Failure|Expected|Which is|actual' "$out/gpu_tests.log" | head -60
+  log=$(mktemp)
+  if cmake -S . -B "$bin" -DCMAKE_BUILD_TYPE=Release -DJETGATE_WANTED_ARCHS=90 >"$log" 2>&1 &&
+    cmake --build "$bin" -j"$(nproc)" --target jetgate jetgate_tests jetgate_decode_bench \
+      fake_cuda fake_cuda_no_launch >>"$log" 2>&1; then
+    echo "built in $(($(ms) - t0)) ms"
+  else
+    tail -40 "$log"
+    echo "BUILD FAILED: this machine cannot build jetgate (see above; usually missing dev"
+    echo "packages). Build on the development machine with bench/decode_carry.sh and carry"
+    echo "the paths it prints."
+    exit 2
+  fi
 fi
+# The test binary holds absolute paths of the tree it was built in (fixtures,
+# the fake driver libraries): where that tree is not here, point it here.
+if [[ -f "$bin/source_dir" ]]; then
+  src=$(cat "$bin/source_dir")
+  if [[ "$src" != "$root" && ! -e "$src" ]]; then
+    mkdir -p "$(dirname "$src")" && ln -s "$root" "$src" && echo "linked $src -> $root"
+  fi
+fi
+ls -l "${need[@]}"
 
-if has sweep; then
-  echo "== jetgate decode kernels, variants (launch:blocks_per_sm:prefetch_window_MiB[:1 = barriers only])"
-  for m in "${models[@]}"; do
-    # shellcheck disable=SC2086
-    "$bin/jetgate_decode_bench" $m --tokens 256 \
-      --variant persistent:1:0:1 --variant persistent:1:0 --variant persistent:1:8 \
-      --variant persistent:1:16 --variant persistent:1:24 --variant persistent:1:32 \
-      --variant graph:1:0 --variant graph:1:16 \
-      | tee -a "$out/sweep.jsonl"
-  done
+if has tests && fits 120; then
+  echo "== GPU tests: jetgate_tests --gtest_filter='*Gpu*:*Decode*'"
+  t0=$(ms)
+  tmp=$(mktemp -d)
+  JETGATE_TEST_TMP=$tmp timeout "$(limit 240)" "$bin/tests/jetgate_tests" \
+    --gtest_filter='*Gpu*:*Decode*' >"$out/gpu_tests.log" 2>&1
+  echo "gtest exit $? in $(($(ms) - t0)) ms"
+  grep -E '^\[ +OK \] (DecodeGpu|CudaGpu)|^\[  (FAILED|SKIPPED|PASSED)  \] |launch "|: Failure|Expected|Which is|actual' \
+    "$out/gpu_tests.log" | head -60
 fi
 
 if has probe; then
   echo "== jetgate probe --decode"
   for m in "${models[@]}"; do
     read -r model dtype <<<"$m"
+    fits 30 || continue
     t0=$(ms)
-    "$bin/jetgate" probe --decode --model "$model" --dtype "$dtype" --json >"$out/probe-$model.json" 2>"$out/probe-$model.stderr"
-    echo "probe --decode --model $model --dtype $dtype: exit $? in $(($(ms) - t0)) ms" | tee -a "$out/probe_wall.txt"
+    timeout "$(limit 90)" "$bin/jetgate" probe --decode --model "$model" --dtype "$dtype" --json \
+      >"$out/probe-$model.json"
+    echo "probe --decode --model $model --dtype $dtype: exit $? in $(($(ms) - t0)) ms"
   done
-  t0=$(ms)
-  "$bin/jetgate" probe --decode
-  echo "probe --decode (default, text): exit $? in $(($(ms) - t0)) ms" | tee -a "$out/probe_wall.txt"
+  if fits 30; then
+    t0=$(ms)
+    timeout "$(limit 60)" "$bin/jetgate" probe --decode
+    echo "probe --decode (default, text): exit $? in $(($(ms) - t0)) ms"
+  fi
 fi
 
 if has peers; then
-  echo "== peers: PyTorch CUDA-graph step, transformers eager and static cache"
+  echo "== references: torch read bandwidth, PyTorch CUDA-graph step, transformers"
   for m in "${models[@]}"; do
+    fits 60 || continue
     # shellcheck disable=SC2086
-    python3 "$here/decode_torch_peers.py" $m | tee -a "$out/peers.jsonl"
+    timeout "$(limit 150)" python3 "$here/decode_torch_peers.py" $m | tee -a "$out/peers.jsonl"
   done
 fi
 
-if has profile; then
-  echo "== Nsight Compute: one token of qwen2.5-0.5b fp16 (persistent kernel; graph kernels)"
+if has sweep; then
+  echo "== jetgate decode kernels, variants (launch:blocks_per_sm:prefetch_window_MiB[:1 = barriers only])"
+  for m in "${models[@]}"; do
+    fits 45 || continue
+    # shellcheck disable=SC2086
+    timeout "$(limit 90)" "$bin/tests/jetgate_decode_bench" $m --tokens 256 \
+      --variant persistent:1:0 --variant persistent:1:0:1 --variant persistent:1:16 \
+      --variant persistent:2:0 --variant graph:1:0 | tee -a "$out/sweep.jsonl"
+  done
+fi
+
+if has profile && fits 60; then
+  echo "== Nsight Compute: one token of qwen2.5-0.5b fp16 (persistent kernel)"
   if command -v ncu >/dev/null; then
-    ncu --clock-control none -k jetgate_decode_token --launch-skip 4 --launch-count 1 \
-      --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section SchedulerStats \
-      "$bin/jetgate_decode_bench" qwen2.5-0.5b fp16 --profile 6 --variant persistent:1:${NCU_WINDOW:-0} \
-      >"$out/ncu_persistent.txt" 2>&1
-    echo "ncu persistent: exit $?"
-    grep -E 'Duration|DRAM Throughput|Memory Throughput|Registers|Achieved Occupancy' "$out/ncu_persistent.txt" | head -20
-    ncu --clock-control none -k jetgate_decode_phase --launch-skip 610 --launch-count 122 \
-      --csv --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed \
-      "$bin/jetgate_decode_bench" qwen2.5-0.5b fp16 --profile 6 --variant graph:1:0 \
-      >"$out/ncu_graph.csv" 2>&1
-    echo "ncu graph: exit $?"
+    timeout "$(limit 120)" ncu --clock-control none -k jetgate_decode_token --launch-skip 4 --launch-count 1 \
+      --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
+      --section LaunchStats --section Occupancy \
+      "$bin/tests/jetgate_decode_bench" qwen2.5-0.5b fp16 --profile 6 --variant persistent:1:0 \
+      >"$out/ncu.txt" 2>&1
+    echo "ncu: exit $?"
+    grep -E 'Duration|DRAM Throughput|Memory Throughput|Registers Per|Achieved Occupancy|Warp Cycles Per Issued' \
+      "$out/ncu.txt" | head -20
   else
     echo "ncu not found"
   fi
 fi
 
-echo "== summary"
-python3 - "$out" <<'PY'
-import glob, json, os, sys
-out = sys.argv[1]
-def lines(name):
-    p = os.path.join(out, name)
-    return [json.loads(l) for l in open(p) if l.startswith("{")] if os.path.exists(p) else []
-sweep, peers = lines("sweep.jsonl"), lines("peers.jsonl")
-for s in sweep:
-    print(f"kernels {s['model']:14s} {s['dtype']} {s['launch']:10s} bps={s['blocks_per_sm']} "
-          f"window={s['prefetch_mib']:3d}MiB flags={s.get('bench_flags', 0)}: {s['tok_s']:7.0f} tok/s ({s['fraction_of_bound']*100:4.1f}% of "
-          f"{s['bound_tok_s']:.0f}), burst {s['burst_tok_s']:.0f}, p99 {s['p99_us']:.0f} us")
-for path in sorted(glob.glob(os.path.join(out, "probe-*.json"))):
-    try:
-        doc = json.load(open(path))
-    except ValueError:
-        print(f"{path}: unreadable"); continue
-    d = doc.get("probes", {}).get("decode")
-    if not d:
-        print(f"{path}: no decode result"); continue
-    v = {k: x["value"] for k, x in d["values"].items()}
-    model, dtype = d["details"].get("model"), d["details"].get("dtype")
-    print(f"probe {model} {dtype}: {d['status']} {d['duration_ms']:.0f} ms: {d['reason']}")
-    tok = v.get("decode_tok_s", 0)
-    target = {"qwen2.5-0.5b": 0.50, "llama-3.2-1b": 0.65}.get(model)
-    frac = v.get("decode_fraction_of_bound", 0)
-    print(f"  {tok:.0f} tok/s = {frac*100:.1f}% of the {v.get('decode_bound_tok_s', 0):.0f} tok/s bound"
-          + (f" (target {target*100:.0f}%: {'met' if frac >= target else 'MISSED by %.1f points' % ((target-frac)*100)})" if target else ""))
-    for p in peers:
-        if p.get("model") == model and "tok_s" in p:
-            print(f"  vs {p['peer']:12s} {p['tok_s']:8.1f} tok/s: jetgate is {tok / p['tok_s']:.1f}x")
-        elif p.get("model") == model:
-            print(f"  {p['peer']}: {p.get('error')}")
-PY
+echo "== summary ($(($(date +%s) - start)) s)"
+python3 "$here/decode_summary.py" "$out"
+echo "summary: exit $?; total $(($(date +%s) - start)) s"

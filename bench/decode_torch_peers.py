@@ -8,9 +8,15 @@
   (.item()) every token, as jetgate's probe does.
 - hf_eager / hf_static: transformers' own greedy generate() with its default
   (dynamic) cache and with cache_implementation="static", no compile.
+- torch_read: not a decoder but the memory-side reference: PyTorch's own
+  read bandwidth (a sum over an fp16 tensor as large as the model's weights,
+  timed with CUDA events). Divided by the bytes a token reads, it is the
+  decode rate the memory allows as PyTorch measures it, independent of
+  jetgate's own read kernel.
 
-Prints one JSON line per (model, peer): median tok/s over the timed tokens.
-Usage: decode_torch_peers.py MODEL DTYPE [--peers torch_graph,hf_eager,hf_static]
+Prints one JSON line per (model, peer): median tok/s over the timed tokens
+(torch_read: read_gbps and the bytes it read).
+Usage: decode_torch_peers.py MODEL DTYPE [--peers torch_read,torch_graph,hf_eager,hf_static]
        [--tokens N] [--hf-tokens N]
 """
 import argparse
@@ -152,6 +158,30 @@ def run_torch_graph(p, dtype, tokens, warmup=16):
             "kernels_per_token": "one graph (plain ops)"}
 
 
+def weight_bytes(p):
+    """Bytes of the weights one token reads (16-bit), as jetgate counts them."""
+    h, I, D = p["hidden"], p["inter"], p["hd"]
+    qkv = (p["heads"] + 2 * p["kv"]) * D
+    layer = 2 * h + qkv * h + (qkv if p["bias"] else 0) + p["heads"] * D * h + 3 * I * h
+    return 2 * (p["layers"] * layer + h + p["vocab"] * h + h)
+
+
+def run_torch_read(p, iters=20, warmup=3):
+    n = weight_bytes(p) // 2
+    x = torch.empty(n, dtype=torch.float16, device="cuda").uniform_(-1, 1)
+    times = []
+    for i in range(warmup + iters):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        x.sum(dtype=torch.float32)
+        b.record()
+        b.synchronize()
+        if i >= warmup:
+            times.append(a.elapsed_time(b) / 1e3)
+    return {"read_gbps": 2 * n / statistics.median(times) / 1e9, "read_bytes": 2 * n,
+            "samples": iters}
+
+
 def hf_config(p):
     import transformers
     common = dict(vocab_size=p["vocab"], hidden_size=p["hidden"], intermediate_size=p["inter"],
@@ -188,6 +218,9 @@ def run_hf(p, dtype, tokens, static):
     kw = dict(max_new_tokens=tokens, min_new_tokens=tokens, do_sample=False, pad_token_id=0)
     if static:
         kw["cache_implementation"] = "static"
+        # Recent transformers compile the forward pass for a static cache on
+        # their own (minutes of torch.compile); this peer is the uncompiled one.
+        kw["disable_compile"] = True
     with torch.no_grad():
         model.generate(ids, **dict(kw, max_new_tokens=4, min_new_tokens=4))  # warm-up
         stamp = Stamp()
@@ -201,7 +234,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("model", choices=sorted(PRESETS))
     ap.add_argument("dtype", choices=sorted(DTYPES))
-    ap.add_argument("--peers", default="torch_graph,hf_eager,hf_static")
+    ap.add_argument("--peers", default="torch_read,torch_graph,hf_static,hf_eager")
     ap.add_argument("--tokens", type=int, default=256)
     ap.add_argument("--hf-tokens", type=int, default=24)
     a = ap.parse_args()
@@ -209,7 +242,9 @@ def main():
     for peer in a.peers.split(","):
         t0 = time.perf_counter()
         try:
-            if peer == "torch_graph":
+            if peer == "torch_read":
+                r = run_torch_read(p)
+            elif peer == "torch_graph":
                 r = run_torch_graph(p, dtype, a.tokens)
             else:
                 r = run_hf(p, dtype, a.hf_tokens, static=(peer == "hf_static"))
