@@ -72,7 +72,8 @@ def model_summary(doc, peers, name):
     if tok:
         lines.append(f"  jetgate {tok:8.1f} tok/s, {nbytes / 1e6 if nbytes else 0:.1f} MB/token, "
                      f"p50 {s['latency_p50_us'] or 0:.0f} us, p99 {s['latency_p99_us'] or 0:.0f} us, "
-                     f"burst {s['burst_tok_s'] or 0:.0f} tok/s")
+                     f"burst {s['burst_tok_s'] or 0:.0f} tok/s, blocking sync "
+                     f"{s['blocking_sync_cpu_fraction'] if s['blocking_sync_cpu_fraction'] is not None else float('nan'):.2f} of a core")
         frac, target = s["fraction_of_bound"], s["target_fraction_of_bound"]
         if frac is not None:
             verdict = ""
