@@ -43,6 +43,7 @@ models=("qwen2.5-0.5b fp16" "llama-3.2-1b bf16")
 mkdir -p "$out" || exit 2
 out=$(cd "$out" && pwd)
 exec > >(tee -a "$out/run.log") 2>&1
+tee_pid=$!
 start=$(date +%s)
 has() { [[ ",$stages," == *",$1,"* ]]; }
 left() { echo $((budget - ($(date +%s) - start))); }
@@ -54,8 +55,14 @@ fits() {
     return 1
   fi
 }
-# limit SECONDS: a stage's time limit, never past the budget.
-limit() { local l; l=$(left); echo $((l < $1 ? l : $1)); }
+# limit SECONDS: a stage's time limit, never past the budget (and never 0,
+# which would mean no limit to timeout).
+limit() {
+  local l
+  l=$(left)
+  l=$((l < $1 ? l : $1))
+  echo $((l > 1 ? l : 1))
+}
 export PYTHONUNBUFFERED=1
 
 echo "== machine ($(date -u +%Y-%m-%dT%H:%M:%SZ), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown))"
@@ -163,3 +170,6 @@ fi
 echo "== summary ($(($(date +%s) - start)) s)"
 python3 "$here/decode_summary.py" "$out"
 echo "summary: exit $?; total $(($(date +%s) - start)) s"
+# Let tee finish run.log before the machine collects OUTDIR.
+exec >&- 2>&-
+wait "$tee_pid"
