@@ -6,6 +6,7 @@
 #include "cli/progress_lines.hpp"
 #include "jetgate/core/exit_codes.hpp"
 #include "jetgate/core/json_text.hpp"
+#include "jetgate/cuda/decode_presets.hpp"
 #include "jetgate/evidence/probe_document.hpp"
 #include "jetgate/facts/platform.hpp"
 #include "jetgate/probes/cuda_probes.hpp"
@@ -29,7 +30,26 @@ struct ProbeArgs {
   std::string python;
   double python_timeout_s = 60;
   bool quiet = false;
+  bool decode = false;
+  probes::DecodeOptions decode_options;
 };
+
+// --decode adds the decode probe; with --cuda (and no --probe) the default
+// probes run too.
+void add_decode_probe(ProbeArgs& a) {
+  if (!a.decode) return;
+  if (a.cuda && a.only.empty())
+    for (const auto& p : probes::cuda_probes())
+      if (p.by_default) a.only.emplace_back(p.id);
+  a.only.emplace_back("decode");
+}
+
+std::vector<std::string> decode_model_names() {
+  std::vector<std::string> names;
+  for (const auto& m : cuda::decode::presets()) names.push_back(m.name);
+  return names;
+}
+
 
 // `probe` alone is a report (exit 0); asking for probes asks a question, and
 // a probe that could not answer it (SKIP, NOT_RUN, no driver) does not hold.
@@ -41,7 +61,8 @@ std::vector<std::string> unmet(const ProbeArgs& a, const probes::CudaSection* cu
     if (cuda) results = cuda->probes;
     if (!a.only.empty()) requested = a.only;
     else
-      for (const auto& p : probes::cuda_probes()) requested.push_back(p.id);
+      for (const auto& p : probes::cuda_probes())
+        if (p.by_default) requested.push_back(p.id);
   }
   if (a.python_runtime) {
     for (const auto& id : probes::python_probe_ids()) requested.push_back(id);
@@ -75,6 +96,7 @@ int run_probe(const ProbeArgs& a) {
     o.memory_max_bytes = static_cast<std::size_t>(a.memory_max_gib * 1024.0 * 1024.0 * 1024.0);
     o.probe_timeout = std::chrono::milliseconds(static_cast<long>(a.probe_timeout_s * 1000));
     if (a.cuda && progress_wanted(a.quiet)) o.progress = stderr_progress();
+    o.decode = a.decode_options;
     cuda = probes::collect_cuda(o);
   }
   std::optional<probes::PythonRuntime> python;
@@ -127,7 +149,20 @@ Command add_probe_command(CLI::App& app) {
                 "Run the GPU probes: launch, memory, bandwidth, sync_path (docs/probes.md)");
   sub->add_option("--probe", args->only, "Run only this GPU probe (repeatable); implies --cuda")
       ->type_name("ID")
-      ->check(CLI::IsMember({"launch", "memory", "bandwidth", "sync_path"}));
+      ->check(CLI::IsMember({"launch", "memory", "bandwidth", "sync_path", "decode"}));
+  sub->add_flag("--decode", args->decode,
+                "Run the decode probe: batch-1 LLM token generation with a real model's shapes "
+                "and seeded random weights, once per sync mode (docs/probes.md)");
+  sub->add_option("--model", args->decode_options.model, "Model preset for --decode")
+      ->check(CLI::IsMember(decode_model_names()))
+      ->capture_default_str();
+  sub->add_option("--dtype", args->decode_options.dtype, "Weight type for --decode")
+      ->check(CLI::IsMember({"fp16", "bf16"}))
+      ->capture_default_str();
+  sub->add_option("--tokens", args->decode_options.tokens,
+                  "Timed tokens per sync mode for --decode (after 16 untimed ones)")
+      ->check(CLI::Range(1u, 4000u))
+      ->capture_default_str();
   sub->add_option("--memory-fraction", args->memory_fraction,
                   "Share of free GPU memory the memory probe writes and verifies")
       ->check(CLI::Range(0.001, 0.9))
@@ -150,7 +185,7 @@ Command add_probe_command(CLI::App& app) {
       ->check(CLI::Range(1.0, 3600.0))
       ->capture_default_str();
   sub->footer(
-      "Exit status: 0 the report was written and every probe asked for (--cuda, --probe, --ml) is PASS or WARN;\n"
+      "Exit status: 0 the report was written and every probe asked for (--cuda, --probe, --decode, --ml) is PASS or WARN;\n"
       "1 a probe asked for is FAIL, SKIP or NOT_RUN, or could not run (no driver, no device, a driver that\n"
       "crashed or hung, a build without GPU kernels); 2 usage or unusable input (e.g. --cuda with --root).\n"
       "Without probe flags `probe` is a report and exits 0.");
@@ -158,6 +193,7 @@ Command add_probe_command(CLI::App& app) {
                 "No progress lines on stderr (shown when stderr is a terminal or CI is set)");
   return {sub, [args] {
             ProbeArgs a = *args;
+            add_decode_probe(a);
             if (!a.only.empty()) a.cuda = true;
             if (!a.python.empty()) a.python_runtime = true;
             return run_probe(a);

@@ -112,6 +112,7 @@ CUresult cuDeviceGetAttribute(int* v, int attr, CUdevice d) {
     case 50: *v = 0; return OK;        /* PCI domain */
     case 75: *v = 8; return OK;
     case 76: *v = 7; return OK;
+    case 95: *v = 1; return OK;        /* cooperative launch */
     default: return INVALID_VALUE;
   }
 }
@@ -214,3 +215,31 @@ CUresult cuEventElapsedTime(float* ms, opaque a, opaque b) {
   *ms = 1.0f;
   return OK;
 }
+
+/* Graphs and cooperative launches (the decode probe): accepted, and like
+ * cuLaunchKernel they compute nothing. */
+CUresult cuLaunchCooperativeKernel(opaque f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                                   unsigned by, unsigned bz, unsigned shared, opaque s,
+                                   void** params) {
+  (void)f; (void)gx; (void)gy; (void)gz; (void)bx; (void)by; (void)bz; (void)shared; (void)s;
+  (void)params;
+  return is_mode("launch_fails") ? LAUNCH_FAILED : OK;
+}
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int* n, opaque f, int block, size_t smem) {
+  (void)f; (void)block; (void)smem;
+  *n = 1;
+  return OK;
+}
+CUresult cuStreamBeginCapture_v2(opaque s, int mode) { (void)s; (void)mode; return OK; }
+CUresult cuStreamEndCapture(opaque s, opaque* graph) { (void)s; *graph = &fake_object; return OK; }
+CUresult cuGraphInstantiate(opaque* exec, opaque graph, opaque* error_node, char* log, size_t n) {
+  (void)graph; (void)error_node; (void)log; (void)n;
+  *exec = &fake_object;
+  return OK;
+}
+CUresult cuGraphLaunch(opaque exec, opaque s) {
+  (void)exec; (void)s;
+  return is_mode("launch_fails") ? LAUNCH_FAILED : OK;
+}
+CUresult cuGraphExecDestroy(opaque exec) { (void)exec; return OK; }
+CUresult cuGraphDestroy(opaque graph) { (void)graph; return OK; }

@@ -4,7 +4,11 @@
 // versioned symbols (cuMemAlloc -> cuMemAlloc_v2, and in CUDA 13 cuCtxCreate
 // -> cuCtxCreate_v4); jetgate uses the oldest versioned symbol with the 64-bit
 // ABI so that one binary works from JetPack 4's CUDA 10.2 driver to CUDA 13.
-// All of these are exported by libcuda 580 (checked with nm -D).
+// All of these are exported by libcuda 580 (checked with nm -D). The graph and
+// cooperative-launch entry points date from CUDA 9.0-10.1: cuGraphInstantiate
+// is the CUDA 10.0 symbol (5 arguments), which drivers keep exporting for
+// binaries of that time, where cuda.h now maps the name to
+// cuGraphInstantiateWithFlags (CUDA 11.4+, absent from JetPack 4).
 #pragma once
 
 #include <cstddef>
@@ -51,4 +55,16 @@
   X(event_destroy, "cuEventDestroy_v2", CUresult(CUevent))                                      \
   X(event_record, "cuEventRecord", CUresult(CUevent, CUstream))                                 \
   X(event_synchronize, "cuEventSynchronize", CUresult(CUevent))                                 \
-  X(event_elapsed_time, "cuEventElapsedTime", CUresult(float*, CUevent, CUevent))
+  X(event_elapsed_time, "cuEventElapsedTime", CUresult(float*, CUevent, CUevent))           \
+  X(launch_cooperative_kernel, "cuLaunchCooperativeKernel",                                   \
+    CUresult(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,  \
+             CUstream, void**))                                                                 \
+  X(occupancy_max_active_blocks, "cuOccupancyMaxActiveBlocksPerMultiprocessor",                \
+    CUresult(int*, CUfunction, int, std::size_t))                                               \
+  X(stream_begin_capture, "cuStreamBeginCapture_v2", CUresult(CUstream, int))                   \
+  X(stream_end_capture, "cuStreamEndCapture", CUresult(CUstream, CUgraph*))                     \
+  X(graph_instantiate, "cuGraphInstantiate",                                                    \
+    CUresult(CUgraphExec*, CUgraph, CUgraphNode*, char*, std::size_t))                          \
+  X(graph_launch, "cuGraphLaunch", CUresult(CUgraphExec, CUstream))                             \
+  X(graph_exec_destroy, "cuGraphExecDestroy", CUresult(CUgraphExec))                            \
+  X(graph_destroy, "cuGraphDestroy", CUresult(CUgraph))

@@ -16,11 +16,17 @@ struct CUmod_st;
 struct CUfunc_st;
 struct CUstream_st;
 struct CUevent_st;
+struct CUgraph_st;
+struct CUgraphExec_st;
+struct CUgraphNode_st;
 using CUcontext = CUctx_st*;
 using CUmodule = CUmod_st*;
 using CUfunction = CUfunc_st*;
 using CUstream = CUstream_st*;
 using CUevent = CUevent_st*;
+using CUgraph = CUgraph_st*;
+using CUgraphExec = CUgraphExec_st*;
+using CUgraphNode = CUgraphNode_st*;
 
 // CUresult values that jetgate explains in words (cuda.h: enum cudaError_enum).
 enum : CUresult {
@@ -71,6 +77,7 @@ enum CUdeviceAttribute : int {
   kAttrPciDomainId = 50,
   kAttrComputeCapabilityMajor = 75,
   kAttrComputeCapabilityMinor = 76,
+  kAttrCooperativeLaunch = 95,
 };
 
 // CUctx_flags: how a thread waits for the GPU.
@@ -82,5 +89,8 @@ enum : unsigned {
 };
 
 enum : unsigned { kEventDefault = 0x0, kStreamNonBlocking = 0x1 };
+
+// CUstreamCaptureMode: capture only this thread's work into the graph.
+enum : int { kStreamCaptureModeThreadLocal = 1 };
 
 }  // namespace jetgate::cuda

@@ -5,7 +5,8 @@
 // are far larger than the L2 cache. Device-to-device counts bytes read plus
 // bytes written (as bandwidthTest and PyTorch-based figures do) and is taken
 // both through the copy engines and through an SM copy kernel; the faster is
-// the reported figure.
+// the reported figure. Read-only bandwidth (cuda/read_bandwidth.hpp) is the
+// ceiling of streaming work such as LLM decoding.
 #include <algorithm>
 #include <functional>
 #include <vector>
@@ -14,6 +15,7 @@
 
 #include "jetgate/cuda/context.hpp"
 #include "jetgate/cuda/device_facts.hpp"
+#include "jetgate/cuda/read_bandwidth.hpp"
 #include "jetgate/probes/cuda_probes.hpp"
 #include "jetgate/probes/stats.hpp"
 
@@ -108,7 +110,7 @@ Result<Buffers> allocate_buffers(const cuda::Context& ctx) {
 }
 
 struct Figures {
-  double d2d_ce = 0, d2d_sm = 0, h2d = 0, d2h = 0;
+  double d2d_ce = 0, d2d_sm = 0, h2d = 0, d2h = 0, read = 0;
   nlohmann::json samples = nlohmann::json::object();
 };
 
@@ -147,6 +149,12 @@ Result<Figures> measure_all(cuda::Context& ctx, const Buffers& buf, cuda::CUstre
                      "cuMemcpyDtoHAsync");
   }, host, kHostSampling, &f.d2h);
   if (!st) return st.error();
+  auto read = cuda::measure_read_bandwidth(
+      ctx, stream, buf.a.get(), buf.device_bytes,
+      {kDeviceSampling.warmups, kDeviceSampling.samples, kDeviceSampling.copies_per_sample});
+  if (!read) return read.error();
+  f.read = read->gbps;
+  f.samples["read"] = read->samples_gbps;
   return f;
 }
 
@@ -157,12 +165,13 @@ void judge(const Figures& f, double peak_gbps, ProbeResult& r) {
   r.values["d2d_sm_copy_gbps"] = {f.d2d_sm, "GB/s"};
   r.values["h2d_gbps"] = {f.h2d, "GB/s"};
   r.values["d2h_gbps"] = {f.d2h, "GB/s"};
+  r.values["read_gbps"] = {f.read, "GB/s"};
   r.details["d2d_counts"] = "bytes read + bytes written";
   r.details["samples_gbps"] = f.samples;
   std::string summary = fmt::format(
       "device-to-device {:.0f} GB/s (read + write), host-to-device {:.1f} GB/s, device-to-host "
-      "{:.1f} GB/s",
-      d2d, f.h2d, f.d2h);
+      "{:.1f} GB/s, read-only {:.0f} GB/s",
+      d2d, f.h2d, f.d2h, f.read);
   if (peak_gbps <= 0) {
     r.status = ProbeStatus::pass;
     r.reason = summary + "; the driver reports no memory clock, so no theoretical peak to compare";
@@ -171,6 +180,7 @@ void judge(const Figures& f, double peak_gbps, ProbeResult& r) {
   const double fraction = d2d / peak_gbps;
   r.values["theoretical_gbps"] = {peak_gbps, "GB/s"};
   r.values["d2d_fraction_of_peak"] = {fraction, "fraction"};
+  r.values["read_fraction_of_peak"] = {f.read / peak_gbps, "fraction"};
   summary += fmt::format("; {:.0f}% of the theoretical {:.0f} GB/s", fraction * 100, peak_gbps);
   if (fraction < kWarnFractionOfPeak) {
     r.status = ProbeStatus::warn;

@@ -3,6 +3,7 @@
 // device 0, and returns its result; none prints.
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,8 @@ using CudaProbeFn = ProbeResult (*)(const cuda::Driver&, const CudaOptions&);
 struct CudaProbe {
   const char* id;
   CudaProbeFn run;
+  bool by_default = true;  // runs when no probe is named (--cuda); else only when named
+  std::chrono::milliseconds min_timeout{0};  // the child's limit is at least this
 };
 
 // In the order they run: cheap correctness first, timing-sensitive last.
@@ -29,6 +32,7 @@ ProbeResult probe_launch(const cuda::Driver& driver, const CudaOptions& options)
 ProbeResult probe_memory(const cuda::Driver& driver, const CudaOptions& options);
 ProbeResult probe_bandwidth(const cuda::Driver& driver, const CudaOptions& options);
 ProbeResult probe_sync_path(const cuda::Driver& driver, const CudaOptions& options);
+ProbeResult probe_decode(const cuda::Driver& driver, const CudaOptions& options);
 
 // A FAIL result whose reason is the error's message (what, where, hint).
 // SKIP (no usable driver or device) or NOT_RUN (no kernels in this build)

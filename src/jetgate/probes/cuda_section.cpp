@@ -2,6 +2,7 @@
 // facts; then each kernel probe runs in a child of its own, so a hang or a
 // crash in one is recorded as that probe's FAIL and the others still run.
 // The parent never loads the driver.
+#include <algorithm>
 #include <chrono>
 #include <string>
 
@@ -22,7 +23,10 @@ const std::vector<CudaProbe>& cuda_probes() {
   static const std::vector<CudaProbe> probes = {{"launch", probe_launch},
                                                 {"memory", probe_memory},
                                                 {"bandwidth", probe_bandwidth},
-                                                {"sync_path", probe_sync_path}};
+                                                {"sync_path", probe_sync_path},
+                                                // seconds of decoding per sync mode: only when asked
+                                                {"decode", probe_decode, false,
+                                                 std::chrono::milliseconds(60000)}};
   return probes;
 }
 
@@ -42,9 +46,10 @@ bool no_devices(const nlohmann::json& gpu) {
   return !c.is_number_integer() || c.get<long long>() == 0;
 }
 
-proc::ChildLimits limits_for(const CudaOptions& options) {
+proc::ChildLimits limits_for(const CudaOptions& options,
+                             std::chrono::milliseconds min_timeout = {}) {
   proc::ChildLimits limits;
-  limits.timeout = options.probe_timeout;
+  limits.timeout = std::max(options.probe_timeout, min_timeout);
   return limits;
 }
 
@@ -117,10 +122,10 @@ nlohmann::json probe_device_facts(const nlohmann::json& gpu) {
   return nlohmann::json::object();
 }
 
-bool wanted(const CudaOptions& options, const std::string& id) {
-  if (options.only.empty()) return true;
+bool wanted(const CudaOptions& options, const CudaProbe& probe) {
+  if (options.only.empty()) return probe.by_default;
   for (const auto& o : options.only)
-    if (o == id) return true;
+    if (o == probe.id) return true;
   return false;
 }
 
@@ -128,7 +133,8 @@ bool wanted(const CudaOptions& options, const std::string& id) {
 ProbeResult run_probe(const CudaProbe& probe, const CudaOptions& options,
                       const std::vector<std::string>& paths) {
   proc::ChildOutcome out =
-      proc::run_in_child([&] { return run_probe_in_child(probe, paths, options); }, limits_for(options));
+      proc::run_in_child([&] { return run_probe_in_child(probe, paths, options); },
+                         limits_for(options, probe.min_timeout));
   ProbeResult r;
   std::string parse_error;
   nlohmann::json doc = nlohmann::json::parse(out.output, nullptr, false);
@@ -165,7 +171,7 @@ CudaSection collect_cuda(const CudaOptions& options) {
     if (!known) s.notes.push_back(fmt::format("unknown CUDA probe \"{}\" ignored", id));
   }
   for (const auto& probe : cuda_probes()) {
-    if (!wanted(options, probe.id)) continue;
+    if (!wanted(options, probe)) continue;
     if (auto r = cuda_probe_precheck(s, probe.id, cuda::kernel_image())) {
       options.progress.finish(*r);
       s.probes.push_back(*r);

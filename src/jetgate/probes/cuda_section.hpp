@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "jetgate/probes/decode_options.hpp"
 #include "jetgate/probes/probe_result.hpp"
 #include "jetgate/probes/progress.hpp"
 
@@ -24,6 +25,7 @@ struct CudaOptions {
   std::chrono::milliseconds probe_timeout{20000};
   std::vector<std::string> driver_paths;  // empty: the built-in ordered list
   ProbeProgress progress;                 // told as each probe starts and ends
+  DecodeOptions decode;                   // the decode probe (runs only when named)
 };
 
 struct CudaSection {

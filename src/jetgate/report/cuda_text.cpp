@@ -59,7 +59,8 @@ std::string key_values(const probes::ProbeResult& r) {
       "d2d_gbps",          "d2d_fraction_of_peak",       "h2d_gbps",
       "d2h_gbps",          "tested_bytes",               "mismatched_words",
       "wrong_elements",    "sync_spin_rtt_median_us",    "sync_blocking_sync_rtt_median_us",
-      "sync_blocking_sync_cpu_fraction", "first_launch_us"};
+      "sync_blocking_sync_cpu_fraction", "first_launch_us",  "read_gbps",
+      "decode_tok_s",      "decode_fraction_of_bound",   "decode_latency_p99_us"};
   std::string out;
   for (const auto& key : preferred) {
     auto it = r.values.find(key);
@@ -85,6 +86,7 @@ std::string format_measurement(const probes::Measurement& m) {
   if (m.unit == "fraction") return fmt::format("{:.1f}%", m.value * 100);
   if (m.unit == "count") return fmt::format("{:.0f}", m.value);
   if (m.unit == "GB/s") return fmt::format("{:.1f} GB/s", m.value);
+  if (m.unit == "tok/s") return fmt::format("{:.0f} tok/s", m.value);
   return fmt::format("{:.1f} {}", m.value, m.unit);
 }
 

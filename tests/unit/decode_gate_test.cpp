@@ -1,0 +1,86 @@
+// Gates on the decode probe: thresholds on decode_tok_s and
+// decode_fraction_of_bound, and the built-in Jetson gate's floors (an 8x
+// drop from what a healthy board reaches fails; the healthy board passes).
+#include <gtest/gtest.h>
+
+#include "jetgate/gate/policy.hpp"
+#include "jetgate/gate/thresholds.hpp"
+
+namespace jetgate::gate {
+namespace {
+
+constexpr const char* kHeader = R"({"schema_version": 1, "owner": "o", "cadence": "c",
+    "evidence_retention_days": 30, "maximum_evidence_age_days": 7, )";
+
+probes::ProbeResult decode_result(double tok_s, double fraction) {
+  probes::ProbeResult r;
+  r.id = "decode";
+  r.status = fraction < 0.25 ? probes::ProbeStatus::warn : probes::ProbeStatus::pass;
+  r.values["decode_tok_s"] = {tok_s, "tok/s"};
+  r.values["decode_fraction_of_bound"] = {fraction, "fraction"};
+  return r;
+}
+
+std::vector<ProbeCheck> jetson_decode_checks() {
+  auto p = load_default_policy();
+  EXPECT_TRUE(p.ok());
+  std::vector<ProbeCheck> checks;
+  for (const auto& c : find_gate(p->policy, "jetson-cuda-runtime")->probes)
+    if (c.probe == "decode") checks.push_back(c);
+  return checks;
+}
+
+ProbeVerdict verdict(const std::vector<ProbeCheck>& checks, const probes::ProbeResult& r) {
+  auto out = evaluate_probe_checks(checks, {{"decode", r}});
+  EXPECT_EQ(out.size(), 1u);
+  return out.at(0).verdict;
+}
+
+TEST(DecodeGate, PolicyThresholdsOnBothMetrics) {
+  const std::string text = std::string(kHeader) + R"("gates": [{"id": "llm", "description": "d",
+    "probes": [{"probe": "decode", "metric": "decode_tok_s", "min": 1000},
+               {"probe": "decode", "metric": "decode_fraction_of_bound", "min": 0.5}]}]})";
+  auto p = parse_policy(text, "inline", ".");
+  ASSERT_TRUE(p.ok()) << p.error().message();
+  ASSERT_TRUE(p->issues.empty()) << p->issues.front().line();
+  const auto& checks = find_gate(p->policy, "llm")->probes;
+  EXPECT_EQ(verdict(checks, decode_result(2000, 0.6)), ProbeVerdict::passed);
+  EXPECT_EQ(verdict(checks, decode_result(900, 0.6)), ProbeVerdict::failed);
+  EXPECT_EQ(verdict(checks, decode_result(2000, 0.4)), ProbeVerdict::failed);
+  auto out = evaluate_probe_checks(checks, {{"decode", decode_result(900, 0.4)}});
+  EXPECT_EQ(out[0].problems.size(), 2u);
+  EXPECT_NE(out[0].problems[0].find("decode_tok_s = 900 tok/s misses decode_tok_s >= 1000"),
+            std::string::npos)
+      << out[0].problems[0];
+}
+
+TEST(DecodeGate, SkippedDecodeIsSkippedNotFailed) {
+  auto p = parse_policy(std::string(kHeader) + R"("gates": [{"id": "g", "description": "d",
+    "probes": [{"probe": "decode", "metric": "decode_tok_s", "min": 10}]}]})", "inline", ".");
+  ASSERT_TRUE(p.ok());
+  probes::ProbeResult skip;
+  skip.id = "decode";
+  skip.status = probes::ProbeStatus::skip;
+  skip.reason = "qwen2.5-1.5b fp16 needs 3.4 GB of GPU memory";
+  EXPECT_EQ(verdict(find_gate(p->policy, "g")->probes, skip), ProbeVerdict::skipped);
+}
+
+// docs/probes.md: an Orin NX 16GB (102.4 GB/s) decodes Qwen2.5-0.5B fp16 at
+// about 0.8 of its ~103 tok/s bound; the slowest supported Jetson (Nano,
+// 25.6 GB/s) at 40% of its theoretical bound still makes 10 tok/s.
+TEST(DecodeGate, JetsonGateFailsAnEightfoldDropAndPassesHealthyBoards) {
+  const auto checks = jetson_decode_checks();
+  ASSERT_EQ(checks.size(), 2u);
+  EXPECT_EQ(verdict(checks, decode_result(82, 0.80)), ProbeVerdict::passed);   // Orin NX, healthy
+  EXPECT_EQ(verdict(checks, decode_result(82.0 / 8, 0.10)), ProbeVerdict::failed);  // 8x drop
+  EXPECT_EQ(verdict(checks, decode_result(210, 0.80)), ProbeVerdict::passed);  // AGX Thor
+  EXPECT_EQ(verdict(checks, decode_result(210.0 / 8, 0.10)), ProbeVerdict::failed);
+  EXPECT_EQ(verdict(checks, decode_result(10.5, 0.45)), ProbeVerdict::passed);  // Nano, healthy
+  // A memory clock stuck low slows the read bound too: the fraction holds, the
+  // floor in tok/s (and the bandwidth probe's own floor) catch it.
+  EXPECT_EQ(verdict(checks, decode_result(82.0 / 8, 0.8)), ProbeVerdict::passed);
+  EXPECT_EQ(verdict(checks, decode_result(6, 0.8)), ProbeVerdict::failed);
+}
+
+}  // namespace
+}  // namespace jetgate::gate
