@@ -37,8 +37,9 @@ TEST(KernelImage, HasMachineCodeForOrinAndThor) {
   if (!image.present()) GTEST_SKIP() << "built without the CUDA toolkit";
   const std::string archs = std::string(",") + image.archs + ",";
   EXPECT_NE(archs.find(",87,"), std::string::npos) << image.archs;
-  if (std::stoi(image.toolkit_version) >= 13)
+  if (std::stoi(image.toolkit_version) >= 13) {
     EXPECT_NE(archs.find(",110,"), std::string::npos) << image.archs;
+  }
 }
 
 }  // namespace
