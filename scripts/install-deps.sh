@@ -32,8 +32,8 @@ packages=(
 if ((ci)); then
   packages+=(
     g++-11
-    g++-aarch64-linux-gnu qemu-user-static
-    clang libclang-rt-14-dev clang-tidy
+    g++-aarch64-linux-gnu g++-11-aarch64-linux-gnu qemu-user-static
+    clang-16 libclang-rt-16-dev clang-tidy
     help2man dpkg-dev binutils file
   )
   for lib in "${libraries[@]}"; do packages+=("$lib:arm64"); done

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The sanitizer lane: builds with clang, AddressSanitizer and UndefinedBehaviorSanitizer
 # (any UBSan report aborts), runs the whole test suite, and builds the libFuzzer
-# targets in the same build directory (scripts/fuzz.sh runs them).
+# targets in the same build directory (scripts/fuzz.sh runs them). Debian 12's clang 16
+# (CLANG_VERSION): clang 14 rejects lambdas that capture structured bindings, which
+# C++20 allows and GCC compiles.
 #
 # Usage: scripts/test-sanitizers.sh [KERNELS_DIR]   (see scripts/test-aarch64.sh)
 # BUILD_DIR (default build-clang) and JOBS may be set.
@@ -16,7 +18,8 @@ if [ -f "$kernels/jetgate_kernels.cmake" ]; then
 else
   args+=(-DJETGATE_WITH_CUDA=OFF)
 fi
-CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+clang_version=${CLANG_VERSION:-16}
+CC=clang-$clang_version CXX=clang++-$clang_version cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DJETGATE_WERROR=ON -DJETGATE_SANITIZE=ON -DJETGATE_FUZZ=ON \
   -DJETGATE_BUILD_BENCH=OFF -DJETGATE_MAN_PAGE=OFF "${args[@]}" >/dev/null
 cmake --build "$build" -j "$jobs"
