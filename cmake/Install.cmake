@@ -28,8 +28,12 @@ if(JETGATE_MAN_PAGE AND JETGATE_HELP2MAN AND JETGATE_GZIP AND
     # help2man names the page after the file it runs: the wrapper is called jetgate.
     string(REPLACE ";" " " emulator "${CMAKE_CROSSCOMPILING_EMULATOR}")
     set(man_exe ${CMAKE_CURRENT_BINARY_DIR}/emulated/jetgate)
-    file(GENERATE OUTPUT ${man_exe}
-         CONTENT "#!/bin/sh\nexec ${emulator} $<TARGET_FILE:jetgate> \"$@\"\n"
+    # file(GENERATE) sets permissions only from CMake 3.20 on: write, then copy with
+    # them. The program lands in the build directory itself (no output directory set).
+    file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/emulated.in/jetgate
+         "#!/bin/sh\nexec ${emulator} ${CMAKE_CURRENT_BINARY_DIR}/jetgate \"$@\"\n")
+    file(COPY ${CMAKE_CURRENT_BINARY_DIR}/emulated.in/jetgate
+         DESTINATION ${CMAKE_CURRENT_BINARY_DIR}/emulated
          FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
                           WORLD_READ WORLD_EXECUTE)
   endif()

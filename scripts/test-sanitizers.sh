@@ -20,7 +20,7 @@ else
 fi
 clang_version=${CLANG_VERSION:-16}
 # -O1 with line tables only: what the sanitizers' docs recommend for readable reports,
-# and a third cheaper to compile than -O2 -g.
+# and cheaper to compile than -O2 -g.
 CC=clang-$clang_version CXX=clang++-$clang_version cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" \
   -DJETGATE_WERROR=ON -DJETGATE_SANITIZE=ON -DJETGATE_FUZZ=ON \
