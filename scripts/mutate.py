@@ -192,7 +192,8 @@ def main():
         print(f"copying the tree to {tree}", flush=True)
         copy_tree(repo, tree)
     cmake_args = ["cmake", "-S", str(tree), "-B", str(tree / "build"), "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
-                  "-DJETGATE_WITH_CUDA=OFF", "-DJETGATE_BUILD_BENCH=OFF", "-DJETGATE_MAN_PAGE=OFF"]
+                  "-DJETGATE_WERROR=ON", "-DJETGATE_WITH_CUDA=OFF", "-DJETGATE_BUILD_BENCH=OFF",
+                  "-DJETGATE_MAN_PAGE=OFF"]
     if shutil.which("ccache"):
         # Restoring a file after its mutant is then a cache hit, not a recompile.
         cmake_args += ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_C_COMPILER_LAUNCHER=ccache"]
