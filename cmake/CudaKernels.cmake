@@ -8,12 +8,26 @@
 set(JETGATE_WANTED_ARCHS 53 62 72 75 80 86 87 88 89 90 100 103 110 120 121
     CACHE STRING "GPU architectures to build kernels for, where nvcc supports them")
 
+# Another build's kernels (its generated/jetgate directory: jetgate_kernels.fatbin and
+# jetgate_kernels.cmake) can be embedded instead of running nvcc again: CI's aarch64,
+# sanitizer and release builds embed the very fatbin of the main build.
+set(JETGATE_PREBUILT_KERNELS "" CACHE PATH
+    "Directory holding a prebuilt jetgate_kernels.fatbin and jetgate_kernels.cmake")
+
 set(JETGATE_HAVE_KERNELS OFF)
-if(JETGATE_WITH_CUDA)
+if(JETGATE_PREBUILT_KERNELS)
+  if(NOT EXISTS ${JETGATE_PREBUILT_KERNELS}/jetgate_kernels.cmake)
+    message(FATAL_ERROR "JETGATE_PREBUILT_KERNELS=${JETGATE_PREBUILT_KERNELS} holds no "
+                        "jetgate_kernels.cmake; point it at a CUDA build's generated/jetgate")
+  endif()
+  # Sets JETGATE_CUDA_TOOLKIT_VERSION and JETGATE_KERNEL_ARCHS of the build that made it.
+  include(${JETGATE_PREBUILT_KERNELS}/jetgate_kernels.cmake)
+  set(JETGATE_HAVE_KERNELS ON)
+elseif(JETGATE_WITH_CUDA)
   find_program(JETGATE_NVCC nvcc HINTS ENV CUDA_HOME PATHS /usr/local/cuda/bin
                PATH_SUFFIXES bin)
 endif()
-if(JETGATE_WITH_CUDA AND JETGATE_NVCC)
+if(NOT JETGATE_PREBUILT_KERNELS AND JETGATE_WITH_CUDA AND JETGATE_NVCC)
   execute_process(COMMAND ${JETGATE_NVCC} --version OUTPUT_VARIABLE nvcc_out
                   RESULT_VARIABLE nvcc_rc)
   execute_process(COMMAND ${JETGATE_NVCC} --list-gpu-code OUTPUT_VARIABLE codes_out
@@ -44,7 +58,11 @@ function(jetgate_attach_kernels target)
   set(gen_dir ${CMAKE_CURRENT_BINARY_DIR}/generated/jetgate)
   file(MAKE_DIRECTORY ${gen_dir})
   set(out_cpp ${gen_dir}/kernel_image.cpp)
-  if(JETGATE_HAVE_KERNELS)
+  string(REPLACE ";" "," arch_csv "${JETGATE_KERNEL_ARCHS}")
+  if(JETGATE_PREBUILT_KERNELS)
+    set(fatbin ${JETGATE_PREBUILT_KERNELS}/jetgate_kernels.fatbin)
+    message(STATUS "jetgate: embedding prebuilt GPU kernels ${fatbin} (sm_{${arch_csv}}, CUDA ${JETGATE_CUDA_TOOLKIT_VERSION})")
+  elseif(JETGATE_HAVE_KERNELS)
     file(GLOB kernel_sources CONFIGURE_DEPENDS
          ${CMAKE_CURRENT_SOURCE_DIR}/src/jetgate/cuda/kernels/*.cu)
     # Headers shared by kernels and host code (memory_pattern.hpp).
@@ -58,13 +76,20 @@ function(jetgate_attach_kernels target)
       string(APPEND all_kernels_text "#include \"${src}\"\n")
     endforeach()
     file(CONFIGURE OUTPUT ${all_kernels_cu} CONTENT "${all_kernels_text}")
-    string(REPLACE ";" "," arch_csv "${JETGATE_KERNEL_ARCHS}")
+    file(CONFIGURE OUTPUT ${gen_dir}/jetgate_kernels.cmake CONTENT
+         "set(JETGATE_CUDA_TOOLKIT_VERSION \"${JETGATE_CUDA_TOOLKIT_VERSION}\")\nset(JETGATE_KERNEL_ARCHS \"${JETGATE_KERNEL_ARCHS}\")\n")
     add_custom_command(
       OUTPUT ${fatbin}
       COMMAND ${JETGATE_NVCC} -fatbin -O3 -std=c++17 ${gencode} -o ${fatbin} ${all_kernels_cu}
       DEPENDS ${kernel_sources} ${kernel_headers} ${all_kernels_cu}
       COMMENT "nvcc: building GPU kernels for sm_{${arch_csv}}"
       VERBATIM)
+    message(STATUS "jetgate: GPU kernels for sm_{${arch_csv}} + PTX, CUDA ${JETGATE_CUDA_TOOLKIT_VERSION}")
+  endif()
+  if(JETGATE_HAVE_KERNELS)
+    # The tests compare the embedded image with this file byte for byte.
+    set(JETGATE_KERNEL_FATBIN ${fatbin} PARENT_SCOPE)
+    set(JETGATE_KERNEL_ARCHS_CSV ${arch_csv} PARENT_SCOPE)
     add_custom_command(
       OUTPUT ${out_cpp}
       COMMAND ${CMAKE_COMMAND} -DOUT=${out_cpp} -DFATBIN=${fatbin}
@@ -72,7 +97,6 @@ function(jetgate_attach_kernels target)
               -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/KernelImageScript.cmake
       DEPENDS ${fatbin} ${CMAKE_CURRENT_SOURCE_DIR}/cmake/KernelImageScript.cmake
       VERBATIM)
-    message(STATUS "jetgate: GPU kernels for sm_{${arch_csv}} + PTX, CUDA ${JETGATE_CUDA_TOOLKIT_VERSION}")
   else()
     add_custom_command(
       OUTPUT ${out_cpp}

@@ -2,21 +2,75 @@
 # Installs what jetgate needs to build and test, from Debian 12's packages only.
 # The CUDA toolkit is optional: with nvcc on PATH or in /usr/local/cuda the
 # build embeds GPU kernels; without it, kernel probes report NOT_RUN.
+#
+# Usage: scripts/install-deps.sh [--ci]
+#   (no option)  the native build and its test suite (scripts/test.sh)
+#   --ci         also every lane of .ci/run: the aarch64 cross build and qemu-user
+#                (arm64 multiarch), g++-11, clang with ASan/UBSan/libFuzzer and
+#                clang-tidy, help2man and dpkg-dev for the packages
 set -euo pipefail
+
+ci=0
+for arg in "$@"; do
+  case "$arg" in
+    --ci) ci=1 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    *) echo "install-deps.sh: unknown option '$arg'" >&2; exit 2 ;;
+  esac
+done
+
+# Libraries jetgate links; in the --ci lane also installed for arm64.
+libraries=(libfmt-dev libgtest-dev libgmock-dev libpugixml-dev libsodium-dev)
+# Header-only or Architecture: all, usable by every target as they are.
+arch_all=(nlohmann-json3-dev libcli11-dev)
 packages=(
   build-essential cmake git pkg-config
-  nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev libgmock-dev
-  libpugixml-dev libyaml-cpp-dev libsodium-dev
+  "${libraries[@]}" "${arch_all[@]}" libyaml-cpp-dev
   python3 python3-pytest python3-jsonschema
   clang-format
 )
+if ((ci)); then
+  packages+=(
+    g++-11
+    g++-aarch64-linux-gnu g++-11-aarch64-linux-gnu qemu-user-static
+    clang-16 libclang-rt-16-dev clang-tidy
+    help2man dpkg-dev binutils file
+  )
+  for lib in "${libraries[@]}"; do packages+=("$lib:arm64"); done
+fi
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+need_update=0
+if ((ci)) && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  $SUDO dpkg --add-architecture arm64
+  need_update=1
+fi
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if ((${#missing[@]})); then
-  SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+if ((${#missing[@]} || need_update)); then
   $SUDO apt-get update -qq
+fi
+if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# libyaml-cpp-dev is not Multi-Arch: same, so its arm64 build cannot be installed
+# beside the host's (apt would remove the host's). Unpack it where the aarch64
+# toolchain file looks (JETGATE_CROSS_EXTRA_PREFIX), with the shared library its
+# CMake package file names.
+if ((ci)); then
+  cross_root=/opt/jetgate-cross/aarch64-linux-gnu
+  if [ ! -f "$cross_root/usr/lib/aarch64-linux-gnu/libyaml-cpp.a" ]; then
+    work=$(mktemp -d)
+    trap 'rm -rf "$work"' EXIT
+    # apt-get download writes to the current directory as the _apt user when it can.
+    chmod 0777 "$work"
+    (cd "$work" && apt-get download -qq libyaml-cpp-dev:arm64 libyaml-cpp0.7:arm64)
+    $SUDO mkdir -p "$cross_root"
+    for deb in "$work"/*_arm64.deb; do $SUDO dpkg-deb -x "$deb" "$cross_root"; done
+  fi
 fi

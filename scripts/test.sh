@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Builds jetgate and its one test binary, then runs the whole suite with ctest.
-# BUILD_DIR (default build/) and JOBS may be set.
+# This is the project's own check, so warnings are errors here (JETGATE_WERROR).
+# BUILD_DIR (default build/), JOBS and extra CMAKE_ARGS (a string) may be set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build}
 jobs=${JOBS:-$(nproc)}
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+# shellcheck disable=SC2086  # CMAKE_ARGS is a list of words on purpose
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DJETGATE_WERROR=ON ${CMAKE_ARGS:-} >/dev/null
 cmake --build "$build" -j "$jobs"
 cd "$build"
 ctest --output-on-failure -j "$jobs" --timeout 300

@@ -52,7 +52,12 @@ CliRun run_jetgate(const std::vector<std::string>& args, const std::vector<std::
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  std::vector<std::string> argv_s{jetgate_binary()};
+  std::vector<std::string> argv_s;
+#ifdef JETGATE_TEST_EMULATOR
+  // A cross-built jetgate runs under qemu-user: binfmt_misc may not be set up.
+  argv_s.emplace_back(JETGATE_TEST_EMULATOR);
+#endif
+  argv_s.push_back(jetgate_binary());
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& a : argv_s) argv.push_back(a.data());

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Runs the libFuzzer targets (tests/fuzz, built by scripts/test-sanitizers.sh with
+# ASan and UBSan) one after another, each seeded from tests/fixtures, and fails on
+# the first crash, leak, timeout or sanitizer report. A crashing input is kept in
+# BUILD_DIR/fuzz-artifacts/; add it to a regression test.
+#
+# Usage: scripts/fuzz.sh [--time SECONDS] [--runs N] [--jobs J] [TARGET...]
+#   --time  stop each target after SECONDS (default 60, what CI runs)
+#   --runs  stop each target after N executions instead (e.g. 10000000)
+#   --jobs  targets run at once (default 1); each target is one process
+#   TARGET  e.g. fuzz_junit; default: every fuzz_* in BUILD_DIR/tests/fuzz
+# BUILD_DIR defaults to build-clang. Prints one line per target: executions,
+# coverage (libFuzzer's cov: edges) and features.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${BUILD_DIR:-build-clang}
+time_s=60
+runs=-1
+jobs=1
+targets=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --time) time_s=$2; shift ;;
+    --runs) runs=$2; time_s=0; shift ;;
+    --jobs) jobs=$2; shift ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -*) echo "fuzz.sh: unknown option '$1'" >&2; exit 2 ;;
+    *) targets+=("$1") ;;
+  esac
+  shift
+done
+fuzz_dir="$build/tests/fuzz"
+if [ ${#targets[@]} -eq 0 ]; then
+  for t in "$fuzz_dir"/fuzz_*; do [ -x "$t" ] && targets+=("$(basename "$t")"); done
+fi
+if [ ${#targets[@]} -eq 0 ]; then
+  echo "fuzz.sh: no fuzz targets in $fuzz_dir; run scripts/test-sanitizers.sh first" >&2
+  exit 2
+fi
+
+# Seed files per target, from the recorded machines and the test data.
+seeds_for() {
+  local f=tests/fixtures
+  case "$1" in
+    fuzz_nv_tegra_release) ls $f/*/root/etc/nv_tegra_release ;;
+    fuzz_os_release) ls $f/*/root/etc/os-release $f/*/root/usr/lib/os-release ;;
+    fuzz_device_tree) find -L $f/*/root -path '*device-tree*' -type f \
+                        \( -name compatible -o -name 'nvidia,boardids' -o -name model \) ;;
+    fuzz_proc_modules) ls $f/*/root/proc/modules ;;
+    fuzz_dpkg_status) ls $f/*/root/var/lib/dpkg/status ;;
+    fuzz_cdi_yaml) find $f/*/root/etc/cdi $f/*/root/var/run/cdi -type f ;;
+    fuzz_root_json) ls $f/*/root/jetgate-root.json ;;
+    fuzz_policy) find $f/gates $f/claims docs/examples data -name '*.json' -size -64k ;;
+    fuzz_evidence) find $f/claims $f/gates docs/examples -name '*.json' -size -64k ;;
+    fuzz_junit) find $f/gates $f/claims -name '*.xml' -size -256k ;;
+    fuzz_readme_block) find $f/claims -name '*.md'; echo README.md ;;
+    fuzz_sanitize) ls $f/*/SOURCE.md; find $f/python -type f -size -64k ;;
+  esac 2>/dev/null || true
+}
+
+corpus_root="$build/fuzz-corpus"
+artifacts="$build/fuzz-artifacts"
+mkdir -p "$artifacts"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+run_one() {
+  local t=$1 corpus="$corpus_root/$1" seeds="$corpus_root/$1.seeds" log="$build/fuzz-$1.log"
+  mkdir -p "$corpus" "$seeds"
+  local s
+  while IFS= read -r s; do
+    [ -f "$s" ] && cp -f -- "$s" "$seeds/$(printf '%s' "$s" | md5sum | cut -c1-16)"
+  done < <(seeds_for "$t")
+  local limits=(-runs="$runs")
+  [ "$time_s" != 0 ] && limits+=(-max_total_time="$time_s")
+  # -timeout: one input taking 10 s is a hang; -rss_limit_mb: a blow-up is a bug.
+  if ! nice -n 10 "$fuzz_dir/$t" "${limits[@]}" -timeout=10 -rss_limit_mb=2048 \
+      -max_len=65536 -print_final_stats=1 -artifact_prefix="$artifacts/$t-" \
+      "$corpus" "$seeds" >"$log" 2>&1; then
+    echo "FAIL $t: see $log; inputs in $artifacts"
+    tail -n 40 "$log"
+    return 1
+  fi
+  local execs cov ft
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -1 | cut -d' ' -f2)
+  ft=$(grep -oE 'ft: [0-9]+' "$log" | tail -1 | cut -d' ' -f2)
+  echo "ok   $t: ${execs:-?} executions, coverage ${cov:-?} edges, ${ft:-?} features"
+}
+export -f run_one seeds_for
+export build fuzz_dir corpus_root artifacts runs time_s
+
+printf '%s\n' "${targets[@]}" | xargs -P "$jobs" -I{} bash -c 'run_one "$@"' _ {}

@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+"""Mutation testing of jetgate's verdict-critical code (gate, claims, evidence, facts).
+
+Plants each bug of MUTANTS below, one at a time, in a copy of the tree, rebuilds the
+test binary incrementally and runs it. A mutant the suite does not fail on
+"survives": a plausible bug no test would catch. Prints every survivor and the kill
+ratio; exits 1 when any mutant survives (or with --allow-survivors, 0).
+
+Usage: scripts/mutate.py [--work DIR] [--only ID[,ID...]] [--jobs N] [--timeout S]
+                         [--allow-survivors]
+
+A mutant whose original text is no longer in its file is reported STALE (the code
+moved on: update the mutant) and counts neither way; one that no longer compiles is
+reported as such and counts neither way either.
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Mutant:
+    id: str
+    path: str  # relative to the repository root
+    old: str   # must occur exactly once in the file
+    new: str
+    why: str   # the plausible bug it stands for
+
+
+MUTANTS = [
+    # --- evidence -------------------------------------------------------------------
+    Mutant("sha-39-digits", "src/jetgate/evidence/git_sha.cpp",
+           "if (s.size() != 40) return false;", "if (s.size() < 39 || s.size() > 40) return false;",
+           "a 39-digit GITHUB_SHA accepted as a commit"),
+    Mutant("sha-uppercase", "src/jetgate/evidence/git_sha.cpp",
+           "(c >= 'a' && c <= 'f')", "(c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')",
+           "upper-case hex accepted, so one commit has two spellings"),
+    Mutant("sha-github-ignored", "src/jetgate/evidence/git_sha.cpp",
+           'for (const char* name : {"GITHUB_SHA", "CI_COMMIT_SHA"})',
+           'for (const char* name : {"CI_COMMIT_SHA"})',
+           "GITHUB_SHA ignored: evidence names git HEAD of a merge ref instead"),
+    Mutant("write-in-place", "src/jetgate/evidence/atomic_write.cpp",
+           'std::string tmp = fmt::format(".{}.{}.{}.tmp", name, ::getpid(), random_suffix());\n'
+           '    int fd = ::openat(dir_fd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);',
+           'std::string tmp = name;\n'
+           '    int fd = ::openat(dir_fd, tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);',
+           "evidence written in place (through a symlink, under a reader) instead of temp + rename"),
+    Mutant("schema-version-any", "src/jetgate/evidence/evidence.cpp",
+           'if (j["schema_version"].get<std::int64_t>() != 1)',
+           'if (j["schema_version"].get<std::int64_t>() < 1)',
+           "evidence of a newer, unknown schema read as version 1"),
+    Mutant("negative-count", "src/jetgate/evidence/evidence.cpp",
+           "if (!v.is_number_integer() || v.get<std::int64_t>() < 0)",
+           "if (!v.is_number_integer())",
+           "negative counts accepted (failures = -1 hides a failure)"),
+    Mutant("leap-day", "src/jetgate/evidence/dates.cpp",
+           "if (!date.ok()) return std::nullopt;", "",
+           "impossible dates (2026-02-30) accepted as evidence dates"),
+    # --- claims ---------------------------------------------------------------------
+    Mutant("passed-with-skips", "src/jetgate/claims/evidence_verdict.cpp",
+           "if (c.skipped > 0) return fmt::format(\"status passed with {} skipped tests",
+           "if (c.skipped < 0) return fmt::format(\"status passed with {} skipped tests",
+           "a passed gate with skipped tests backs a claim"),
+    Mutant("passed-no-tests", "src/jetgate/claims/evidence_verdict.cpp",
+           "if (c.tests <= 0) return", "if (c.tests < 0) return",
+           "a passed gate that ran no tests backs a claim"),
+    Mutant("local-backs-claim", "src/jetgate/claims/evidence_verdict.cpp",
+           "if (!evidence::is_commit_sha(e.git_sha)) {",
+           "if (e.git_sha.empty()) {",
+           "evidence with git_sha \"local\" backs a public claim"),
+    Mutant("stale-off-by-one", "src/jetgate/claims/evidence_verdict.cpp",
+           "if (v.age_days > max_age_days) {", "if (v.age_days > max_age_days + 1) {",
+           "evidence one day older than the limit still fresh"),
+    Mutant("future-accepted", "src/jetgate/claims/evidence_verdict.cpp",
+           "if (v.age_days < 0) {", "if (v.age_days < -1) {",
+           "evidence dated tomorrow (wrong runner clock) counts as fresh"),
+    Mutant("exit-code-ignored", "src/jetgate/claims/evidence_verdict.cpp",
+           "if (e.exit_code && *e.exit_code != 0) return",
+           "if (e.exit_code && *e.exit_code < 0) return",
+           "passed evidence with a non-zero exit code backs a claim"),
+    # --- gate -----------------------------------------------------------------------
+    Mutant("threshold-inclusive", "src/jetgate/gate/thresholds.cpp",
+           "if ((c.min && !(v >= *c.min)) || (c.max && !(v <= *c.max)))",
+           "if ((c.min && v < *c.min) || (c.max && v > *c.max))",
+           "a NaN metric passes a threshold"),
+    Mutant("skip-not-counted", "src/jetgate/gate/thresholds.cpp",
+           "if (o.verdict == ProbeVerdict::skipped) ++c.skipped;", "",
+           "skipped probes not counted, so a gate of skips is green"),
+    Mutant("warn-is-pass", "src/jetgate/gate/thresholds.cpp",
+           "if (c.status && r.status != ProbeStatus::pass)",
+           "if (c.status && r.status == ProbeStatus::fail)",
+           "status: PASS accepts WARN"),
+    Mutant("junit-error-ignored", "src/jetgate/gate/junit.cpp",
+           "else if (tc.child(\"error\")) ++c.errors;", "",
+           "a JUnit <error> is not counted"),
+    Mutant("junit-attr-floor", "src/jetgate/gate/junit.cpp",
+           "total.failures = std::max(total.failures, attrs->failures);", "",
+           "a suite whose attributes say failures=\"1\" with no <failure> child is clean"),
+    Mutant("check-skips-ok", "src/jetgate/gate/check.cpp",
+           "if (c.skipped > 0) return fmt::format(\"claims passed with {} skipped test(s)\", c.skipped);",
+           "",
+           "check accepts passed evidence with skipped tests"),
+    Mutant("check-future-ok", "src/jetgate/gate/check.cpp",
+           "if (age < 0) {", "if (age < -1) {",
+           "check accepts evidence dated in the future"),
+    # --- facts ----------------------------------------------------------------------
+    Mutant("l4t-row", "src/jetgate/facts/l4t.cpp",
+           '{"35.4.1", "5.1.2"}', '{"35.4.1", "5.1.3"}',
+           "one L4T -> JetPack row maps to the wrong JetPack"),
+    Mutant("l4t-row-thor", "src/jetgate/facts/l4t.cpp",
+           '{"38.2.1", "7.0"}', '{"38.2.1", "7.1"}',
+           "a JetPack 7 L4T row maps to the wrong JetPack"),
+    Mutant("l4t-row-old", "src/jetgate/facts/l4t.cpp",
+           '{"32.7.3", "4.6.3"}', '{"32.7.3", "4.6.2"}',
+           "a JetPack 4 L4T row maps to the wrong JetPack"),
+    Mutant("dpkg-config-files", "src/jetgate/facts/l4t.cpp",
+           'status.find("config-files") == std::string::npos', "true",
+           "a removed package (config-files) read as installed"),
+    Mutant("tegra-release-revision", "src/jetgate/facts/l4t.cpp",
+           'return m[1].str() + "." + r[1].str() + "." + r[2].str();',
+           'return m[1].str() + "." + r[1].str() + ".0";',
+           "the L4T patch level dropped (36.4.3 read as 36.4.0)"),
+]
+
+
+def run(cmd, cwd=None, timeout=None, env=None):
+    return subprocess.run(cmd, cwd=cwd, timeout=timeout, env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, errors="replace")
+
+
+def copy_tree(src: Path, dest: Path):
+    files = run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=src)
+    for rel in filter(None, files.stdout.split("\0")):
+        s, d = src / rel, dest / rel
+        if not s.exists() and not s.is_symlink():
+            continue  # deleted in the work tree, still in the index
+        d.parent.mkdir(parents=True, exist_ok=True)
+        if s.is_symlink():
+            os.symlink(os.readlink(s), d)
+        else:
+            shutil.copy2(s, d)
+
+
+def build(tree: Path, jobs: int):
+    return run(["cmake", "--build", str(tree / "build"), "-j", str(jobs), "--target", "jetgate_tests"],
+               timeout=3600)
+
+
+def run_tests(tree: Path, timeout: int):
+    binary = tree / "build" / "tests" / "jetgate_tests"
+    env = dict(os.environ, JETGATE_TEST_TMP=str(tree / "build" / "tests" / "tmp"))
+    try:
+        r = run([str(binary), "--gtest_brief=1", "--gtest_fail_fast"], cwd=tree / "build" / "tests",
+                timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:
+        return False, "timed out"
+    failed = [l for l in r.stdout.splitlines() if l.startswith("[  FAILED  ]")]
+    return r.returncode == 0, (failed[0] if failed else f"exit {r.returncode}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--work", help="directory for the tree copy (default: a new temporary one)")
+    ap.add_argument("--only", help="comma-separated mutant ids")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--timeout", type=int, default=600, help="seconds per test run")
+    ap.add_argument("--allow-survivors", action="store_true")
+    ap.add_argument("--list", action="store_true", help="list the mutants and exit")
+    args = ap.parse_args()
+
+    mutants = MUTANTS
+    if args.only:
+        wanted = set(args.only.split(","))
+        mutants = [m for m in MUTANTS if m.id in wanted]
+        unknown = wanted - {m.id for m in mutants}
+        if unknown:
+            sys.exit(f"mutate.py: unknown mutant id(s): {', '.join(sorted(unknown))}")
+    if args.list:
+        for m in mutants:
+            print(f"{m.id:24} {m.path}: {m.why}")
+        return 0
+
+    repo = Path(__file__).resolve().parent.parent
+    tree = Path(args.work or tempfile.mkdtemp(prefix="jetgate-mutate-"))
+    if not (tree / "CMakeLists.txt").exists():
+        print(f"copying the tree to {tree}", flush=True)
+        copy_tree(repo, tree)
+    cmake_args = ["cmake", "-S", str(tree), "-B", str(tree / "build"), "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
+                  "-DJETGATE_WERROR=ON", "-DJETGATE_WITH_CUDA=OFF", "-DJETGATE_BUILD_BENCH=OFF",
+                  "-DJETGATE_MAN_PAGE=OFF"]
+    if shutil.which("ccache"):
+        # Restoring a file after its mutant is then a cache hit, not a recompile.
+        cmake_args += ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_C_COMPILER_LAUNCHER=ccache"]
+    r = run(cmake_args)
+    if r.returncode != 0:
+        sys.exit("mutate.py: configure failed:\n" + r.stdout[-4000:])
+    print("baseline: building and running the unmutated suite", flush=True)
+    r = build(tree, args.jobs)
+    if r.returncode != 0:
+        sys.exit("mutate.py: the unmutated tree does not build:\n" + r.stdout[-4000:])
+    ok, detail = run_tests(tree, args.timeout)
+    if not ok:
+        sys.exit(f"mutate.py: the unmutated suite fails ({detail}); fix that first")
+
+    killed, survived, stale, broken = [], [], [], []
+    for m in mutants:
+        path = tree / m.path
+        original = path.read_text() if path.exists() else ""
+        if original.count(m.old) != 1:
+            stale.append(m)
+            print(f"STALE     {m.id}: the text to mutate is not in {m.path} exactly once", flush=True)
+            continue
+        start = time.time()
+        try:
+            path.write_text(original.replace(m.old, m.new))
+            r = build(tree, args.jobs)
+            if r.returncode != 0:
+                broken.append(m)
+                print(f"NO BUILD  {m.id}: the mutant does not compile; update it", flush=True)
+                continue
+            ok, detail = run_tests(tree, args.timeout)
+        finally:
+            path.write_text(original)
+        took = time.time() - start
+        if ok:
+            survived.append(m)
+            print(f"SURVIVED  {m.id} ({took:.0f} s): {m.why} [{m.path}]", flush=True)
+        else:
+            killed.append(m)
+            print(f"killed    {m.id} ({took:.0f} s): {detail}", flush=True)
+
+    counted = len(killed) + len(survived)
+    print()
+    print(f"mutants: {len(mutants)}, killed {len(killed)}, survived {len(survived)}, "
+          f"stale {len(stale)}, not compiling {len(broken)}")
+    if counted:
+        print(f"kill ratio: {len(killed)}/{counted} = {100.0 * len(killed) / counted:.0f}%")
+    for m in survived:
+        print(f"  survivor {m.id}: {m.why} ({m.path})")
+    if not args.work:
+        shutil.rmtree(tree, ignore_errors=True)
+    return 0 if (not survived or args.allow_survivors) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The sanitizer lane: builds with clang, AddressSanitizer and UndefinedBehaviorSanitizer
+# (any UBSan report aborts), runs the whole test suite, and builds the libFuzzer
+# targets in the same build directory (scripts/fuzz.sh runs them). Debian 12's clang 16
+# (CLANG_VERSION): clang 14 rejects lambdas that capture structured bindings, which
+# C++20 allows and GCC compiles.
+#
+# Usage: scripts/test-sanitizers.sh [KERNELS_DIR]   (see scripts/test-aarch64.sh)
+# BUILD_DIR (default build-clang) and JOBS may be set.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${BUILD_DIR:-build-clang}
+jobs=${JOBS:-$(nproc)}
+kernels=${1:-build/generated/jetgate}
+args=()
+if [ -f "$kernels/jetgate_kernels.cmake" ]; then
+  args+=("-DJETGATE_PREBUILT_KERNELS=$(realpath "$kernels")")
+else
+  args+=(-DJETGATE_WITH_CUDA=OFF)
+fi
+clang_version=${CLANG_VERSION:-16}
+# -O1 with line tables only: what the sanitizers' docs recommend for readable reports,
+# and cheaper to compile than -O2 -g.
+CC=clang-$clang_version CXX=clang++-$clang_version cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" \
+  -DJETGATE_WERROR=ON -DJETGATE_SANITIZE=ON -DJETGATE_FUZZ=ON \
+  -DJETGATE_BUILD_BENCH=OFF -DJETGATE_MAN_PAGE=OFF "${args[@]}" >/dev/null
+cmake --build "$build" -j "$jobs"
+# Fail on any report; leaks too. The tests' own children inherit these.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:strict_string_checks=1:check_initialization_order=1:detect_stack_use_after_return=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+cd "$build"
+ctest --output-on-failure -j "$jobs" --timeout 600
