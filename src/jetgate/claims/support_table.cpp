@@ -1,5 +1,7 @@
 #include "jetgate/claims/support_table.hpp"
 
+#include <fmt/format.h>
+
 #include "jetgate/evidence/dates.hpp"
 #include "jetgate/evidence/gate_id.hpp"
 
@@ -119,12 +121,12 @@ Result<std::vector<GateClaim>> parse_gate_cell(std::string_view cell) {
     if (paren != std::string_view::npos) {
       std::string_view date = item.substr(paren + 2);
       if (date.empty() || date.back() != ')' || !evidence::parse_iso_date(date.substr(0, date.size() - 1)))
-        return make_error("'" + std::string(item) + "' is not `gate-id (YYYY-MM-DD)`");
+        return make_error(fmt::format("'{}' is not `gate-id (YYYY-MM-DD)`", item));
       g.evidence_date = std::string(date.substr(0, date.size() - 1));
       item = trim(item.substr(0, paren));
     }
     if (!evidence::is_valid_gate_id(item))
-      return make_error("'" + std::string(item) + "' is not a gate id", "", "gate ids are [a-z0-9][a-z0-9-]*");
+      return make_error(fmt::format("'{}' is not a gate id", item), "", "gate ids are [a-z0-9][a-z0-9-]*");
     g.gate = std::string(item);
     gates.push_back(std::move(g));
   }

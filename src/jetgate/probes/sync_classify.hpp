@@ -1,7 +1,8 @@
 // Turning sync-path measurements into a verdict: how each CUDA scheduling
 // mode waits for the GPU (interrupt-driven or busy-polling, judged by the CPU
 // time the waiting thread burnt) and whether blocking sync has fallen back to
-// polling, the failure seed 003 describes. Pure functions over recorded
+// polling, as reported for Talos on Orin without the sync-point device
+// (https://github.com/siderolabs/pkgs/pull/1518). Pure functions over recorded
 // numbers; the probe measures, this decides.
 #pragma once
 
