@@ -6,6 +6,7 @@
 #include "cli/progress_lines.hpp"
 #include "jetgate/core/exit_codes.hpp"
 #include "jetgate/core/json_text.hpp"
+#include "jetgate/evidence/power_notes.hpp"
 #include "jetgate/cuda/decode_presets.hpp"
 #include "jetgate/evidence/probe_document.hpp"
 #include "jetgate/facts/platform.hpp"
@@ -98,6 +99,7 @@ int run_probe(const ProbeArgs& a) {
     if (a.cuda && progress_wanted(a.quiet)) o.progress = stderr_progress();
     o.decode = a.decode_options;
     cuda = probes::collect_cuda(o);
+    evidence::cite_power_facts(*cuda, platform.platform);
   }
   std::optional<probes::PythonRuntime> python;
   if (a.python_runtime) {

@@ -13,6 +13,7 @@
 #include "jetgate/core/version.hpp"
 #include "jetgate/evidence/evidence_dir.hpp"
 #include "jetgate/evidence/utf8_json.hpp"
+#include "jetgate/evidence/power_notes.hpp"
 #include "jetgate/evidence/probe_document.hpp"
 #include "jetgate/gate/check_rows.hpp"
 #include "jetgate/gate/command_run.hpp"
@@ -190,6 +191,7 @@ void run_stages(const Gate& gate, const std::optional<CommandPaths>& paths, cons
   co.run_probes = !co.only.empty();
   co.progress = options.progress;
   auto cuda = deps.cuda(co);
+  evidence::cite_power_facts(cuda, facts.platform);
   e.extra["gpu"] = cuda.gpu;
   if (!cuda.notes.empty()) e.extra["notes"] = cuda.notes;
   for (auto& o : evaluate_requirements(gpu_part(gate.requirements), facts.platform, cuda.gpu))

@@ -33,11 +33,16 @@ struct Requirements {
   std::vector<std::string> arch;               // any of; empty: any
   std::optional<bool> is_tegra;
   std::optional<VersionRange> l4t;             // present: an L4T release must be known
+  std::optional<VersionRange> jetpack;         // present: a JetPack must be known (any of an ambiguous release's)
+  std::vector<std::string> module;             // any of: module name or part number (/tegra/module, /tegra/part_number)
+  std::vector<std::string> soc;                // any of: /tegra/soc, e.g. "tegra234"
+  std::vector<std::string> power_mode;         // any of: nvpmodel mode name or id (/power/nvpmodel)
   bool cuda = false;                           // a CUDA driver that loads, >= 1 device
   std::optional<std::string> min_cuda_driver;  // "12.2": the driver's CUDA version
   std::optional<std::int64_t> min_memory_bytes;  // largest device's total memory
   bool any() const {
-    return !arch.empty() || is_tegra || l4t || cuda || min_cuda_driver || min_memory_bytes;
+    return !arch.empty() || is_tegra || l4t || jetpack || !module.empty() || !soc.empty() || !power_mode.empty() ||
+           cuda || min_cuda_driver || min_memory_bytes;
   }
 };
 

@@ -41,17 +41,36 @@ std::optional<std::string> version_field(const nlohmann::json& j, const char* ke
   return text;
 }
 
+// "aarch64" or ["aarch64", "x86_64"]: any of them.
+std::vector<std::string> string_or_list(const nlohmann::json& j, const char* key, const char* example,
+                                        const std::string& gate, const IssueSink& sink) {
+  std::vector<std::string> out;
+  if (!j.contains(key)) return out;
+  const auto& a = j[key];
+  if (a.is_string() && !a.get<std::string>().empty()) {
+    out.push_back(a.get<std::string>());
+  } else if (a.is_array() && !a.empty() &&
+             std::all_of(a.begin(), a.end(), [](const auto& x) { return x.is_string() && !x.empty(); })) {
+    for (const auto& x : a) out.push_back(x.get<std::string>());
+  } else {
+    sink.issue(gate, fmt::format("requires.{} must be a string or a non-empty list of strings", key), example);
+  }
+  return out;
+}
+
 std::optional<VersionRange> parse_l4t(const nlohmann::json& j, const std::string& gate,
-                                      const IssueSink& sink) {
+                                      const IssueSink& sink, const std::string& key) {
+  const std::string where = "requires." + key;
   if (!j.is_object()) {
-    sink.issue(gate, "requires.l4t must be an object {\"min\", \"max\"}",
-               "use {} for any L4T release, or {\"min\": \"36.0\"}");
+    sink.issue(gate, where + " must be an object {\"min\", \"max\"}",
+               key == "l4t" ? "use {} for any L4T release, or {\"min\": \"36.0\"}"
+                            : "use {} for any known JetPack, or {\"min\": \"6.0\"}");
     return std::nullopt;
   }
-  reject_unknown_keys(j, {"min", "max"}, "requires.l4t", gate, sink);
+  reject_unknown_keys(j, {"min", "max"}, where, gate, sink);
   VersionRange r;
-  r.min = version_field(j, "min", gate, "requires.l4t", sink);
-  r.max = version_field(j, "max", gate, "requires.l4t", sink);
+  r.min = version_field(j, "min", gate, where.c_str(), sink);
+  r.max = version_field(j, "max", gate, where.c_str(), sink);
   return r;
 }
 
@@ -110,21 +129,15 @@ Requirements parse_requirements(const nlohmann::json& j, const std::string& gate
     return r;
   }
   reject_unknown_keys(j,
-                      {"arch", "is_tegra", "l4t", "cuda", "min_cuda_driver", "min_memory_bytes",
-                       "min_memory_gib"},
+                      {"arch", "is_tegra", "l4t", "jetpack", "module", "soc", "power_mode", "cuda",
+                       "min_cuda_driver", "min_memory_bytes", "min_memory_gib"},
                       "requires", gate, sink);
-  if (j.contains("arch")) {
-    const auto& a = j["arch"];
-    if (a.is_string()) {
-      r.arch.push_back(a.get<std::string>());
-    } else if (a.is_array() && !a.empty() &&
-               std::all_of(a.begin(), a.end(), [](const auto& x) { return x.is_string(); })) {
-      for (const auto& x : a) r.arch.push_back(x.get<std::string>());
-    } else {
-      sink.issue(gate, "requires.arch must be a string or a non-empty list of strings",
-                 "e.g. \"aarch64\" or [\"aarch64\", \"x86_64\"]");
-    }
-  }
+  r.arch = string_or_list(j, "arch", "e.g. \"aarch64\" or [\"aarch64\", \"x86_64\"]", gate, sink);
+  r.module = string_or_list(j, "module", "a module name or part number, e.g. \"Jetson AGX Orin 64GB\" or "
+                            "[\"p3701-0005\", \"p3767-0000\"]", gate, sink);
+  r.soc = string_or_list(j, "soc", "e.g. \"tegra234\" (Orin) or [\"tegra234\", \"tegra264\"]", gate, sink);
+  r.power_mode = string_or_list(j, "power_mode", "an nvpmodel mode name or id, e.g. \"MAXN\" or [\"MAXN\", \"0\"]",
+                                gate, sink);
   if (j.contains("is_tegra")) {
     if (j["is_tegra"].is_boolean()) r.is_tegra = j["is_tegra"].get<bool>();
     else sink.issue(gate, "requires.is_tegra must be true or false",
@@ -135,7 +148,8 @@ Requirements parse_requirements(const nlohmann::json& j, const std::string& gate
     else sink.issue(gate, "requires.cuda must be true or false",
                     "write \"cuda\": true or false, or remove it to accept either");
   }
-  if (j.contains("l4t")) r.l4t = parse_l4t(j["l4t"], gate, sink);
+  if (j.contains("l4t")) r.l4t = parse_l4t(j["l4t"], gate, sink, "l4t");
+  if (j.contains("jetpack")) r.jetpack = parse_l4t(j["jetpack"], gate, sink, "jetpack");
   r.min_cuda_driver = version_field(j, "min_cuda_driver", gate, "requires", sink);
   r.min_memory_bytes = memory_bound(j, gate, sink);
   return r;

@@ -1,6 +1,7 @@
 #include "jetgate/gate/requirements.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <fmt/format.h>
 
 #include "jetgate/gate/policy_parse_detail.hpp"
@@ -33,23 +34,87 @@ RequirementOutcome tegra_outcome(bool want, const nlohmann::json& platform) {
   return {fmt::format("is_tegra = {}", want), met, "is_tegra is " + shown(t)};
 }
 
-RequirementOutcome l4t_outcome(const VersionRange& range, const nlohmann::json& platform) {
-  const auto* l = at(platform, "/tegra/l4t");
-  std::string label = "an L4T release";
-  if (range.min) label += " >= " + *range.min;
-  if (range.max) label += (range.min ? " and <= " : " <= ") + *range.max;
-  if (!l || !l->is_string()) return {label, false, "no L4T release detected"};
-  std::string v = l->get<std::string>();
+bool in_range(const std::string& version, const VersionRange& range) {
   bool met = true;
   if (range.min) {
-    auto c = compare_version_prefix(v, *range.min);
+    auto c = compare_version_prefix(version, *range.min);
     met = met && c && *c >= 0;
   }
   if (range.max) {
-    auto c = compare_version_prefix(v, *range.max);
+    auto c = compare_version_prefix(version, *range.max);
     met = met && c && *c <= 0;
   }
-  return {label, met, "L4T is " + v};
+  return met;
+}
+
+std::string range_label(const char* what, const VersionRange& range) {
+  std::string label = what;
+  if (range.min) label += " >= " + *range.min;
+  if (range.max) label += (range.min ? " and <= " : " <= ") + *range.max;
+  return label;
+}
+
+RequirementOutcome l4t_outcome(const VersionRange& range, const nlohmann::json& platform) {
+  const auto* l = at(platform, "/tegra/l4t");
+  std::string label = range_label("an L4T release", range);
+  if (!l || !l->is_string()) return {label, false, "no L4T release detected"};
+  std::string v = l->get<std::string>();
+  return {label, in_range(v, range), "L4T is " + v};
+}
+
+// "6.0 DP" -> "6.0": a preview is compared by its version; the label keeps the kind.
+std::string leading_version(const std::string& jetpack) { return jetpack.substr(0, jetpack.find(' ')); }
+
+// A release that shipped in two JetPacks meets the range when either does.
+RequirementOutcome jetpack_outcome(const VersionRange& range, const nlohmann::json& platform) {
+  std::string label = range_label("a JetPack", range);
+  std::vector<std::string> versions;
+  if (const auto* list = at(platform, "/tegra/jetpack_versions"); list && list->is_array())
+    for (const auto& v : *list)
+      if (v.is_string()) versions.push_back(v.get<std::string>());
+  if (versions.empty())
+    if (const auto* one = at(platform, "/tegra/jetpack"); one && one->is_string()) versions.push_back(one->get<std::string>());
+  if (versions.empty()) return {label, false, "no JetPack known for this L4T release"};
+  bool met = std::any_of(versions.begin(), versions.end(),
+                         [&](const std::string& v) { return in_range(leading_version(v), range); });
+  return {label, met, fmt::format("JetPack is {}", fmt::join(versions, " or "))};
+}
+
+// Module names and part numbers are matched without regard to case: "p3701-0005" = "P3701-0005".
+bool same_text(const std::string& a, const std::string& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+RequirementOutcome any_of_outcome(const char* what, const std::vector<std::string>& wanted,
+                                  const std::vector<const nlohmann::json*>& facts, const std::string& found) {
+  bool met = false;
+  for (const auto* f : facts)
+    if (f && f->is_string())
+      for (const auto& w : wanted) met = met || same_text(f->get<std::string>(), w);
+  return {fmt::format("{} in [{}]", what, fmt::join(wanted, ", ")), met, found};
+}
+
+RequirementOutcome module_outcome(const std::vector<std::string>& wanted, const nlohmann::json& platform) {
+  const auto* name = at(platform, "/tegra/module");
+  const auto* part = at(platform, "/tegra/part_number");
+  return any_of_outcome("module", wanted, {name, part},
+                        fmt::format("module is {} (part number {})", shown(name), shown(part)));
+}
+
+RequirementOutcome soc_outcome(const std::vector<std::string>& wanted, const nlohmann::json& platform) {
+  const auto* soc = at(platform, "/tegra/soc");
+  return any_of_outcome("soc", wanted, {soc}, "SoC is " + shown(soc));
+}
+
+RequirementOutcome power_mode_outcome(const std::vector<std::string>& wanted, const nlohmann::json& platform) {
+  const auto* name = at(platform, "/power/nvpmodel/mode_name");
+  const auto* id = at(platform, "/power/nvpmodel/mode_id");
+  nlohmann::json id_text = id && id->is_number_integer() ? nlohmann::json(std::to_string(id->get<std::int64_t>()))
+                                                         : nlohmann::json();
+  return any_of_outcome("power_mode", wanted, {name, id_text.is_null() ? nullptr : &id_text},
+                        fmt::format("nvpmodel mode is {} (id {})", shown(name), shown(id)));
 }
 
 RequirementOutcome cuda_outcome(const nlohmann::json& gpu) {
@@ -99,6 +164,10 @@ std::vector<RequirementOutcome> evaluate_requirements(const Requirements& r,
   if (!r.arch.empty()) out.push_back(arch_outcome(r.arch, platform));
   if (r.is_tegra) out.push_back(tegra_outcome(*r.is_tegra, platform));
   if (r.l4t) out.push_back(l4t_outcome(*r.l4t, platform));
+  if (r.jetpack) out.push_back(jetpack_outcome(*r.jetpack, platform));
+  if (!r.module.empty()) out.push_back(module_outcome(r.module, platform));
+  if (!r.soc.empty()) out.push_back(soc_outcome(r.soc, platform));
+  if (!r.power_mode.empty()) out.push_back(power_mode_outcome(r.power_mode, platform));
   if (r.cuda) out.push_back(cuda_outcome(gpu));
   if (r.min_cuda_driver) out.push_back(driver_outcome(*r.min_cuda_driver, gpu));
   if (r.min_memory_bytes) out.push_back(memory_outcome(*r.min_memory_bytes, gpu));
@@ -121,6 +190,10 @@ Requirements platform_part(const Requirements& r) {
   p.arch = r.arch;
   p.is_tegra = r.is_tegra;
   p.l4t = r.l4t;
+  p.jetpack = r.jetpack;
+  p.module = r.module;
+  p.soc = r.soc;
+  p.power_mode = r.power_mode;
   return p;
 }
 

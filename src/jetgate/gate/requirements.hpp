@@ -1,6 +1,7 @@
 // A gate's "requires", checked against the facts before anything runs: the
 // platform object (facts::collect_platform: /arch, /tegra/is_tegra,
-// /tegra/l4t) and the gpu object (probes::collect_cuda: /driver/loaded,
+// /tegra/l4t, /tegra/jetpack_versions, /tegra/module, /tegra/part_number,
+// /tegra/soc, /power/nvpmodel/mode_name and mode_id) and the gpu object (probes::collect_cuda: /driver/loaded,
 // /driver/version, /device_count, /devices/N/total_memory_bytes). A fact
 // that is unknown (null or absent) never meets a requirement.
 #pragma once
