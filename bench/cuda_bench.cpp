@@ -3,7 +3,6 @@
 // initialisation in every child included). Used by compare_h200.sh.
 #include <chrono>
 #include <iostream>
-
 #include <nlohmann/json.hpp>
 
 #include "jetgate/probes/cuda_section.hpp"
@@ -15,11 +14,14 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) options.only.emplace_back(argv[i]);
   const auto t0 = std::chrono::steady_clock::now();
   jetgate::probes::CudaSection s = jetgate::probes::collect_cuda(options);
-  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   nlohmann::json probes = nlohmann::json::array();
   for (const auto& p : s.probes) probes.push_back(jetgate::probes::to_json(p));
   std::cerr << jetgate::report::render_cuda_text(s);
-  std::cout << nlohmann::json{{"gpu", s.gpu}, {"probes", probes}, {"notes", s.notes},
+  std::cout << nlohmann::json{{"gpu", s.gpu},
+                              {"probes", probes},
+                              {"notes", s.notes},
                               {"wall_s", wall_s}}
                    .dump(1)
             << "\n";

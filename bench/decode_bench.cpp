@@ -12,10 +12,9 @@
 #include <chrono>
 #include <cstring>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "jetgate/cuda/context.hpp"
 #include "jetgate/cuda/decode_runner.hpp"
@@ -73,8 +72,10 @@ int main(int argc, char** argv) {
   unsigned tokens = 256, profile = 0;
   std::vector<Variant> variants;
   for (int i = 3; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--tokens") == 0) tokens = static_cast<unsigned>(std::stoul(argv[i + 1]));
-    if (std::strcmp(argv[i], "--profile") == 0) profile = static_cast<unsigned>(std::stoul(argv[i + 1]));
+    if (std::strcmp(argv[i], "--tokens") == 0)
+      tokens = static_cast<unsigned>(std::stoul(argv[i + 1]));
+    if (std::strcmp(argv[i], "--profile") == 0)
+      profile = static_cast<unsigned>(std::stoul(argv[i + 1]));
     if (std::strcmp(argv[i], "--variant") == 0) variants.push_back(parse_variant(argv[i + 1]));
   }
   if (variants.empty()) variants.push_back({dm::LaunchMode::persistent, 1, 0, 0});
@@ -115,13 +116,15 @@ int main(int argc, char** argv) {
       const auto t0 = std::chrono::steady_clock::now();
       auto t = r.step();
       if (!t) return fail(t.error());
-      lat.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+      lat.push_back(
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
     }
     const auto b0 = std::chrono::steady_clock::now();
     for (unsigned i = 0; i < 64; ++i)
       if (auto st = r.enqueue(); !st) return fail(st.error());
     if (auto st = r.synchronize(); !st) return fail(st.error());
-    const double burst_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - b0).count();
+    const double burst_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - b0).count();
     const double tok_s = 1e6 / jetgate::probes::median(lat);
     nlohmann::json line = {{"model", model->name},
                            {"dtype", dm::dtype_name(*dtype)},

@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   if (cudaGetLastError() != cudaSuccess) return 1;
   std::sort(us.begin(), us.end());
   auto pct = [&](double p) { return us[static_cast<size_t>(p / 100.0 * (us.size() - 1))]; };
-  std::printf("{\"mode\": \"%s\", \"median_us\": %.3f, \"p99_us\": %.3f}\n", mode, pct(50), pct(99));
+  std::printf("{\"mode\": \"%s\", \"median_us\": %.3f, \"p99_us\": %.3f}\n", mode, pct(50),
+              pct(99));
   return 0;
 }

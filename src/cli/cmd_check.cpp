@@ -29,7 +29,8 @@ int run(const CheckArgs& a) {
     return usage("--evidence-dir needs --candidate-sha (e.g. --candidate-sha \"$GITHUB_SHA\")");
   auto in = resolve_cli_inputs(a.claim);
   if (!in) return usage(in.error().message());
-  for (const auto& s : in->evidence.skipped) std::cerr << "jetgate check: warning: " << s.why << "\n";
+  for (const auto& s : in->evidence.skipped)
+    std::cerr << "jetgate check: warning: " << s.why << "\n";
   auto result = claims::check_claim(*in, a.require_gates);
   if (a.json) {
     std::cout << dump_json(claims::to_json(result, *in), 2) << "\n";
@@ -38,7 +39,8 @@ int run(const CheckArgs& a) {
     for (const auto& v : result.violations) std::cout << v.line() << "\n";
     if (result.holds()) {
       std::cout << "policy " << in->policy->policy.source << ": valid";
-      if (!in->evidence_dirs.empty()) std::cout << "; evidence holds for " << in->rules.candidate_sha;
+      if (!in->evidence_dirs.empty())
+        std::cout << "; evidence holds for " << in->rules.candidate_sha;
       std::cout << "\n";
     } else {
       std::cerr << result.violations.size() << " violation(s)\n";
@@ -54,9 +56,10 @@ Command add_check_command(CLI::App& app) {
   auto* sub = app.add_subcommand(
       "check", "Validate a gate policy, its waivers and the evidence behind a support claim");
   add_claim_options(sub, a->claim, /*policy_required=*/true);
-  sub->add_option("--require-gate", a->require_gates,
-                  "Gate that must have passed evidence (repeatable); default: every gate without an "
-                  "active waiver");
+  sub->add_option(
+      "--require-gate", a->require_gates,
+      "Gate that must have passed evidence (repeatable); default: every gate without an "
+      "active waiver");
   sub->add_flag("--json", a->json, "Print the result as JSON");
   sub->footer("Exit status: 0 the claim holds, 1 violations, 2 unusable policy or arguments.");
   return {sub, [a] { return run(*a); }};

@@ -6,8 +6,8 @@
 #include "cli/progress_lines.hpp"
 #include "jetgate/core/exit_codes.hpp"
 #include "jetgate/core/json_text.hpp"
-#include "jetgate/evidence/power_notes.hpp"
 #include "jetgate/cuda/decode_presets.hpp"
+#include "jetgate/evidence/power_notes.hpp"
 #include "jetgate/evidence/probe_document.hpp"
 #include "jetgate/facts/platform.hpp"
 #include "jetgate/probes/cuda_probes.hpp"
@@ -51,7 +51,6 @@ std::vector<std::string> decode_model_names() {
   return names;
 }
 
-
 // `probe` alone is a report (exit 0); asking for probes asks a question, and
 // a probe that could not answer it (SKIP, NOT_RUN, no driver) does not hold.
 std::vector<std::string> unmet(const ProbeArgs& a, const probes::CudaSection* cuda,
@@ -60,7 +59,8 @@ std::vector<std::string> unmet(const ProbeArgs& a, const probes::CudaSection* cu
   std::vector<std::string> requested;
   if (a.cuda) {
     if (cuda) results = cuda->probes;
-    if (!a.only.empty()) requested = a.only;
+    if (!a.only.empty())
+      requested = a.only;
     else
       for (const auto& p : probes::cuda_probes())
         if (p.by_default) requested.push_back(p.id);
@@ -187,9 +187,12 @@ Command add_probe_command(CLI::App& app) {
       ->check(CLI::Range(1.0, 3600.0))
       ->capture_default_str();
   sub->footer(
-      "Exit status: 0 the report was written and every probe asked for (--cuda, --probe, --decode, --ml) is PASS or WARN;\n"
-      "1 a probe asked for is FAIL, SKIP or NOT_RUN, or could not run (no driver, no device, a driver that\n"
-      "crashed or hung, a build without GPU kernels); 2 usage or unusable input (e.g. --cuda with --root).\n"
+      "Exit status: 0 the report was written and every probe asked for (--cuda, --probe, --decode, "
+      "--ml) is PASS or WARN;\n"
+      "1 a probe asked for is FAIL, SKIP or NOT_RUN, or could not run (no driver, no device, a "
+      "driver that\n"
+      "crashed or hung, a build without GPU kernels); 2 usage or unusable input (e.g. --cuda with "
+      "--root).\n"
       "Without probe flags `probe` is a report and exits 0.");
   sub->add_flag("--quiet", args->quiet,
                 "No progress lines on stderr (shown when stderr is a terminal or CI is set)");

@@ -30,7 +30,9 @@ Result<gate::LoadedPolicy> load(const RunArgs& a) {
   return gate::load_policy_file(a.policy, a.repo_root);
 }
 
-std::string safe(std::string_view s) { return terminal_safe(s); }
+std::string safe(std::string_view s) {
+  return terminal_safe(s);
+}
 
 void print_rows(const std::vector<gate::CheckRow>& rows) {
   for (const auto& r : rows) std::cout << "  " << safe(gate::check_line(r)) << "\n";
@@ -43,14 +45,19 @@ int dry_run(const RunArgs& a, const gate::Gate& g) {
   auto facts = gate::live_run_deps().platform(a.options.root);
   for (const auto& w : facts.warnings) std::cerr << "warning: " << safe(w) << "\n";
   auto d = gate::dry_run(g, facts.platform);
-  std::cout << safe(g.id) << ": dry run on " << (recorded ? "the recorded root " + safe(a.options.root) : "this machine")
-            << ": " << (d.would_run_here() ? "would run" : "would not run (a requirement is not met)") << "\n";
+  std::cout << safe(g.id) << ": dry run on "
+            << (recorded ? "the recorded root " + safe(a.options.root) : "this machine") << ": "
+            << (d.would_run_here() ? "would run" : "would not run (a requirement is not met)")
+            << "\n";
   print_rows(gate::dry_run_rows(d));
   std::cout << "no evidence written\n";
   if (recorded && !a.dry_run) {
-    std::cerr << "jetgate run: " << safe(g.id) << ": a recorded root cannot run probes or a command: its facts "
-              << "describe another machine, and evidence from it would claim that machine (facts_source). "
-              << "Run the gate on the machine itself, or add --dry-run to ask only whether it would run there\n";
+    std::cerr << "jetgate run: " << safe(g.id)
+              << ": a recorded root cannot run probes or a command: its facts "
+              << "describe another machine, and evidence from it would claim that machine "
+                 "(facts_source). "
+              << "Run the gate on the machine itself, or add --dry-run to ask only whether it "
+                 "would run there\n";
     return kExitUsage;
   }
   return d.would_run_here() ? kExitOk : kExitDoesNotHold;
@@ -68,7 +75,8 @@ int run(RunArgs a) {
   }
   const auto* g = gate::find_gate(policy->policy, a.gate);
   if (!g) {
-    std::cerr << "jetgate run: " << safe(policy->policy.source) << ": no gate \"" << a.gate << "\" (gates:";
+    std::cerr << "jetgate run: " << safe(policy->policy.source) << ": no gate \"" << a.gate
+              << "\" (gates:";
     for (const auto& x : policy->policy.gates) std::cerr << " " << safe(x.id);
     std::cerr << ")\n";
     return kExitUsage;
@@ -109,28 +117,34 @@ Command add_run_command(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
   auto* sub = app.add_subcommand(
       "run", "Run one gate (requirements, probes, test command) and write its evidence");
-  sub->add_option("gate", args->gate, "Gate id, e.g. cuda-runtime or jetson-cuda-runtime")->required();
+  sub->add_option("gate", args->gate, "Gate id, e.g. cuda-runtime or jetson-cuda-runtime")
+      ->required();
   sub->add_option("--policy", args->policy,
                   "Policy JSON (OBLITERATUS ci/conditional-test-policy.json format); default: the "
                   "embedded policy with cuda-runtime and jetson-cuda-runtime");
-  sub->add_option("--evidence-dir", args->options.evidence_dir,
-                  "Where GATE.json (and the command's output, GATE.log) is written; an existing directory, "
-                  "or a new one inside an existing directory")
+  sub->add_option(
+         "--evidence-dir", args->options.evidence_dir,
+         "Where GATE.json (and the command's output, GATE.log) is written; an existing directory, "
+         "or a new one inside an existing directory")
       ->capture_default_str();
-  sub->add_option("--python", args->options.python, "Python interpreter for the python_runtime probe")
+  sub->add_option("--python", args->options.python,
+                  "Python interpreter for the python_runtime probe")
       ->capture_default_str();
   sub->add_option("--root", args->options.root,
-                  "Judge the requirements against the recorded machine under DIR (needs --dry-run: a recording "
+                  "Judge the requirements against the recorded machine under DIR (needs --dry-run: "
+                  "a recording "
                   "never runs probes or a command, and never writes evidence)")
       ->capture_default_str();
   sub->add_flag("--dry-run", args->dry_run,
-                "Only say whether the gate's requirements are met and what it would run; run nothing, write no "
+                "Only say whether the gate's requirements are met and what it would run; run "
+                "nothing, write no "
                 "evidence (exit 0 would run, 1 would not)");
   sub->add_option("--repo-root", args->repo_root,
                   "Repository root for coverage paths, the command's cwd and git_sha; default: the "
                   "nearest directory above the policy that holds .git");
-  sub->add_flag("--quiet", args->quiet,
-                "Show neither probe progress nor the command's output while it runs (GATE.log keeps it)");
+  sub->add_flag(
+      "--quiet", args->quiet,
+      "Show neither probe progress nor the command's output while it runs (GATE.log keeps it)");
   sub->footer(
       "Exit status: 0 passed, 1 failed (or interrupted by SIGINT/SIGTERM/SIGHUP), 2 not run "
       "(requirements unmet) or unusable input (--root without --dry-run).\n"

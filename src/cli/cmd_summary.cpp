@@ -31,7 +31,8 @@ int usage_error(const Error& e) {
 int run_summary(const SummaryArgs& a) {
   auto in = resolve_cli_inputs(a.claim);
   if (!in) return usage_error(in.error());
-  for (const auto& s : in->evidence.skipped) std::cerr << report::terminal_text("jetgate summary: warning: skipped " + s.why) << "\n";
+  for (const auto& s : in->evidence.skipped)
+    std::cerr << report::terminal_text("jetgate summary: warning: skipped " + s.why) << "\n";
   auto summary = claims::build_gate_summary(*in);
   if (a.format == "issue")
     std::cout << report::render_issue_body(summary, report::sanitize_options_for_this_machine());
@@ -44,14 +45,18 @@ int run_summary(const SummaryArgs& a) {
 
 Command add_summary_command(CLI::App& app) {
   auto args = std::make_shared<SummaryArgs>();
-  auto* sub = app.add_subcommand("summary", "Markdown about the gates' evidence: a CI step summary or an issue body");
+  auto* sub = app.add_subcommand(
+      "summary", "Markdown about the gates' evidence: a CI step summary or an issue body");
   add_claim_options(sub, args->claim, /*policy_required=*/false);
   sub->get_option("--evidence-dir")->required();
-  sub->add_option("--format", args->format,
-                  "step: table for $GITHUB_STEP_SUMMARY; issue: sanitized issue body with platform facts")
+  sub->add_option(
+         "--format", args->format,
+         "step: table for $GITHUB_STEP_SUMMARY; issue: sanitized issue body with platform facts")
       ->check(CLI::IsMember({"step", "issue"}));
-  sub->footer("Exit status: 0 written, 2 unusable input. The verdicts are check's: the same options give the "
-              "same answer. Docs: docs/claims.md.");
+  sub->footer(
+      "Exit status: 0 written, 2 unusable input. The verdicts are check's: the same options give "
+      "the "
+      "same answer. Docs: docs/claims.md.");
   return {sub, [args] { return run_summary(*args); }};
 }
 

@@ -1,13 +1,13 @@
 // `jetgate support`: the support matrix from evidence, printed or written
 // into the README block, or the README block verified against the evidence.
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "cli/claim_options.hpp"
 #include "cli/commands.hpp"
@@ -38,7 +38,9 @@ struct SupportArgs {
 };
 
 // Every message names files and values from outside: shown escaped.
-void say(std::ostream& out, const std::string& line) { out << report::terminal_text(line) << "\n"; }
+void say(std::ostream& out, const std::string& line) {
+  out << report::terminal_text(line) << "\n";
+}
 
 int usage_error(const Error& e) {
   say(std::cerr, "jetgate support: " + e.message());
@@ -63,19 +65,24 @@ int verify_readme(const std::string& path, const claims::SupportMatrix& matrix) 
   if (!readme) return usage_error(readme.error());
   auto span = claims::find_support_block(*readme, where);
   if (!span) return usage_error(span.error());
-  std::string_view block = std::string_view(*readme).substr(span->content_begin, span->content_end - span->content_begin);
-  auto violations =
-      claims::verify_block(block, report::render_support_markdown(matrix), span->first_line, where, matrix);
+  std::string_view block = std::string_view(*readme).substr(
+      span->content_begin, span->content_end - span->content_begin);
+  auto violations = claims::verify_block(block, report::render_support_markdown(matrix),
+                                         span->first_line, where, matrix);
   for (const auto& v : violations) say(std::cout, v);
   if (!violations.empty()) {
-    say(std::cerr, fmt::format("jetgate support: {}: the support block is not what the evidence backs today ({} "
-                               "difference{})",
-                               where, violations.size(), violations.size() == 1 ? "" : "s"));
+    say(std::cerr,
+        fmt::format(
+            "jetgate support: {}: the support block is not what the evidence backs today ({} "
+            "difference{})",
+            where, violations.size(), violations.size() == 1 ? "" : "s"));
     return kExitDoesNotHold;
   }
-  say(std::cout, fmt::format("{}: the support block holds: {} supported gate/platform claims backed by fresh green "
-                             "evidence",
-                             where, claims::supported_claims(matrix).size()));
+  say(std::cout,
+      fmt::format(
+          "{}: the support block holds: {} supported gate/platform claims backed by fresh green "
+          "evidence",
+          where, claims::supported_claims(matrix).size()));
   return kExitOk;
 }
 
@@ -95,7 +102,8 @@ int write_readme(const std::string& path, const claims::SupportMatrix& matrix) {
   if (!file) return usage_error(file.error());
   auto span = claims::find_support_block(file->contents(), path);
   if (!span) return usage_error(span.error());
-  std::string updated = claims::replace_block(file->contents(), *span, report::render_support_markdown(matrix));
+  std::string updated =
+      claims::replace_block(file->contents(), *span, report::render_support_markdown(matrix));
   if (updated == file->contents()) {
     say(std::cout, path + ": support block already up to date");
     return kExitOk;
@@ -111,12 +119,15 @@ int run_support(const SupportArgs& a) {
     return usage_error(make_error("--readme is empty", "", "name the README file, or - for stdin"));
   auto in = resolve_cli_inputs(a.claim);
   if (!in) return usage_error(in.error());
-  for (const auto& s : in->evidence.skipped) say(std::cerr, "jetgate support: warning: skipped " + s.why);
+  for (const auto& s : in->evidence.skipped)
+    say(std::cerr, "jetgate support: warning: skipped " + s.why);
   auto matrix = claims::build_support_matrix(in->evidence, in->rules);
 
   if (!a.readme) {
-    if (a.format == "json") std::cout << dump_json(claims::to_json(matrix), 2) << "\n";
-    else std::cout << report::render_support_markdown(matrix);
+    if (a.format == "json")
+      std::cout << dump_json(claims::to_json(matrix), 2) << "\n";
+    else
+      std::cout << report::render_support_markdown(matrix);
     return kExitOk;
   }
   return a.verify ? verify_readme(*a.readme, matrix) : write_readme(*a.readme, matrix);
@@ -127,19 +138,24 @@ int run_support(const SupportArgs& a) {
 Command add_support_command(CLI::App& app) {
   auto args = std::make_shared<SupportArgs>();
   auto* sub = app.add_subcommand(
-      "support", "Which platform combinations may claim support: the gates with fresh green evidence on each");
+      "support",
+      "Which platform combinations may claim support: the gates with fresh green evidence on each");
   add_claim_options(sub, args->claim, /*policy_required=*/false);
   sub->get_option("--evidence-dir")->required();
-  sub->add_option("--format", args->format, "Output format without --readme")->check(CLI::IsMember({"md", "json"}));
-  auto* readme = sub->add_option("--readme", args->readme,
-                                 "Rewrite the block between <!-- jetgate:support:begin --> and "
-                                 "<!-- jetgate:support:end --> in this file, in place (- : read stdin, write the "
-                                 "updated README to stdout)");
+  sub->add_option("--format", args->format, "Output format without --readme")
+      ->check(CLI::IsMember({"md", "json"}));
+  auto* readme = sub->add_option(
+      "--readme", args->readme,
+      "Rewrite the block between <!-- jetgate:support:begin --> and "
+      "<!-- jetgate:support:end --> in this file, in place (- : read stdin, write the "
+      "updated README to stdout)");
   sub->add_flag("--verify", args->verify,
-                "With --readme: write nothing; exit 1 unless the block is exactly what the evidence generates")
+                "With --readme: write nothing; exit 1 unless the block is exactly what the "
+                "evidence generates")
       ->needs(readme);
-  sub->footer("Exit status: 0 ok, 1 the README block is not what the evidence backs, 2 unusable input.\n"
-              "Docs: docs/claims.md.");
+  sub->footer(
+      "Exit status: 0 ok, 1 the README block is not what the evidence backs, 2 unusable input.\n"
+      "Docs: docs/claims.md.");
   return {sub, [args] { return run_support(*args); }};
 }
 

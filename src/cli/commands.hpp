@@ -2,9 +2,8 @@
 // action runs after parsing and returns the process exit status.
 #pragma once
 
-#include <functional>
-
 #include <CLI/CLI.hpp>
+#include <functional>
 
 namespace jetgate::cli {
 

@@ -1,13 +1,12 @@
 #include "cli/input_paths.hpp"
 
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-
-#include <fmt/format.h>
 
 namespace jetgate::cli {
 namespace {
@@ -29,11 +28,13 @@ bool names_a_stream(const std::string& path) {
 Status check_policy_path(const std::string& path) {
   if (path.empty()) return make_error("--policy is empty", "", kPolicyHint);
   if (names_a_stream(path))
-    return make_error(fmt::format("--policy {} is not a regular file: reading the policy from stdin, a device or /proc "
-                                  "is not supported (the policy's location is where its repository and "
-                                  "coverage_paths are found)",
-                                  path),
-                      "", kPolicyHint);
+    return make_error(
+        fmt::format(
+            "--policy {} is not a regular file: reading the policy from stdin, a device or /proc "
+            "is not supported (the policy's location is where its repository and "
+            "coverage_paths are found)",
+            path),
+        "", kPolicyHint);
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0)
     return make_error(fmt::format("--policy {}: {}", path, std::strerror(errno)), "", kPolicyHint);
@@ -54,7 +55,8 @@ Result<std::string> read_stdin(std::size_t max_bytes) {
     if (n == 0) return out;
     out.append(buf, static_cast<std::size_t>(n));
     if (out.size() > max_bytes)
-      return make_error(fmt::format("is larger than {} bytes", max_bytes), "<stdin>", "pipe a README file in");
+      return make_error(fmt::format("is larger than {} bytes", max_bytes), "<stdin>",
+                        "pipe a README file in");
   }
 }
 

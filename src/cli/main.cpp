@@ -1,9 +1,8 @@
 // jetgate's front: parses the command line and hands over to the core library.
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
 #include "jetgate/core/exit_codes.hpp"
@@ -16,14 +15,15 @@ int main(int argc, char** argv) {
       "speed, and may our project claim support for it? Answers with evidence.",
       "jetgate"};
   app.require_subcommand(0, 1);
-  app.set_version_flag("--version", report::version_text(), "Print the version and the CUDA toolkit the kernels were built with");
+  app.set_version_flag("--version", report::version_text(),
+                       "Print the version and the CUDA toolkit the kernels were built with");
   app.footer(
       "Exit status: 0 ok, 1 the thing checked does not hold, 2 unusable input or usage.\n"
       "Docs: docs/evidence-schema.md, docs/gates.md (in the source tree).");
 
-  std::vector<cli::Command> commands = {
-      cli::add_probe_command(app), cli::add_run_command(app), cli::add_check_command(app),
-      cli::add_support_command(app), cli::add_summary_command(app)};
+  std::vector<cli::Command> commands = {cli::add_probe_command(app), cli::add_run_command(app),
+                                        cli::add_check_command(app), cli::add_support_command(app),
+                                        cli::add_summary_command(app)};
 
   try {
     app.parse(argc, argv);

@@ -1,12 +1,11 @@
 #include "cli/progress_lines.hpp"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <iostream>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "jetgate/core/utf8.hpp"
 
@@ -24,8 +23,8 @@ probes::ProbeProgress stderr_progress() {
     std::cerr << "jetgate: probe " << terminal_safe(id) << ": running" << std::endl;
   };
   p.finished = [](const probes::ProbeResult& r) {
-    std::cerr << fmt::format("jetgate: probe {}: {} ({:.1f} s)", terminal_safe(r.id), probes::to_string(r.status),
-                             r.duration_ms / 1000.0)
+    std::cerr << fmt::format("jetgate: probe {}: {} ({:.1f} s)", terminal_safe(r.id),
+                             probes::to_string(r.status), r.duration_ms / 1000.0)
               << std::endl;
   };
   return p;

@@ -39,16 +39,19 @@ static const char* mode(void) {
   const char* m = getenv("FAKE_CUDA_MODE");
   return m ? m : "device";
 }
-static int is_mode(const char* m) { return strcmp(mode(), m) == 0; }
+static int is_mode(const char* m) {
+  return strcmp(mode(), m) == 0;
+}
 static int initialised;
-static char fake_object;  /* handles point here: non-null, never dereferenced */
+static char fake_object; /* handles point here: non-null, never dereferenced */
 
 #define FAKE_FREE_BYTES ((size_t)256 << 20)
 #define FAKE_TOTAL_BYTES ((size_t)16 << 30)
 
 CUresult cuInit(unsigned flags) {
   (void)flags;
-  if (is_mode("hang")) for (;;) pause();
+  if (is_mode("hang"))
+    for (;;) pause();
   if (is_mode("crash")) raise(SIGSEGV);
   if (is_mode("no_device")) return NO_DEVICE;
   initialised = 1;
@@ -62,20 +65,38 @@ CUresult cuDriverGetVersion(int* v) {
 
 CUresult cuGetErrorName(CUresult rc, const char** name) {
   switch (rc) {
-    case OK: *name = "CUDA_SUCCESS"; return OK;
-    case NO_DEVICE: *name = "CUDA_ERROR_NO_DEVICE"; return OK;
-    case UNSUPPORTED_PTX_VERSION: *name = "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"; return OK;
-    case LAUNCH_FAILED: *name = "CUDA_ERROR_LAUNCH_FAILED"; return OK;
-    default: *name = NULL; return INVALID_VALUE;
+    case OK:
+      *name = "CUDA_SUCCESS";
+      return OK;
+    case NO_DEVICE:
+      *name = "CUDA_ERROR_NO_DEVICE";
+      return OK;
+    case UNSUPPORTED_PTX_VERSION:
+      *name = "CUDA_ERROR_UNSUPPORTED_PTX_VERSION";
+      return OK;
+    case LAUNCH_FAILED:
+      *name = "CUDA_ERROR_LAUNCH_FAILED";
+      return OK;
+    default:
+      *name = NULL;
+      return INVALID_VALUE;
   }
 }
 
 CUresult cuGetErrorString(CUresult rc, const char** text) {
   switch (rc) {
-    case NO_DEVICE: *text = "no CUDA-capable device is detected"; return OK;
-    case UNSUPPORTED_PTX_VERSION: *text = "the provided PTX was compiled with an unsupported toolchain."; return OK;
-    case LAUNCH_FAILED: *text = "unspecified launch failure"; return OK;
-    default: *text = NULL; return INVALID_VALUE;
+    case NO_DEVICE:
+      *text = "no CUDA-capable device is detected";
+      return OK;
+    case UNSUPPORTED_PTX_VERSION:
+      *text = "the provided PTX was compiled with an unsupported toolchain.";
+      return OK;
+    case LAUNCH_FAILED:
+      *text = "unspecified launch failure";
+      return OK;
+    default:
+      *text = NULL;
+      return INVALID_VALUE;
   }
 }
 
@@ -101,19 +122,44 @@ CUresult cuDeviceGetName(char* name, int len, CUdevice d) {
 CUresult cuDeviceGetAttribute(int* v, int attr, CUdevice d) {
   (void)d;
   switch (attr) {
-    case 13: *v = 918000; return OK;   /* SM clock, kHz */
-    case 16: *v = 8; return OK;        /* SMs */
-    case 18: *v = 1; return OK;        /* integrated */
-    case 33: *v = 0; return OK;        /* PCI bus */
-    case 34: *v = 0; return OK;        /* PCI device */
-    case 36: *v = 3200000; return OK;  /* memory clock, kHz */
-    case 37: *v = 128; return OK;      /* bus width, bits: 102.4 GB/s as on Orin NX 16GB */
-    case 38: *v = 4 << 20; return OK;  /* L2 */
-    case 50: *v = 0; return OK;        /* PCI domain */
-    case 75: *v = 8; return OK;
-    case 76: *v = 7; return OK;
-    case 95: *v = 1; return OK;        /* cooperative launch */
-    default: return INVALID_VALUE;
+    case 13:
+      *v = 918000;
+      return OK; /* SM clock, kHz */
+    case 16:
+      *v = 8;
+      return OK; /* SMs */
+    case 18:
+      *v = 1;
+      return OK; /* integrated */
+    case 33:
+      *v = 0;
+      return OK; /* PCI bus */
+    case 34:
+      *v = 0;
+      return OK; /* PCI device */
+    case 36:
+      *v = 3200000;
+      return OK; /* memory clock, kHz */
+    case 37:
+      *v = 128;
+      return OK; /* bus width, bits: 102.4 GB/s as on Orin NX 16GB */
+    case 38:
+      *v = 4 << 20;
+      return OK; /* L2 */
+    case 50:
+      *v = 0;
+      return OK; /* PCI domain */
+    case 75:
+      *v = 8;
+      return OK;
+    case 76:
+      *v = 7;
+      return OK;
+    case 95:
+      *v = 1;
+      return OK; /* cooperative launch */
+    default:
+      return INVALID_VALUE;
   }
 }
 
@@ -129,8 +175,13 @@ CUresult cuCtxCreate_v2(opaque* ctx, unsigned flags, CUdevice d) {
   *ctx = &fake_object;
   return OK;
 }
-CUresult cuCtxDestroy_v2(opaque ctx) { (void)ctx; return OK; }
-CUresult cuCtxSynchronize(void) { return OK; }
+CUresult cuCtxDestroy_v2(opaque ctx) {
+  (void)ctx;
+  return OK;
+}
+CUresult cuCtxSynchronize(void) {
+  return OK;
+}
 
 CUresult cuMemGetInfo_v2(size_t* free_bytes, size_t* total) {
   *free_bytes = FAKE_FREE_BYTES;
@@ -144,12 +195,18 @@ CUresult cuMemAlloc_v2(CUdeviceptr* p, size_t bytes) {
   *p = (CUdeviceptr)(uintptr_t)m;
   return OK;
 }
-CUresult cuMemFree_v2(CUdeviceptr p) { free((void*)(uintptr_t)p); return OK; }
+CUresult cuMemFree_v2(CUdeviceptr p) {
+  free((void*)(uintptr_t)p);
+  return OK;
+}
 CUresult cuMemAllocHost_v2(void** p, size_t bytes) {
   *p = calloc(1, bytes);
   return *p ? OK : 2;
 }
-CUresult cuMemFreeHost(void* p) { free(p); return OK; }
+CUresult cuMemFreeHost(void* p) {
+  free(p);
+  return OK;
+}
 
 CUresult cuMemsetD32Async(CUdeviceptr p, unsigned value, size_t n, opaque s) {
   (void)s;
@@ -185,7 +242,10 @@ CUresult cuModuleLoadData(opaque* m, const void* image) {
   *m = &fake_object;
   return OK;
 }
-CUresult cuModuleUnload(opaque m) { (void)m; return OK; }
+CUresult cuModuleUnload(opaque m) {
+  (void)m;
+  return OK;
+}
 CUresult cuModuleGetFunction(opaque* f, opaque m, const char* name) {
   (void)m;
   if (strncmp(name, "jetgate_", 8) != 0) return NOT_FOUND;
@@ -196,19 +256,52 @@ CUresult cuModuleGetFunction(opaque* f, opaque m, const char* name) {
 #ifndef FAKE_CUDA_OMIT_LAUNCH
 CUresult cuLaunchKernel(opaque f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                         unsigned bz, unsigned shared, opaque s, void** params, void** extra) {
-  (void)f; (void)gx; (void)gy; (void)gz; (void)bx; (void)by; (void)bz; (void)shared; (void)s;
-  (void)params; (void)extra;
+  (void)f;
+  (void)gx;
+  (void)gy;
+  (void)gz;
+  (void)bx;
+  (void)by;
+  (void)bz;
+  (void)shared;
+  (void)s;
+  (void)params;
+  (void)extra;
   return is_mode("launch_fails") ? LAUNCH_FAILED : OK;
 }
 #endif
 
-CUresult cuStreamCreate(opaque* s, unsigned flags) { (void)flags; *s = &fake_object; return OK; }
-CUresult cuStreamDestroy_v2(opaque s) { (void)s; return OK; }
-CUresult cuStreamSynchronize(opaque s) { (void)s; return OK; }
-CUresult cuEventCreate(opaque* e, unsigned flags) { (void)flags; *e = &fake_object; return OK; }
-CUresult cuEventDestroy_v2(opaque e) { (void)e; return OK; }
-CUresult cuEventRecord(opaque e, opaque s) { (void)e; (void)s; return OK; }
-CUresult cuEventSynchronize(opaque e) { (void)e; return OK; }
+CUresult cuStreamCreate(opaque* s, unsigned flags) {
+  (void)flags;
+  *s = &fake_object;
+  return OK;
+}
+CUresult cuStreamDestroy_v2(opaque s) {
+  (void)s;
+  return OK;
+}
+CUresult cuStreamSynchronize(opaque s) {
+  (void)s;
+  return OK;
+}
+CUresult cuEventCreate(opaque* e, unsigned flags) {
+  (void)flags;
+  *e = &fake_object;
+  return OK;
+}
+CUresult cuEventDestroy_v2(opaque e) {
+  (void)e;
+  return OK;
+}
+CUresult cuEventRecord(opaque e, opaque s) {
+  (void)e;
+  (void)s;
+  return OK;
+}
+CUresult cuEventSynchronize(opaque e) {
+  (void)e;
+  return OK;
+}
 CUresult cuEventElapsedTime(float* ms, opaque a, opaque b) {
   (void)a;
   (void)b;
@@ -221,25 +314,53 @@ CUresult cuEventElapsedTime(float* ms, opaque a, opaque b) {
 CUresult cuLaunchCooperativeKernel(opaque f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                                    unsigned by, unsigned bz, unsigned shared, opaque s,
                                    void** params) {
-  (void)f; (void)gx; (void)gy; (void)gz; (void)bx; (void)by; (void)bz; (void)shared; (void)s;
+  (void)f;
+  (void)gx;
+  (void)gy;
+  (void)gz;
+  (void)bx;
+  (void)by;
+  (void)bz;
+  (void)shared;
+  (void)s;
   (void)params;
   return is_mode("launch_fails") ? LAUNCH_FAILED : OK;
 }
 CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int* n, opaque f, int block, size_t smem) {
-  (void)f; (void)block; (void)smem;
+  (void)f;
+  (void)block;
+  (void)smem;
   *n = 1;
   return OK;
 }
-CUresult cuStreamBeginCapture_v2(opaque s, int mode) { (void)s; (void)mode; return OK; }
-CUresult cuStreamEndCapture(opaque s, opaque* graph) { (void)s; *graph = &fake_object; return OK; }
+CUresult cuStreamBeginCapture_v2(opaque s, int mode) {
+  (void)s;
+  (void)mode;
+  return OK;
+}
+CUresult cuStreamEndCapture(opaque s, opaque* graph) {
+  (void)s;
+  *graph = &fake_object;
+  return OK;
+}
 CUresult cuGraphInstantiate(opaque* exec, opaque graph, opaque* error_node, char* log, size_t n) {
-  (void)graph; (void)error_node; (void)log; (void)n;
+  (void)graph;
+  (void)error_node;
+  (void)log;
+  (void)n;
   *exec = &fake_object;
   return OK;
 }
 CUresult cuGraphLaunch(opaque exec, opaque s) {
-  (void)exec; (void)s;
+  (void)exec;
+  (void)s;
   return is_mode("launch_fails") ? LAUNCH_FAILED : OK;
 }
-CUresult cuGraphExecDestroy(opaque exec) { (void)exec; return OK; }
-CUresult cuGraphDestroy(opaque graph) { (void)graph; return OK; }
+CUresult cuGraphExecDestroy(opaque exec) {
+  (void)exec;
+  return OK;
+}
+CUresult cuGraphDestroy(opaque graph) {
+  (void)graph;
+  return OK;
+}

@@ -1,9 +1,10 @@
+#include "jetgate/claims/check.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
 #include "jetgate/evidence/evidence.hpp"
-#include "jetgate/claims/check.hpp"
 #include "test_support.hpp"
 
 namespace jetgate::claims {
@@ -13,7 +14,6 @@ using evidence::Date;
 using gate::StaleException;
 const std::string kSha = "3f6c2a1b9d8e7f60514233c4b5a69788f0e1d2c3";
 const std::string kOtherSha = "0000000000000000000000000000000000000001";
-
 
 // A repository with a two-gate policy (max age 14 days) and an evidence dir.
 struct Repo {
@@ -29,13 +29,21 @@ struct Repo {
                 {"id": "jetson-cuda-runtime", "probes": [{"probe": "launch", "status": "PASS"}]}],
       "environment_waivers": )" + waivers + "}");
   }
-  void evidence(const std::string& gate, const std::string& generated_at, const std::string& sha = kSha,
-                const std::string& status = "passed", evidence::Counts counts = {3, 0, 0, 0}) const {
-    nlohmann::json j = {{"schema_version", 1}, {"gate", gate}, {"status", status},
-                        {"generated_at", generated_at}, {"git_sha", sha}, {"reason", ""},
+  void evidence(const std::string& gate, const std::string& generated_at,
+                const std::string& sha = kSha, const std::string& status = "passed",
+                evidence::Counts counts = {3, 0, 0, 0}) const {
+    nlohmann::json j = {{"schema_version", 1},
+                        {"gate", gate},
+                        {"status", status},
+                        {"generated_at", generated_at},
+                        {"git_sha", sha},
+                        {"reason", ""},
                         {"exit_code", 0},
-                        {"counts", {{"tests", counts.tests}, {"failures", counts.failures},
-                                    {"errors", counts.errors}, {"skipped", counts.skipped}}}};
+                        {"counts",
+                         {{"tests", counts.tests},
+                          {"failures", counts.failures},
+                          {"errors", counts.errors},
+                          {"skipped", counts.skipped}}}};
     t.write("conditional-evidence/" + gate + ".json", j.dump());
   }
   CheckResult check(const char* today, std::vector<std::string> required = {},
@@ -74,14 +82,15 @@ TEST(CheckTest, FreshGreenEvidenceHolds) {
 
 TEST(CheckTest, AgeBoundaryExactlyMaximumIsFreshOneMoreIsStale) {
   Repo repo;
-  repo.evidence("cuda-runtime", "2026-11-15T23:59:59Z");  // 14 days before 2026-11-29
+  repo.evidence("cuda-runtime", "2026-11-15T23:59:59Z");         // 14 days before 2026-11-29
   repo.evidence("jetson-cuda-runtime", "2026-11-14T00:00:00Z");  // 15 days
   auto r = repo.check("2026-11-29");
   ASSERT_EQ(r.violations.size(), 1u) << lines(r);
   EXPECT_EQ(r.violations[0].line(),
-            "jetson-cuda-runtime: evidence is stale: 15 days old (generated 2026-11-14), the freshness rule "
-            "allows 14 days; run `jetgate run jetson-cuda-runtime --policy " + repo.policy + " --evidence-dir " +
-                repo.evidence_dir + "` again");
+            "jetson-cuda-runtime: evidence is stale: 15 days old (generated 2026-11-14), the "
+            "freshness rule "
+            "allows 14 days; run `jetgate run jetson-cuda-runtime --policy " +
+                repo.policy + " --evidence-dir " + repo.evidence_dir + "` again");
 }
 
 TEST(CheckTest, FutureDatedEvidenceIsAViolation) {
@@ -90,7 +99,8 @@ TEST(CheckTest, FutureDatedEvidenceIsAViolation) {
   repo.evidence("jetson-cuda-runtime", "2026-11-30T01:00:00+02:00");  // 2026-11-29 in UTC: fine
   auto r = repo.check("2026-11-29");
   ASSERT_EQ(r.violations.size(), 1u) << lines(r);
-  EXPECT_NE(r.violations[0].line().find("cuda-runtime: evidence is dated in the future"), std::string::npos);
+  EXPECT_NE(r.violations[0].line().find("cuda-runtime: evidence is dated in the future"),
+            std::string::npos);
 }
 
 TEST(CheckTest, EveryEvidenceRule) {
@@ -100,10 +110,15 @@ TEST(CheckTest, EveryEvidenceRule) {
   auto r = repo.check("2026-11-29");
   auto text = lines(r);
   EXPECT_NE(text.find("cuda-runtime: the gate failed"), std::string::npos) << text;
-  EXPECT_NE(text.find("cuda-runtime: evidence is for commit " + kOtherSha + ", not the candidate " + kSha),
-            std::string::npos) << text;
-  EXPECT_NE(text.find("jetson-cuda-runtime: evidence is inconsistent: status passed with 1 skipped tests"),
-            std::string::npos) << text;
+  EXPECT_NE(text.find("cuda-runtime: evidence is for commit " + kOtherSha + ", not the candidate " +
+                      kSha),
+            std::string::npos)
+      << text;
+  EXPECT_NE(
+      text.find(
+          "jetson-cuda-runtime: evidence is inconsistent: status passed with 1 skipped tests"),
+      std::string::npos)
+      << text;
   EXPECT_EQ(r.violations.size(), 3u) << text;
 }
 
@@ -117,7 +132,8 @@ TEST(CheckTest, PassedWithZeroTestsIsInconsistent) {
 
 TEST(CheckTest, MissingCorruptAndMisnamedEvidence) {
   Repo repo;
-  repo.t.write("conditional-evidence/cuda-runtime.json", "{\"schema_version\": 1, \"gate\": \"cuda-ru");
+  repo.t.write("conditional-evidence/cuda-runtime.json",
+               "{\"schema_version\": 1, \"gate\": \"cuda-ru");
   repo.evidence("jetson-cuda-runtime", "2026-11-29T10:00:00Z");
   auto j = nlohmann::json::parse(test::read_file(repo.evidence_dir + "/jetson-cuda-runtime.json"));
   j["gate"] = "cuda-runtime";
@@ -129,7 +145,8 @@ TEST(CheckTest, MissingCorruptAndMisnamedEvidence) {
   EXPECT_NE(text.find("records gate \"cuda-runtime\""), std::string::npos) << text;
   std::filesystem::remove(repo.evidence_dir + "/cuda-runtime.json");
   r = repo.check("2026-11-29", {"cuda-runtime"});
-  EXPECT_NE(lines(r).find("cuda-runtime: no evidence (no cuda-runtime.json"), std::string::npos) << lines(r);
+  EXPECT_NE(lines(r).find("cuda-runtime: no evidence (no cuda-runtime.json"), std::string::npos)
+      << lines(r);
 }
 
 TEST(CheckTest, ActiveWaiverRemovesTheGateFromTheDefaultRequirement) {
@@ -143,7 +160,9 @@ TEST(CheckTest, ActiveWaiverRemovesTheGateFromTheDefaultRequirement) {
   EXPECT_EQ(r.gates[1].waiver["issue"], "https://github.com/acme/robot/issues/3");
   r = repo.check("2026-11-30");  // expired: a violation, and the gate is required again
   auto text = lines(r);
-  EXPECT_NE(text.find("jetson-cuda-runtime: environment waiver expired on 2026-11-29"), std::string::npos) << text;
+  EXPECT_NE(text.find("jetson-cuda-runtime: environment waiver expired on 2026-11-29"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("jetson-cuda-runtime: no evidence"), std::string::npos) << text;
 }
 
@@ -158,7 +177,8 @@ TEST(CheckTest, StaleExceptionWaivesOnlyTheShaMismatch) {
   EXPECT_NE(text.find("policy: stale-evidence exception is invalid"), std::string::npos) << text;
   EXPECT_NE(text.find("not the candidate"), std::string::npos) << text;
   repo.evidence("cuda-runtime", "2026-11-01T10:00:00Z", kOtherSha);
-  EXPECT_NE(lines(repo.check("2026-11-29", {"cuda-runtime"}, ok)).find("stale: 28 days old"), std::string::npos);
+  EXPECT_NE(lines(repo.check("2026-11-29", {"cuda-runtime"}, ok)).find("stale: 28 days old"),
+            std::string::npos);
 }
 
 TEST(CheckTest, StaleExceptionNeverAdmitsLocalEvidence) {
@@ -191,7 +211,8 @@ TEST(CheckTest, ObliteratusEvidenceIsAcceptedLikeJetgates) {
   EXPECT_TRUE(r.holds()) << lines(r);
   r = check_claim(*in, {"cuda-runtime"});  // their file says passed with 2 skips
   EXPECT_NE(lines(r).find("cuda-runtime: evidence is inconsistent: status passed with 2 skipped"),
-            std::string::npos) << lines(r);
+            std::string::npos)
+      << lines(r);
 }
 
 // End to end through the binary: exit codes, one line per violation, --json.
@@ -199,8 +220,9 @@ TEST(CheckCliTest, ExitCodesAndMessages) {
   Repo repo;
   repo.evidence("cuda-runtime", "2026-11-29T10:00:00Z");
   repo.evidence("jetson-cuda-runtime", "2026-11-29T10:00:00Z");
-  auto base = std::vector<std::string>{"check", "--policy", repo.policy, "--evidence-dir", repo.evidence_dir,
-                                       "--candidate-sha", kSha};
+  auto base =
+      std::vector<std::string>{"check",           "--policy",        repo.policy, "--evidence-dir",
+                               repo.evidence_dir, "--candidate-sha", kSha};
   auto with = [&](std::vector<std::string> extra) {
     auto args = base;
     args.insert(args.end(), extra.begin(), extra.end());
@@ -212,7 +234,8 @@ TEST(CheckCliTest, ExitCodesAndMessages) {
 
   auto stale = with({"--today", "2026-12-14"});
   EXPECT_EQ(stale.exit_code, 1) << stale.out << stale.err;
-  EXPECT_NE(stale.out.find("cuda-runtime: evidence is stale: 15 days old"), std::string::npos) << stale.out;
+  EXPECT_NE(stale.out.find("cuda-runtime: evidence is stale: 15 days old"), std::string::npos)
+      << stale.out;
   EXPECT_NE(stale.err.find("2 violation(s)"), std::string::npos) << stale.err;
 
   auto json = with({"--today", "2026-12-14", "--json"});
@@ -224,22 +247,26 @@ TEST(CheckCliTest, ExitCodesAndMessages) {
   EXPECT_EQ(j["gates"][0]["verdict"]["state"], "stale");
 
   EXPECT_EQ(with({"--today", "2026-13-01"}).exit_code, 2);
-  auto badsha = test::run_jetgate({"check", "--policy", repo.policy, "--evidence-dir", repo.evidence_dir,
-                                   "--candidate-sha", "ABCDEF"});
+  auto badsha = test::run_jetgate({"check", "--policy", repo.policy, "--evidence-dir",
+                                   repo.evidence_dir, "--candidate-sha", "ABCDEF"});
   EXPECT_EQ(badsha.exit_code, 2);
-  EXPECT_NE(badsha.err.find("is not a commit: 40 lowercase hex digits"), std::string::npos) << badsha.err;
-  auto nosha = test::run_jetgate({"check", "--policy", repo.policy, "--evidence-dir", repo.evidence_dir});
+  EXPECT_NE(badsha.err.find("is not a commit: 40 lowercase hex digits"), std::string::npos)
+      << badsha.err;
+  auto nosha =
+      test::run_jetgate({"check", "--policy", repo.policy, "--evidence-dir", repo.evidence_dir});
   EXPECT_EQ(nosha.exit_code, 2);
   EXPECT_NE(nosha.err.find("--candidate-sha"), std::string::npos);
   auto missing = test::run_jetgate({"check", "--policy", repo.t.path("nope.json")});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("nope.json"), std::string::npos) << missing.err;
-  auto malformed = test::run_jetgate({"check", "--policy", repo.t.write("bad.json", "{\"gates\": [")});
+  auto malformed =
+      test::run_jetgate({"check", "--policy", repo.t.write("bad.json", "{\"gates\": [")});
   EXPECT_EQ(malformed.exit_code, 2);
   EXPECT_NE(malformed.err.find("not valid JSON"), std::string::npos) << malformed.err;
   EXPECT_EQ(test::run_jetgate({"check"}).exit_code, 2);
-  auto no_dir = test::run_jetgate({"check", "--policy", repo.policy, "--evidence-dir", repo.t.path("no-such-dir"),
-                                   "--candidate-sha", kSha, "--today", "2026-11-29"});
+  auto no_dir = test::run_jetgate({"check", "--policy", repo.policy, "--evidence-dir",
+                                   repo.t.path("no-such-dir"), "--candidate-sha", kSha, "--today",
+                                   "2026-11-29"});
   EXPECT_EQ(no_dir.exit_code, 2) << no_dir.out << no_dir.err;
   EXPECT_NE(no_dir.err.find("no-such-dir"), std::string::npos) << no_dir.err;
   EXPECT_NE(no_dir.err.find("not a directory"), std::string::npos) << no_dir.err;
@@ -258,14 +285,15 @@ TEST(CheckCliTest, PolicyRuleViolationsExitOne) {
 
 TEST(CheckCliTest, ObliteratusPolicyValidatesUnchanged) {
   std::string dir = test::fixtures_dir() + "/gates/obliteratus";
-  auto r = test::run_jetgate({"check", "--policy", dir + "/ci/conditional-test-policy.json", "--repo-root", dir,
-                              "--today", "2026-11-29"});
+  auto r = test::run_jetgate({"check", "--policy", dir + "/ci/conditional-test-policy.json",
+                              "--repo-root", dir, "--today", "2026-11-29"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.err, "");
-  auto expired = test::run_jetgate({"check", "--policy", dir + "/ci/conditional-test-policy.json", "--repo-root",
-                                    dir, "--today", "2026-12-16"});
+  auto expired = test::run_jetgate({"check", "--policy", dir + "/ci/conditional-test-policy.json",
+                                    "--repo-root", dir, "--today", "2026-12-16"});
   EXPECT_EQ(expired.exit_code, 1);
-  EXPECT_NE(expired.out.find("jetson-cuda-runtime: environment waiver expired on 2026-12-15"), std::string::npos)
+  EXPECT_NE(expired.out.find("jetson-cuda-runtime: environment waiver expired on 2026-12-15"),
+            std::string::npos)
       << expired.out;
 }
 

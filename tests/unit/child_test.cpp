@@ -1,7 +1,7 @@
 #include "jetgate/proc/child.hpp"
-#include "jetgate/proc/interrupt.hpp"
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -14,8 +14,7 @@
 #include <string>
 #include <thread>
 
-#include <gtest/gtest.h>
-
+#include "jetgate/proc/interrupt.hpp"
 #include "test_support.hpp"
 
 namespace jetgate::proc {
@@ -73,7 +72,8 @@ TEST(ChildOutcomeDescribe, NamesExitStatusSignalsAndTimeouts) {
   o.signal = SIGKILL;
   EXPECT_EQ(o.describe(), "timed out after 5.0 s (stopped with SIGKILL)");
   o.signal = 0;
-  EXPECT_EQ(o.describe(), "timed out after 5.0 s (still running after SIGKILL: stuck in the kernel?)");
+  EXPECT_EQ(o.describe(),
+            "timed out after 5.0 s (still running after SIGKILL: stuck in the kernel?)");
   o.kind = Kind::spawn_failed;
   o.error_text = "python3: not found in PATH";
   EXPECT_EQ(o.describe(), "python3: not found in PATH");
@@ -106,8 +106,12 @@ TEST(RunInChild, NonZeroExitIsReported) {
 }
 
 TEST(RunInChild, SegfaultIsASignalNotACrashOfTheParent) {
-  auto o = run_in_child([]() -> std::string { std::raise(SIGSEGV); return "unreached"; },
-                        short_limits());
+  auto o = run_in_child(
+      []() -> std::string {
+        std::raise(SIGSEGV);
+        return "unreached";
+      },
+      short_limits());
   ASSERT_EQ(o.kind, Kind::signaled);
   EXPECT_EQ(o.signal, SIGSEGV);
   EXPECT_EQ(o.describe(), "killed by signal 11 (SIGSEGV)");
@@ -130,7 +134,11 @@ TEST(RunInChild, ExceptionBecomesNonZeroExitWithMessageOnStderr) {
 }
 
 TEST(RunInChild, HangIsStoppedWithSigterm) {
-  auto o = run_in_child([]() -> std::string { for (;;) pause(); }, short_limits());
+  auto o = run_in_child(
+      []() -> std::string {
+        for (;;) pause();
+      },
+      short_limits());
   ASSERT_EQ(o.kind, Kind::timed_out);
   EXPECT_EQ(o.signal, SIGTERM);
   EXPECT_EQ(o.describe(), "timed out after 0.3 s (stopped with SIGTERM)");
@@ -365,7 +373,8 @@ TEST(RunProcess, DescriptorsOfJetgateDoNotLeakIntoTheChild) {
 
 TEST(RunProcess, OnOutputSeesEveryByteInOrderWithStderrMerged) {
   ProcessSpec spec;
-  spec.argv = {"/bin/sh", "-c", "i=0; while [ $i -lt 2000 ]; do echo out$i; echo err$i >&2; i=$((i+1)); done"};
+  spec.argv = {"/bin/sh", "-c",
+               "i=0; while [ $i -lt 2000 ]; do echo out$i; echo err$i >&2; i=$((i+1)); done"};
   LiveOutput live;
   live.merge_stderr = true;
   std::string seen;
@@ -378,7 +387,8 @@ TEST(RunProcess, OnOutputSeesEveryByteInOrderWithStderrMerged) {
   auto o = run_process(spec, l, live);
   ASSERT_EQ(o.kind, Kind::exited) << o.describe();
   std::string expected;
-  for (int i = 0; i < 2000; ++i) expected += "out" + std::to_string(i) + "\nerr" + std::to_string(i) + "\n";
+  for (int i = 0; i < 2000; ++i)
+    expected += "out" + std::to_string(i) + "\nerr" + std::to_string(i) + "\n";
   EXPECT_EQ(seen, expected);  // all of it, in the order written, beyond the cap
   EXPECT_EQ(o.output.size(), 1024u);
   EXPECT_EQ(o.error_text, "");
@@ -408,7 +418,8 @@ TEST(RunProcess, InterruptStopsTheWholeGroupAndSaysWhy) {
   EXPECT_EQ(o.signal, SIGTERM);
   EXPECT_EQ(interrupt_signal(), SIGTERM);
   EXPECT_LT(o.wall_ms, 10000);
-  EXPECT_EQ(o.describe(), "interrupted: jetgate received SIGTERM and stopped the process group with SIGTERM");
+  EXPECT_EQ(o.describe(),
+            "interrupted: jetgate received SIGTERM and stopped the process group with SIGTERM");
   pid_t grandchild = static_cast<pid_t>(std::stol(test::read_file(t.path("pid"))));
   EXPECT_TRUE(stops_running_soon(grandchild));
   // Anything started after the interrupt is stopped at once.
@@ -421,7 +432,8 @@ TEST(RunProcess, SecondInterruptEscalatesToSigkillAtOnce) {
   test::TempDir t;
   InterruptScope scope;
   ProcessSpec spec;
-  spec.argv = {"/bin/sh", "-c", "trap '' TERM INT; touch " + t.path("ready") + "; while :; do sleep 0.05; done"};
+  spec.argv = {"/bin/sh", "-c",
+               "trap '' TERM INT; touch " + t.path("ready") + "; while :; do sleep 0.05; done"};
   ChildLimits l;
   l.timeout = 60s;
   l.grace = 60s;

@@ -2,12 +2,11 @@
 // classes 5, 6, 8 and the output side of 2 and 10): the built binary on
 // hostile READMEs, forged support blocks and hostile evidence file names.
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -22,14 +21,19 @@ namespace {
 
 namespace stdfs = std::filesystem;
 
-std::string claims_dir(const char* name) { return fixtures_dir() + "/claims/" + name; }
+std::string claims_dir(const char* name) {
+  return fixtures_dir() + "/claims/" + name;
+}
 
-bool has(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
+bool has(const std::string& text, const std::string& needle) {
+  return text.find(needle) != std::string::npos;
+}
 
 const char* kToday = "2026-11-29";
 
 std::vector<std::string> support(std::vector<std::string> tail) {
-  std::vector<std::string> a = {"support", "--today", kToday, "--evidence-dir", claims_dir("jetgate-orin")};
+  std::vector<std::string> a = {"support", "--today", kToday, "--evidence-dir",
+                                claims_dir("jetgate-orin")};
   a.insert(a.end(), tail.begin(), tail.end());
   return a;
 }
@@ -64,14 +68,16 @@ CliRun run_with_stdin(const std::vector<std::string>& args, const std::string& s
 const std::string kBegin = "<!-- jetgate:support:begin -->";
 const std::string kEnd = "<!-- jetgate:support:end -->";
 
-std::string simple_readme() { return "# robot\n\n" + kBegin + "\n" + kEnd + "\n\nLicense: MIT\n"; }
+std::string simple_readme() {
+  return "# robot\n\n" + kBegin + "\n" + kEnd + "\n\nLicense: MIT\n";
+}
 
 // ---- Class 5: writing the README destroys nothing ----
 
 TEST(ClaimsIoCli, MarkersInsideCodeExamplesAreNotTheBlock) {
   TempDir t;
-  std::string example = "## How to\n\n```markdown\n" + kBegin + "\n(example)\n" + kEnd + "\n```\n\n" +
-                        "  ~~~~ text\n" + kBegin + "\n~~~\n" + kEnd + "\n  ~~~~\n\n" +
+  std::string example = "## How to\n\n```markdown\n" + kBegin + "\n(example)\n" + kEnd +
+                        "\n```\n\n" + "  ~~~~ text\n" + kBegin + "\n~~~\n" + kEnd + "\n  ~~~~\n\n" +
                         "Indented:\n\n    " + kBegin + "\n    " + kEnd + "\n\n";
   std::string readme_text = example + "## Support\n\n" + kBegin + "\nold\n" + kEnd + "\n";
   auto readme = t.write("README.md", readme_text);
@@ -214,7 +220,8 @@ std::string written_readme(TempDir& t) {
   return readme;
 }
 
-CliRun verify_edited(TempDir& t, const std::string& readme, const std::string& from, const std::string& to) {
+CliRun verify_edited(TempDir& t, const std::string& readme, const std::string& from,
+                     const std::string& to) {
   std::string text = read_file(readme);
   auto pos = text.find(from);
   EXPECT_NE(pos, std::string::npos) << from << "\n" << text;
@@ -227,18 +234,25 @@ TEST(ClaimsIoCli, VerifyRejectsASupportedRowInTheNotClaimedTable) {
   TempDir t;
   // The Orin fixtures have no not-claimed rows: forge the table and a row that says "supported".
   auto readme = written_readme(t);
-  std::string forged = "\nNot claimed: the evidence below is stale, failed, not run, inconsistent, dated in the future, "
-                       "or does not name its platform.\n\n| Platform | Runtime | Gate | Why not claimed |\n|---|---|---|---|\n"
-                       "| Jetson Orin Nano 8GB | JetPack 6.2 (L4T 36.4.3), CUDA 12.6 | cuda-runtime | supported, fresh green |\n" + kEnd;
+  std::string forged =
+      "\nNot claimed: the evidence below is stale, failed, not run, inconsistent, dated in the "
+      "future, "
+      "or does not name its platform.\n\n| Platform | Runtime | Gate | Why not claimed "
+      "|\n|---|---|---|---|\n"
+      "| Jetson Orin Nano 8GB | JetPack 6.2 (L4T 36.4.3), CUDA 12.6 | cuda-runtime | supported, "
+      "fresh green |\n" +
+      kEnd;
   auto r = verify_edited(t, readme, kEnd, forged);
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-  EXPECT_TRUE(has(r.out, "Jetson Orin Nano 8GB") || has(r.out, "not what the evidence generates")) << r.out;
+  EXPECT_TRUE(has(r.out, "Jetson Orin Nano 8GB") || has(r.out, "not what the evidence generates"))
+      << r.out;
 }
 
 TEST(ClaimsIoCli, VerifyRejectsAbsurdDatesAndEditedRows) {
   TempDir t;
   auto readme = written_readme(t);
-  for (const char* to : {"cuda-runtime (1970-01-01)", "cuda-runtime (2026-11-27)", "cuda-runtime"}) {
+  for (const char* to :
+       {"cuda-runtime (1970-01-01)", "cuda-runtime (2026-11-27)", "cuda-runtime"}) {
     t.write("README.md", read_file(readme));
     auto r = verify_edited(t, readme, "cuda-runtime (2026-11-28)", to);
     EXPECT_EQ(r.exit_code, 1) << to << "\n" << r.out << r.err;
@@ -251,8 +265,10 @@ TEST(ClaimsIoCli, VerifyRejectsAbsurdDatesAndEditedRows) {
 
 TEST(ClaimsIoCli, GateIdsWithBarsOrNewlinesCannotAddRowsOrCells) {
   TempDir t;
-  for (const std::string gate : {"evil | NVIDIA H200 (x86_64) | driver 1, CUDA 13.0 | forged (2026-11-29)",
-                                 "evil\n| NVIDIA H200 (x86_64) | driver 1 | forged |", "evil <!-- jetgate:support:end -->"}) {
+  for (const std::string gate :
+       {"evil | NVIDIA H200 (x86_64) | driver 1, CUDA 13.0 | forged (2026-11-29)",
+        "evil\n| NVIDIA H200 (x86_64) | driver 1 | forged |",
+        "evil <!-- jetgate:support:end -->"}) {
     TempDir e;
     auto doc = orin_evidence_json("2026-11-29T10:00:00Z", {{"gate", gate}});
     e.write(gate + ".json", doc.dump());
@@ -262,11 +278,17 @@ TEST(ClaimsIoCli, GateIdsWithBarsOrNewlinesCannotAddRowsOrCells) {
     for (std::size_t pos = 0; (pos = r.out.find("\n|", pos)) != std::string::npos; ++pos) ++rows;
     EXPECT_EQ(rows, 3) << "header, separator and one claims row only:\n" << r.out;
     EXPECT_FALSE(has(r.out, "\n| NVIDIA H200")) << r.out;
-    EXPECT_EQ(r.out.find("-->"), r.out.rfind("-->")) << "only the generated comment may close a comment:\n" << r.out;
+    EXPECT_EQ(r.out.find("-->"), r.out.rfind("-->"))
+        << "only the generated comment may close a comment:\n"
+        << r.out;
     // Written into a README, the block still verifies and the markers are intact.
     auto readme = t.write("README.md", simple_readme());
-    ASSERT_EQ(run_jetgate({"support", "--today", kToday, "--evidence-dir", e.dir(), "--readme", readme}).exit_code, 0);
-    auto v = run_jetgate({"support", "--today", kToday, "--evidence-dir", e.dir(), "--readme", readme, "--verify"});
+    ASSERT_EQ(
+        run_jetgate({"support", "--today", kToday, "--evidence-dir", e.dir(), "--readme", readme})
+            .exit_code,
+        0);
+    auto v = run_jetgate(
+        {"support", "--today", kToday, "--evidence-dir", e.dir(), "--readme", readme, "--verify"});
     EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
   }
 }
@@ -275,13 +297,16 @@ TEST(ClaimsIoCli, GateIdsWithBarsOrNewlinesCannotAddRowsOrCells) {
 
 TEST(ClaimsIoCli, FileNamesThatAreNotUtf8KeepJsonValid) {
   TempDir e;
-  e.write("cuda-runtime.json", orin_evidence_json("2026-11-29T10:00:00Z", {{"gate", "cuda-runtime"}}).dump());
+  e.write("cuda-runtime.json",
+          orin_evidence_json("2026-11-29T10:00:00Z", {{"gate", "cuda-runtime"}}).dump());
   e.write("bad-\xff\xfe-name.json", "{");
   // "x" and 60 two-byte characters: the skip message cuts the gate id at 80 bytes, mid-character.
   std::string long_gate = "x";
   for (int i = 0; i < 60; ++i) long_gate += "\xC3\xA9";
-  e.write("mismatch.json", orin_evidence_json("2026-11-29T10:00:00Z", {{"gate", long_gate}}).dump());
-  auto r = run_jetgate({"support", "--today", kToday, "--evidence-dir", e.dir(), "--format", "json"});
+  e.write("mismatch.json",
+          orin_evidence_json("2026-11-29T10:00:00Z", {{"gate", long_gate}}).dump());
+  auto r =
+      run_jetgate({"support", "--today", kToday, "--evidence-dir", e.dir(), "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << r.out;
@@ -289,23 +314,30 @@ TEST(ClaimsIoCli, FileNamesThatAreNotUtf8KeepJsonValid) {
   auto md = run_jetgate({"support", "--today", kToday, "--evidence-dir", e.dir()});
   EXPECT_EQ(md.exit_code, 0) << md.err;
   EXPECT_FALSE(has(md.err, "\xff")) << "raw bytes that are not UTF-8 reach the terminal";
-  auto summary = run_jetgate({"summary", "--today", kToday, "--evidence-dir", e.dir(), "--format", "issue"});
+  auto summary =
+      run_jetgate({"summary", "--today", kToday, "--evidence-dir", e.dir(), "--format", "issue"});
   EXPECT_EQ(summary.exit_code, 0) << summary.err;
   EXPECT_FALSE(has(summary.out, "\xff"));
 }
 
 TEST(ClaimsIoCli, ControlAndBidiCharactersAreShownEscaped) {
   TempDir e;
-  std::string gate = "ok\xE2\x80\xAE" "evil\x1b[31m";  // U+202E RIGHT-TO-LEFT OVERRIDE, then an ANSI colour
-  e.write(gate + ".json", orin_evidence_json("2026-11-29T10:00:00Z", {{"gate", gate}, {"status", "failed"},
-                                                                      {"reason", "boom \xE2\x81\xA6x\x07"}}).dump());
+  std::string gate =
+      "ok\xE2\x80\xAE"
+      "evil\x1b[31m";  // U+202E RIGHT-TO-LEFT OVERRIDE, then an ANSI colour
+  e.write(gate + ".json",
+          orin_evidence_json(
+              "2026-11-29T10:00:00Z",
+              {{"gate", gate}, {"status", "failed"}, {"reason", "boom \xE2\x81\xA6x\x07"}})
+              .dump());
   e.write("x\x1b]0;title\x07.json", "{");
-  for (std::vector<std::string> cmd : {std::vector<std::string>{"support"}, {"summary"}, {"summary", "--format", "issue"}}) {
+  for (std::vector<std::string> cmd :
+       {std::vector<std::string>{"support"}, {"summary"}, {"summary", "--format", "issue"}}) {
     cmd.insert(cmd.end(), {"--today", kToday, "--evidence-dir", e.dir()});
     auto r = run_jetgate(cmd);
     ASSERT_EQ(r.exit_code, 0) << cmd[0] << r.err;
-    for (const std::string& raw : {std::string("\x1b"), std::string("\x07"), std::string("\xE2\x80\xAE"),
-                                   std::string("\xE2\x81\xA6")}) {
+    for (const std::string& raw : {std::string("\x1b"), std::string("\x07"),
+                                   std::string("\xE2\x80\xAE"), std::string("\xE2\x81\xA6")}) {
       EXPECT_FALSE(has(r.out, raw)) << cmd[0] << " stdout:\n" << r.out;
       EXPECT_FALSE(has(r.err, raw)) << cmd[0] << " stderr:\n" << r.err;
     }
@@ -322,7 +354,8 @@ TEST(ClaimsIoCli, PolicyOptionsThatNameNoFile) {
     EXPECT_FALSE(has(empty.err, "directory")) << empty.err;
     EXPECT_TRUE(has(empty.err, "--policy")) << empty.err;
     auto input = t.write("policy.json", "{}");
-    auto stdin_policy = run_with_stdin({cmd, "--evidence-dir", claims_dir("jetgate-orin"), "--policy", "/dev/stdin"}, input);
+    auto stdin_policy = run_with_stdin(
+        {cmd, "--evidence-dir", claims_dir("jetgate-orin"), "--policy", "/dev/stdin"}, input);
     EXPECT_EQ(stdin_policy.exit_code, 2) << cmd << stdin_policy.out;
     EXPECT_TRUE(has(stdin_policy.err, "regular file")) << stdin_policy.err;
     auto dash = run_jetgate({cmd, "--evidence-dir", claims_dir("jetgate-orin"), "--policy", "-"});

@@ -12,14 +12,17 @@
 namespace jetgate::report {
 namespace {
 
-bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool has(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
 TEST(ClaimsIoEscape, DecodesUtf8AndRejectsWhatIsNotUtf8) {
   auto d = decode_utf8("\xE2\x80\xAE", 0);
   EXPECT_TRUE(d.valid);
   EXPECT_EQ(d.code_point, 0x202Eu);
   EXPECT_EQ(d.length, 3u);
-  for (std::string bad : {"\xC0\xAF", "\xE0\x80\xAF", "\xED\xA0\x80", "\xF4\x90\x80\x80", "\xFF", "\xC3", "\xE2\x80"}) {
+  for (std::string bad : {"\xC0\xAF", "\xE0\x80\xAF", "\xED\xA0\x80", "\xF4\x90\x80\x80", "\xFF",
+                          "\xC3", "\xE2\x80"}) {
     auto u = decode_utf8(bad, 0);
     EXPECT_FALSE(u.valid) << bad;
     EXPECT_EQ(u.length, 1u);
@@ -35,8 +38,11 @@ TEST(ClaimsIoEscape, TerminalTextShowsControlsBidiAndBadBytes) {
   EXPECT_EQ(terminal_text("gate-\xE2\x80\xAEko"), "gate-\\u202eko");
   EXPECT_EQ(terminal_text("\xE2\x81\xA6x\xE2\x81\xA9"), "\\u2066x\\u2069");
   EXPECT_EQ(terminal_text("cut \xC3"), "cut \\xc3");
-  EXPECT_EQ(terminal_text("\xC2\x9B" "c1"), "\\u009bc1");
-  EXPECT_EQ(terminal_text("caf\xC3\xA9 \xE6\x97\xA5\xE6\x9C\xAC"), "caf\xC3\xA9 \xE6\x97\xA5\xE6\x9C\xAC");  // ordinary text stays
+  EXPECT_EQ(terminal_text("\xC2\x9B"
+                          "c1"),
+            "\\u009bc1");
+  EXPECT_EQ(terminal_text("caf\xC3\xA9 \xE6\x97\xA5\xE6\x9C\xAC"),
+            "caf\xC3\xA9 \xE6\x97\xA5\xE6\x9C\xAC");  // ordinary text stays
 }
 
 TEST(ClaimsIoEscape, MarkdownCellsCannotAddColumnsRowsHtmlOrCloseComments) {
@@ -45,10 +51,15 @@ TEST(ClaimsIoEscape, MarkdownCellsCannotAddColumnsRowsHtmlOrCloseComments) {
   EXPECT_EQ(markdown_cell("<!-- jetgate:support:end -->"), "&lt;!-- jetgate:support:end --&gt;");
   EXPECT_EQ(markdown_cell("a & b \\ c"), "a &amp; b \\\\ c");
   EXPECT_EQ(markdown_cell("  padded\t"), "padded");
-  EXPECT_EQ(markdown_cell("ok\xE2\x80\xAE" "evil"), "ok\\u202eevil");
+  EXPECT_EQ(markdown_cell("ok\xE2\x80\xAE"
+                          "evil"),
+            "ok\\u202eevil");
   EXPECT_EQ(markdown_cell("\xff"), "\\xff");
   // What the verifier reads back is what was escaped.
-  for (std::string s : {"plain", "a|b", "x\\|y", "<!-- c -->", "&lt; literal", "ok\xE2\x80\xAE" "x", "\xff\x01", "\\u202e"}) {
+  for (std::string s : {"plain", "a|b", "x\\|y", "<!-- c -->", "&lt; literal",
+                        "ok\xE2\x80\xAE"
+                        "x",
+                        "\xff\x01", "\\u202e"}) {
     auto row = claims::split_row("| " + markdown_cell(s) + " | z |");
     ASSERT_TRUE(row) << s;
     ASSERT_EQ(row->size(), 2u) << s;
@@ -59,10 +70,12 @@ TEST(ClaimsIoEscape, MarkdownCellsCannotAddColumnsRowsHtmlOrCloseComments) {
 TEST(ClaimsIoEscape, MarkdownProseCannotStartLinksCodeOrHtml) {
   EXPECT_EQ(markdown_inline("[click](https://evil.example)"), "\\[click\\](https://evil.example)");
   EXPECT_EQ(markdown_inline("`code` and *bold*"), "\\`code\\` and \\*bold\\*");
-  EXPECT_EQ(markdown_inline("<details><summary>x</summary>"), "&lt;details&gt;&lt;summary&gt;x&lt;/summary&gt;");
+  EXPECT_EQ(markdown_inline("<details><summary>x</summary>"),
+            "&lt;details&gt;&lt;summary&gt;x&lt;/summary&gt;");
   EXPECT_EQ(markdown_inline("two\nlines"), "two lines");
   // Tokens, ids and paths keep their underscores, so the sanitizer still sees them.
-  EXPECT_EQ(markdown_inline("github_pat_11AB /home/a_b nv_tegra_release"), "github_pat_11AB /home/a_b nv_tegra_release");
+  EXPECT_EQ(markdown_inline("github_pat_11AB /home/a_b nv_tegra_release"),
+            "github_pat_11AB /home/a_b nv_tegra_release");
 }
 
 TEST(ClaimsIoEscape, JsonTextIsValidWhateverTheBytes) {

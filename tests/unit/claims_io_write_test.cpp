@@ -1,11 +1,10 @@
 // fs::InPlaceFile: the README is edited where it is (its inode, links, mode
 // and owner kept) and never left half-written.
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <cerrno>
 #include <filesystem>
@@ -31,7 +30,8 @@ struct stat stat_of(const std::string& path) {
 std::vector<std::string> recovery_copies(const TempDir& t, const std::string& name) {
   std::vector<std::string> out;
   for (const auto& e : stdfs::directory_iterator(t.dir()))
-    if (e.path().filename().string().rfind(recovery_copy_prefix(name), 0) == 0) out.push_back(e.path().string());
+    if (e.path().filename().string().rfind(recovery_copy_prefix(name), 0) == 0)
+      out.push_back(e.path().string());
   return out;
 }
 
@@ -88,7 +88,8 @@ TEST(ClaimsIoWriteInPlace, RefusesWhatCannotOrMustNotBeWritten) {
   ASSERT_EQ(::symlink("missing.md", t.path("dangling.md").c_str()), 0);
   auto dangling = InPlaceFile::open(t.path("dangling.md"), kMax);
   ASSERT_FALSE(dangling);
-  EXPECT_NE(dangling.error().what.find("does not exist"), std::string::npos) << dangling.error().message();
+  EXPECT_NE(dangling.error().what.find("does not exist"), std::string::npos)
+      << dangling.error().message();
 
   ASSERT_EQ(::symlink("loop-b.md", t.path("loop-a.md").c_str()), 0);
   ASSERT_EQ(::symlink("loop-a.md", t.path("loop-b.md").c_str()), 0);
@@ -122,7 +123,7 @@ TEST(ClaimsIoWriteInPlace, ANonRootUserCannotWriteAnotherUsersFile) {
     if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(3);
     auto file = InPlaceFile::open(path, kMax);
     bool refused = !file && (file.error().what.find("not writable") != std::string::npos ||
-                               file.error().what.find("Permission denied") != std::string::npos);
+                             file.error().what.find("Permission denied") != std::string::npos);
     ::_exit(refused ? 0 : 1);
   }
   int status = 0;
@@ -163,7 +164,8 @@ TEST(ClaimsIoWriteInPlace, AFailedWriteIsUndone) {
   g_pwrite_calls = 0;
   g_fail_from_call = 1;  // the new contents fail, writing the old ones back works
   InPlaceWriteOps ops{[](int fd, const void* buf, std::size_t n, off_t off) -> ssize_t {
-                        return g_pwrite_calls == 0 ? failing_pwrite(fd, buf, n, off) : ::pwrite(fd, buf, n, off);
+                        return g_pwrite_calls == 0 ? failing_pwrite(fd, buf, n, off)
+                                                   : ::pwrite(fd, buf, n, off);
                       },
                       &::fsync};
   auto st = file->replace("REPLACEMENT TEXT THAT NEVER LANDS\n", ops);
@@ -185,7 +187,8 @@ TEST(ClaimsIoWriteInPlace, WhenEvenTheUndoFailsTheErrorNamesTheCompleteCopy) {
   auto copies = recovery_copies(t, "README.md");
   ASSERT_EQ(copies.size(), 1u);
   EXPECT_EQ(read_file(copies[0]), "the complete new text\n");
-  EXPECT_EQ(stat_of(copies[0]).st_mode & 07777, 0600u) << "the copy of a private README must stay private";
+  EXPECT_EQ(stat_of(copies[0]).st_mode & 07777, 0600u)
+      << "the copy of a private README must stay private";
   EXPECT_NE(st.error().hint.find(copies[0]), std::string::npos) << st.error().message();
 }
 
@@ -198,12 +201,13 @@ TEST(ClaimsIoWriteInPlace, AProcessKilledMidWriteLeavesTheCompleteNewFileBeside)
     auto file = InPlaceFile::open(path, kMax);
     if (!file) ::_exit(2);
     // Dies after the first bytes, as SIGKILL or a power cut would stop it.
-    (void)file->replace(std::string(6000, 'n'), InPlaceWriteOps{[](int fd, const void* buf, std::size_t, off_t off)
-                                                                       -> ssize_t {
-                                                                     (void)::pwrite(fd, buf, 100, off);
-                                                                     ::_exit(9);
-                                                                   },
-                                                                   &::fsync});
+    (void)file->replace(
+        std::string(6000, 'n'),
+        InPlaceWriteOps{[](int fd, const void* buf, std::size_t, off_t off) -> ssize_t {
+                          (void)::pwrite(fd, buf, 100, off);
+                          ::_exit(9);
+                        },
+                        &::fsync});
     ::_exit(1);
   }
   int status = 0;

@@ -2,9 +2,8 @@
 // goes through the same validation as evidence read from disk.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "jetgate/claims/evidence_set.hpp"
 #include "jetgate/evidence/evidence.hpp"
@@ -37,8 +36,10 @@ inline nlohmann::json orin_evidence_json(const std::string& generated_at = "2026
           {"module", "Jetson AGX Orin 64GB"}}},
         {"cuda", {{"toolkit_version", "12.6.68"}}},
         {"nvidia_driver", {{"version", nullptr}}}}},
-      {"gpu", {{"device_count", 1}, {"devices", {{{"name", "Orin"}, {"compute_capability", "8.7"}}}}}},
-      {"python", {{"torch", {{"version", "2.5.0a0+872d972e41.nv24.08"}, {"cuda_version", "12.6"}}}}}};
+      {"gpu",
+       {{"device_count", 1}, {"devices", {{{"name", "Orin"}, {"compute_capability", "8.7"}}}}}},
+      {"python",
+       {{"torch", {{"version", "2.5.0a0+872d972e41.nv24.08"}, {"cuda_version", "12.6"}}}}}};
   j.merge_patch(patch);
   return j;
 }

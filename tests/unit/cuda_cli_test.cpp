@@ -16,15 +16,16 @@ TEST(CudaCli, ProbeWithoutDriverSaysSoAndExitsZero) {
 }
 
 TEST(CudaCli, ProbeShowsTheFakeDevice) {
-  test::CliRun r = test::run_jetgate({"probe"}, {std::string("JETGATE_CUDA_DRIVER=") + JETGATE_FAKE_CUDA});
+  test::CliRun r =
+      test::run_jetgate({"probe"}, {std::string("JETGATE_CUDA_DRIVER=") + JETGATE_FAKE_CUDA});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Fake Orin (jetgate test driver)"), std::string::npos) << r.out;
 }
 
 TEST(CudaCli, HangingDriverDoesNotHangProbe) {
-  test::CliRun r = test::run_jetgate({"probe", "--probe-timeout", "1"},
-                                     {std::string("JETGATE_CUDA_DRIVER=") + JETGATE_FAKE_CUDA,
-                                      "FAKE_CUDA_MODE=hang"});
+  test::CliRun r = test::run_jetgate(
+      {"probe", "--probe-timeout", "1"},
+      {std::string("JETGATE_CUDA_DRIVER=") + JETGATE_FAKE_CUDA, "FAKE_CUDA_MODE=hang"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE((r.out + r.err).find("timed out"), std::string::npos) << r.out << r.err;
 }
@@ -46,11 +47,14 @@ TEST(CudaCli, ProbeCudaExitsOneWhenNothingCouldBeMeasured) {
   for (const auto& c : cases) {
     test::CliRun r = test::run_jetgate({"probe", "--cuda", "--probe-timeout", "1"}, c.env);
     EXPECT_EQ(r.exit_code, 1) << c.name << "\n" << r.out << r.err;
-    EXPECT_NE(r.err.find(std::string("does not hold: launch: ") + c.expect), std::string::npos) << c.name << "\n" << r.err;
+    EXPECT_NE(r.err.find(std::string("does not hold: launch: ") + c.expect), std::string::npos)
+        << c.name << "\n"
+        << r.err;
     // The report itself is still written.
     EXPECT_NE(r.out.find("CUDA"), std::string::npos) << c.name;
   }
-  test::CliRun plain = test::run_jetgate({"probe", "--probe-timeout", "1"}, {fake, "FAKE_CUDA_MODE=hang"});
+  test::CliRun plain =
+      test::run_jetgate({"probe", "--probe-timeout", "1"}, {fake, "FAKE_CUDA_MODE=hang"});
   EXPECT_EQ(plain.exit_code, 0) << plain.err;
 }
 

@@ -1,8 +1,8 @@
 // The driver loader and its error catalogue, against the fake driver library
 // that tests/fake_cuda.cmake builds (no GPU needed).
-#include <cstdlib>
-
 #include <gtest/gtest.h>
+
+#include <cstdlib>
 
 #include "jetgate/cuda/context.hpp"
 #include "jetgate/cuda/device_facts.hpp"
@@ -59,7 +59,8 @@ TEST(CudaDriver, SearchPathsComeFromOptionsThenEnvironmentThenBuiltIn) {
   EXPECT_EQ(driver_search_paths({}), builtin_driver_paths());
   EXPECT_EQ(builtin_driver_paths().front(), "libcuda.so.1");
   setenv("JETGATE_CUDA_DRIVER", "/a/libcuda.so.1::/b/libcuda.so.1", 1);
-  EXPECT_EQ(driver_search_paths({}), (std::vector<std::string>{"/a/libcuda.so.1", "/b/libcuda.so.1"}));
+  EXPECT_EQ(driver_search_paths({}),
+            (std::vector<std::string>{"/a/libcuda.so.1", "/b/libcuda.so.1"}));
   EXPECT_EQ(driver_search_paths({"/c"}), std::vector<std::string>{"/c"});
   unsetenv("JETGATE_CUDA_DRIVER");
 }
@@ -117,7 +118,8 @@ TEST(CudaDriver, KernelLoadAdviceNamesBothVersionsWhenTheDriverIsOlder) {
   // A newer driver that still lacks code for the GPU: a different fix.
   std::string no_code = kernel_load_advice(kCudaErrorNoBinaryForGpu, 13000, "13.0");
   EXPECT_NE(no_code.find("architecture"), std::string::npos);
-  EXPECT_EQ(kernel_load_advice(kCudaErrorOutOfMemory, 13000, "13.0"), result_hint(kCudaErrorOutOfMemory));
+  EXPECT_EQ(kernel_load_advice(kCudaErrorOutOfMemory, 13000, "13.0"),
+            result_hint(kCudaErrorOutOfMemory));
 }
 
 TEST(CudaDeviceFacts, TheoreticalBandwidth) {
@@ -158,7 +160,8 @@ TEST(CudaDeviceFacts, NoDeviceIsRecordedNotThrown) {
   nlohmann::json gpu = collect_gpu_facts(*d);
   EXPECT_EQ(gpu["driver"]["loaded"], true);
   EXPECT_EQ(gpu["device_count"], 0);
-  EXPECT_NE(gpu["driver"]["error"].get<std::string>().find("CUDA_ERROR_NO_DEVICE"), std::string::npos);
+  EXPECT_NE(gpu["driver"]["error"].get<std::string>().find("CUDA_ERROR_NO_DEVICE"),
+            std::string::npos);
   EXPECT_TRUE(gpu_facts_without_driver("x")["driver"]["library"].is_null());
 }
 

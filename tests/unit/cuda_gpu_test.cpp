@@ -1,8 +1,8 @@
 // The probes on a real GPU: they run where a CUDA device is present (the
 // device machine) and skip cleanly everywhere else, CI included.
-#include <cstdlib>
-
 #include <gtest/gtest.h>
+
+#include <cstdlib>
 
 #include "jetgate/probes/cuda_section.hpp"
 #include "jetgate/report/cuda_text.hpp"
@@ -27,9 +27,9 @@ TEST(CudaGpu, DeviceFactsAreComplete) {
   auto facts = real_gpu_facts(&why);
   if (!facts) GTEST_SKIP() << why;
   const auto& d = facts->gpu["devices"][0];
-  for (const char* key : {"name", "compute_capability", "sm_count", "total_memory_bytes",
-                          "free_memory_bytes", "integrated", "memory_bus_width_bits",
-                          "memory_clock_khz"})
+  for (const char* key :
+       {"name", "compute_capability", "sm_count", "total_memory_bytes", "free_memory_bytes",
+        "integrated", "memory_bus_width_bits", "memory_clock_khz"})
     EXPECT_FALSE(d[key].is_null()) << key;
   EXPECT_GT(d["free_memory_bytes"].get<double>(), 0);
   EXPECT_LE(d["free_memory_bytes"].get<double>(), d["total_memory_bytes"].get<double>());

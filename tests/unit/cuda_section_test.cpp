@@ -1,13 +1,14 @@
 // collect_cuda end to end against the fake driver: every branch a real
 // machine may take (no driver, no device, old driver, a hang, a crash, wrong
 // results) ends in a recorded fact or probe result, never in a jetgate crash.
-#include <cstdlib>
+#include "jetgate/probes/cuda_section.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "jetgate/cuda/kernel_image.hpp"
 #include "jetgate/probes/cuda_probes.hpp"
-#include "jetgate/probes/cuda_section.hpp"
 #include "jetgate/report/cuda_text.hpp"
 
 namespace jetgate::probes {
@@ -163,9 +164,11 @@ TEST(CudaSection, TextReportShowsDriverDevicesAndProbes) {
   CudaSection s = collect_cuda(o);
   std::string text = report::render_cuda_text(s);
   EXPECT_NE(text.find("CUDA driver: " JETGATE_FAKE_CUDA " (CUDA 12.6), 1 device(s)"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("Fake Orin (jetgate test driver), compute 8.7, 8 SMs, integrated (Tegra)"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("launch"), std::string::npos);
 }
 

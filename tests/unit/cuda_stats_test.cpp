@@ -1,10 +1,10 @@
 // Statistics and the sync-path classification, on hand-made numbers and on
 // recorded profiles (tests/fixtures/sync/).
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <fstream>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 #include "jetgate/probes/stats.hpp"
 #include "jetgate/probes/sync_classify.hpp"
@@ -120,7 +120,8 @@ TEST(CudaSyncClassify, MalformedProfilesAreErrorsThatNameTheField) {
   EXPECT_FALSE(sync_profile_from_json(nlohmann::json::array()));
   EXPECT_FALSE(sync_profile_from_json({{"modes", 3}}));
   auto bad_sample = sync_profile_from_json(
-      {{"modes", {{{"mode", "spin"}, {"round_trip_us", {1, "x"}}, {"wait_wall_s", 1}, {"wait_cpu_s", 1}}}}});
+      {{"modes",
+        {{{"mode", "spin"}, {"round_trip_us", {1, "x"}}, {"wait_wall_s", 1}, {"wait_cpu_s", 1}}}}});
   ASSERT_FALSE(bad_sample);
   EXPECT_EQ(bad_sample.error().where, "/modes/0/round_trip_us");
   auto no_wall = sync_profile_from_json({{"modes", {{{"mode", "spin"}, {"round_trip_us", {1}}}}}});
@@ -130,7 +131,8 @@ TEST(CudaSyncClassify, MalformedProfilesAreErrorsThatNameTheField) {
   ASSERT_FALSE(no_name);
   // A truncated or binary recording does not even parse as JSON.
   std::string text = test::read_file(test::fixtures_dir() + "/sync/h200.json");
-  EXPECT_TRUE(nlohmann::json::parse(text.substr(0, text.size() / 2), nullptr, false).is_discarded());
+  EXPECT_TRUE(
+      nlohmann::json::parse(text.substr(0, text.size() / 2), nullptr, false).is_discarded());
   EXPECT_TRUE(nlohmann::json::parse(std::string("\x00\xff\x13", 3), nullptr, false).is_discarded());
 }
 

@@ -1,8 +1,9 @@
 // The text rendering of the CUDA section, from hand-built sections.
+#include "jetgate/report/cuda_text.hpp"
+
 #include <gtest/gtest.h>
 
 #include "jetgate/cuda/device_facts.hpp"
-#include "jetgate/report/cuda_text.hpp"
 
 namespace jetgate::report {
 namespace {
@@ -21,10 +22,15 @@ TEST(CudaText, ProbeTableHasStatusValuesWithUnitsAndReason) {
   probes::CudaSection s;
   s.gpu = {{"driver", {{"loaded", true}, {"library", "libcuda.so.1"}, {"version", "13.0"}}},
            {"device_count", 1},
-           {"devices", {{{"index", 0}, {"name", "NVIDIA H200"}, {"compute_capability", "9.0"},
-                         {"sm_count", 132}, {"integrated", false},
-                         {"total_memory_bytes", 150e9}, {"free_memory_bytes", 149e9},
-                         {"theoretical_bandwidth_gbps", 4915.2}}}}};
+           {"devices",
+            {{{"index", 0},
+              {"name", "NVIDIA H200"},
+              {"compute_capability", "9.0"},
+              {"sm_count", 132},
+              {"integrated", false},
+              {"total_memory_bytes", 150e9},
+              {"free_memory_bytes", 149e9},
+              {"theoretical_bandwidth_gbps", 4915.2}}}}};
   probes::ProbeResult r;
   r.id = "bandwidth";
   r.status = probes::ProbeStatus::pass;
@@ -36,7 +42,8 @@ TEST(CudaText, ProbeTableHasStatusValuesWithUnitsAndReason) {
   std::string text = render_cuda_text(s);
   EXPECT_NE(text.find("GPU 0: NVIDIA H200, compute 9.0, 132 SMs, discrete, memory 150.00 GB "
                       "(149.00 GB free), peak 4915.2 GB/s"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("bandwidth  PASS"), std::string::npos) << text;
   EXPECT_NE(text.find("d2d_gbps=4200.4 GB/s, d2d_fraction_of_peak=85.5%"), std::string::npos);
   EXPECT_NE(text.find("412ms"), std::string::npos);

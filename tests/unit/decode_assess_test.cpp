@@ -1,7 +1,7 @@
 // The decode probe's verdict from recorded numbers: no GPU needed.
-#include <gtest/gtest.h>
-
 #include "jetgate/probes/decode_assess.hpp"
+
+#include <gtest/gtest.h>
 
 namespace jetgate::probes {
 namespace {
@@ -96,7 +96,8 @@ TEST(DecodeAssess, NoTimedTokenIsAFailure) {
 TEST(DecodeAssess, WaitSentences) {
   EXPECT_EQ(describe_decode_wait(mode("spin", 500, 1.0)),
             "spin polls, as it is meant to: 1.00 of a core per token");
-  EXPECT_NE(describe_decode_wait(mode("blocking_sync", 500, 0.3)).find("neither"), std::string::npos);
+  EXPECT_NE(describe_decode_wait(mode("blocking_sync", 500, 0.3)).find("neither"),
+            std::string::npos);
   DecodeModeRun empty;
   empty.mode = "yield";
   EXPECT_NE(describe_decode_wait(empty).find("neither"), std::string::npos);

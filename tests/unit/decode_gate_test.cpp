@@ -56,7 +56,8 @@ TEST(DecodeGate, PolicyThresholdsOnBothMetrics) {
 
 TEST(DecodeGate, SkippedDecodeIsSkippedNotFailed) {
   auto p = parse_policy(std::string(kHeader) + R"("gates": [{"id": "g", "description": "d",
-    "probes": [{"probe": "decode", "metric": "decode_tok_s", "min": 10}]}]})", "inline", ".");
+    "probes": [{"probe": "decode", "metric": "decode_tok_s", "min": 10}]}]})",
+                        "inline", ".");
   ASSERT_TRUE(p.ok());
   probes::ProbeResult skip;
   skip.id = "decode";
@@ -71,9 +72,9 @@ TEST(DecodeGate, SkippedDecodeIsSkippedNotFailed) {
 TEST(DecodeGate, JetsonGateFailsAnEightfoldDropAndPassesHealthyBoards) {
   const auto checks = jetson_decode_checks();
   ASSERT_EQ(checks.size(), 2u);
-  EXPECT_EQ(verdict(checks, decode_result(82, 0.80)), ProbeVerdict::passed);   // Orin NX, healthy
+  EXPECT_EQ(verdict(checks, decode_result(82, 0.80)), ProbeVerdict::passed);  // Orin NX, healthy
   EXPECT_EQ(verdict(checks, decode_result(82.0 / 8, 0.10)), ProbeVerdict::failed);  // 8x drop
-  EXPECT_EQ(verdict(checks, decode_result(210, 0.80)), ProbeVerdict::passed);  // AGX Thor
+  EXPECT_EQ(verdict(checks, decode_result(210, 0.80)), ProbeVerdict::passed);       // AGX Thor
   EXPECT_EQ(verdict(checks, decode_result(210.0 / 8, 0.10)), ProbeVerdict::failed);
   EXPECT_EQ(verdict(checks, decode_result(10.5, 0.45)), ProbeVerdict::passed);  // Nano, healthy
   // A memory clock stuck low slows the read bound too: the fraction holds, the

@@ -7,17 +7,17 @@
 // present (the device machine) and skips everywhere else, CI included. The
 // GPU work runs in a child process so that no CUDA state is left in the
 // test process.
+#include <gtest/gtest.h>
+
 #include <cstdlib>
 #include <iostream>
 
-#include <gtest/gtest.h>
-
 #include "jetgate/cuda/context.hpp"
 #include "jetgate/cuda/decode_runner.hpp"
-#include "jetgate/proc/child.hpp"
 #include "jetgate/probes/cuda_probes.hpp"
 #include "jetgate/probes/cuda_section.hpp"
 #include "jetgate/probes/decode_reference.hpp"
+#include "jetgate/proc/child.hpp"
 
 namespace jetgate::probes {
 namespace {
@@ -129,8 +129,9 @@ void expect_matches_reference(const std::string& preset, std::uint32_t dtype) {
   ASSERT_FALSE(j.contains("error")) << j["error"];
   std::cout << m.name << " " << dm::dtype_name(dtype) << ": launch " << j["launch"]
             << ", max logit error " << j["max_rel"] << " of RMS (tolerance "
-            << logit_tolerance(dtype) << "), graph vs persistent " << j["max_rel_graph_vs_persistent"]
-            << ", near ties " << j["near_ties"] << ", distinct tokens " << j["distinct_tokens"] << "\n";
+            << logit_tolerance(dtype) << "), graph vs persistent "
+            << j["max_rel_graph_vs_persistent"] << ", near ties " << j["near_ties"]
+            << ", distinct tokens " << j["distinct_tokens"] << "\n";
   EXPECT_EQ(j["launch"], "persistent") << "the H200 launches cooperatively";
   EXPECT_LE(j["max_rel"].get<double>(), logit_tolerance(dtype)) << j["steps"].dump();
   EXPECT_LE(j["max_rel_graph_vs_persistent"].get<double>(), 1e-6) << "same kernels, same order";

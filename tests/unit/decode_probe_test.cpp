@@ -75,10 +75,10 @@ TEST(DecodeProbe, WithoutTheSelfCheckEveryModeIsTimed) {
   // the bandwidth they imply is beyond the fake device's bus: the figures are
   // kept, and the plausibility check fails them (as it must on a real board).
   EXPECT_EQ(r.reason.rfind("implausible: decode_achieved_gbps", 0), 0u) << r.reason;
-  for (const char* key : {"decode_tok_s", "decode_spin_tok_s", "decode_yield_tok_s",
-                          "decode_blocking_sync_tok_s", "decode_bytes_per_token",
-                          "decode_fraction_of_bound", "decode_host_cpu_us_per_token",
-                          "decode_latency_p99_us"})
+  for (const char* key :
+       {"decode_tok_s", "decode_spin_tok_s", "decode_yield_tok_s", "decode_blocking_sync_tok_s",
+        "decode_bytes_per_token", "decode_fraction_of_bound", "decode_host_cpu_us_per_token",
+        "decode_latency_p99_us"})
     EXPECT_EQ(r.values.count(key), 1u) << key;
   EXPECT_EQ(r.details["modes"].size(), 3u);
   EXPECT_EQ(r.details["model"], "tiny");

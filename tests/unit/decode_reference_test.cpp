@@ -3,15 +3,16 @@
 // sizes (checked against the parameter counts the models publish), and the
 // reference itself against an independent double-precision implementation
 // written here straight from the Hugging Face formulas.
+#include "jetgate/probes/decode_reference.hpp"
+
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstring>
 #include <set>
 
-#include <gtest/gtest.h>
-
 #include "jetgate/cuda/decode_model.hpp"
 #include "jetgate/cuda/decode_presets.hpp"
-#include "jetgate/probes/decode_reference.hpp"
 
 namespace jetgate::probes {
 namespace {
@@ -36,7 +37,8 @@ TEST(DecodeModel, HalfRoundingMatchesIeee) {
   EXPECT_EQ(dm::float_to_f16(std::ldexp(1.0f, -24)), 0x0001);             // smallest subnormal
   EXPECT_EQ(dm::float_to_f16(std::ldexp(1.0f, -25)), 0x0000);             // tie to even: zero
   EXPECT_EQ(dm::float_to_f16(std::ldexp(1.5f, -25)), 0x0001);
-  EXPECT_EQ(dm::float_to_f16(std::ldexp(1.0f, -14) - std::ldexp(1.0f, -25)), 0x0400);  // up into normals
+  EXPECT_EQ(dm::float_to_f16(std::ldexp(1.0f, -14) - std::ldexp(1.0f, -25)),
+            0x0400);  // up into normals
   EXPECT_EQ(dm::float_to_f16(-0.0f), 0x8000);
   EXPECT_EQ(dm::float_to_f16(INFINITY), 0x7C00);
   EXPECT_EQ(dm::float_to_f16(NAN) & 0x7C00, 0x7C00);
@@ -117,8 +119,7 @@ TEST(DecodeModel, QkvPairsCoverEveryRowOnceAndPairRotaryHalves) {
 // once): Qwen2.5-0.5B 494,032,768; Llama-3.2-1B 1,235,814,400; one token
 // reads all of them plus one embedding row.
 TEST(DecodePresets, BytesPerTokenMatchPublishedParameterCounts) {
-  EXPECT_EQ(dm::weight_bytes_per_token(*dm::find_preset("qwen2.5-0.5b")),
-            2 * (494032768ull + 896));
+  EXPECT_EQ(dm::weight_bytes_per_token(*dm::find_preset("qwen2.5-0.5b")), 2 * (494032768ull + 896));
   EXPECT_EQ(dm::weight_bytes_per_token(*dm::find_preset("llama-3.2-1b")),
             2 * (1235814400ull + 2048));
   // Qwen2.5-1.5B: 1,543,714,304 parameters.
@@ -134,8 +135,8 @@ TEST(DecodePresets, BytesPerTokenMatchPublishedParameterCounts) {
 TEST(DecodePresets, LayoutIsAlignedOrderedAndHoldsEveryTensor) {
   for (const auto& m : dm::presets()) {
     const dm::WeightLayout l = dm::weight_layout(m);
-    for (std::uint64_t off : {l.layer_stride, l.qkv_w, l.o_w, l.gateup_w, l.down_w, l.final_norm,
-                              l.embed, l.lm_head})
+    for (std::uint64_t off :
+         {l.layer_stride, l.qkv_w, l.o_w, l.gateup_w, l.down_w, l.final_norm, l.embed, l.lm_head})
       EXPECT_EQ(off % 256, 0u) << m.name;
     EXPECT_LT(l.qkv_w, l.o_w);
     EXPECT_LT(l.o_w, l.gateup_w);
@@ -143,7 +144,8 @@ TEST(DecodePresets, LayoutIsAlignedOrderedAndHoldsEveryTensor) {
     // A token reads every tensor once, plus one embedding row (for tied
     // models a second read of the LM head's matrix).
     const std::uint64_t row = std::uint64_t{m.hidden} * 2;
-    EXPECT_GE(l.total_bytes + (m.tied_embeddings ? row : 0), dm::weight_bytes_per_token(m)) << m.name;
+    EXPECT_GE(l.total_bytes + (m.tied_embeddings ? row : 0), dm::weight_bytes_per_token(m))
+        << m.name;
     if (m.tied_embeddings) {
       EXPECT_LT(l.total_bytes, dm::weight_bytes_per_token(m) + 256 * 8 * (m.layers + 1)) << m.name;
     }
@@ -220,10 +222,12 @@ struct Naive {
                              std::uint32_t rows) const {
     std::vector<double> out(rows, 0.0);
     for (std::uint32_t r = 0; r < rows; ++r)
-      for (std::size_t c = 0; c < in.size(); ++c) out[r] += w(kind, layer, r * in.size() + c) * in[c];
+      for (std::size_t c = 0; c < in.size(); ++c)
+        out[r] += w(kind, layer, r * in.size() + c) * in[c];
     return out;
   }
-  std::vector<double> norm(std::uint32_t kind, std::uint32_t layer, const std::vector<double>& v) const {
+  std::vector<double> norm(std::uint32_t kind, std::uint32_t layer,
+                           const std::vector<double>& v) const {
     double ss = 0;
     for (double a : v) ss += a * a;
     const double inv = 1.0 / std::sqrt(ss / static_cast<double>(v.size()) + m.rms_eps);
@@ -244,14 +248,16 @@ struct Naive {
   }
   void feed(std::uint32_t token) {
     x.assign(m.hidden, 0.0);
-    for (std::uint32_t i = 0; i < m.hidden; ++i) x[i] = w(dm::kEmbed, 0, std::uint64_t{token} * m.hidden + i);
+    for (std::uint32_t i = 0; i < m.hidden; ++i)
+      x[i] = w(dm::kEmbed, 0, std::uint64_t{token} * m.hidden + i);
   }
   std::vector<double> forward(std::uint32_t pos) {
     const std::uint32_t D = m.head_dim, qd = m.heads * D, kd = m.kv_heads * D;
     if (kc.empty()) kc.resize(m.layers), vc.resize(m.layers);
     for (std::uint32_t l = 0; l < m.layers; ++l) {
       const auto h = norm(dm::kAttnNorm, l, x);
-      auto q = linear(dm::kWq, l, h, qd), k = linear(dm::kWk, l, h, kd), v = linear(dm::kWv, l, h, kd);
+      auto q = linear(dm::kWq, l, h, qd), k = linear(dm::kWk, l, h, kd),
+           v = linear(dm::kWv, l, h, kd);
       if (m.qkv_bias) {
         for (std::uint32_t i = 0; i < qd; ++i) q[i] += w(dm::kBq, l, i);
         for (std::uint32_t i = 0; i < kd; ++i) k[i] += w(dm::kBk, l, i), v[i] += w(dm::kBv, l, i);
@@ -275,18 +281,21 @@ struct Naive {
         }
         for (auto& s : sc) sum += (s = std::exp(s - mx));
         for (std::uint32_t t = 0; t <= pos; ++t)
-          for (std::uint32_t d = 0; d < D; ++d) att[hd * D + d] += sc[t] / sum * vc[l][t * kd + kv * D + d];
+          for (std::uint32_t d = 0; d < D; ++d)
+            att[hd * D + d] += sc[t] / sum * vc[l][t * kd + kv * D + d];
       }
       const auto o = linear(dm::kWo, l, att, m.hidden);
       for (std::uint32_t i = 0; i < m.hidden; ++i) x[i] += o[i];
       const auto h2 = norm(dm::kMlpNorm, l, x);
-      const auto g = linear(dm::kWgate, l, h2, m.intermediate), u = linear(dm::kWup, l, h2, m.intermediate);
+      const auto g = linear(dm::kWgate, l, h2, m.intermediate),
+                 u = linear(dm::kWup, l, h2, m.intermediate);
       std::vector<double> a(m.intermediate);
       for (std::uint32_t i = 0; i < m.intermediate; ++i) a[i] = g[i] / (1 + std::exp(-g[i])) * u[i];
       const auto dn = linear(dm::kWdown, l, a, m.hidden);
       for (std::uint32_t i = 0; i < m.hidden; ++i) x[i] += dn[i];
     }
-    return linear(m.tied_embeddings ? dm::kEmbed : dm::kLmHead, 0, norm(dm::kFinalNorm, 0, x), m.vocab);
+    return linear(m.tied_embeddings ? dm::kEmbed : dm::kLmHead, 0, norm(dm::kFinalNorm, 0, x),
+                  m.vocab);
   }
 };
 
@@ -304,7 +313,8 @@ void expect_reference_matches_naive(const dm::ModelShape& shape, std::uint32_t d
     const LogitComparison c = compare_logits(ref.logits(), expect_f);
     // fp32 against double, and K/V roundings that may fall either side.
     EXPECT_LT(c.relative, logit_tolerance(dtype) / 4) << shape.name << " position " << pos;
-    EXPECT_TRUE(tokens_agree(token, c.ref_argmax, expect_f, dtype)) << shape.name << " position " << pos;
+    EXPECT_TRUE(tokens_agree(token, c.ref_argmax, expect_f, dtype))
+        << shape.name << " position " << pos;
     distinct.insert(token);
     ref.feed(token);
     naive.feed(token);

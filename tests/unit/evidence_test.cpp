@@ -1,3 +1,5 @@
+#include "jetgate/evidence/evidence.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -6,7 +8,6 @@
 
 #include "jetgate/evidence/atomic_write.hpp"
 #include "jetgate/evidence/dates.hpp"
-#include "jetgate/evidence/evidence.hpp"
 #include "jetgate/evidence/gate_id.hpp"
 #include "jetgate/evidence/git_sha.hpp"
 #include "test_support.hpp"
@@ -16,7 +17,9 @@ namespace {
 
 const std::string kSha = "0123456789abcdef0123456789abcdef01234567";
 
-Date d(const char* s) { return *parse_iso_date(s); }
+Date d(const char* s) {
+  return *parse_iso_date(s);
+}
 
 TEST(DatesTest, IsoDatesAreStrict) {
   EXPECT_TRUE(parse_iso_date("2026-11-29"));
@@ -34,8 +37,9 @@ TEST(DatesTest, TimestampsFromJetgateAndObliteratus) {
   EXPECT_EQ(utc_date_of_timestamp("2026-11-29T16:23:05.123456+00:00"), d("2026-11-29"));
   EXPECT_EQ(utc_date_of_timestamp("2026-11-30T01:00:00+02:00"), d("2026-11-29"));
   EXPECT_EQ(utc_date_of_timestamp("2026-11-29T23:30:00-01:00"), d("2026-11-30"));
-  for (const char* bad : {"2026-11-29", "2026-11-29T16:23:05", "2026-11-29 16:23:05Z", "yesterday",
-                          "2026-11-29T25:00:00Z", "2026-11-29T16:23:05.Z", "2026-11-29T16:23:05+0100"})
+  for (const char* bad :
+       {"2026-11-29", "2026-11-29T16:23:05", "2026-11-29 16:23:05Z", "yesterday",
+        "2026-11-29T25:00:00Z", "2026-11-29T16:23:05.Z", "2026-11-29T16:23:05+0100"})
     EXPECT_FALSE(utc_date_of_timestamp(bad)) << bad;
   auto now = utc_timestamp_now();
   EXPECT_EQ(now.size(), 20u);
@@ -83,7 +87,8 @@ TEST(EvidenceTest, RoundTripKeepsExtras) {
 }
 
 TEST(EvidenceTest, ReadsObliteratusEvidence) {
-  auto e = read_evidence(test::fixtures_dir() + "/gates/obliteratus/evidence/model-download-runtime.json");
+  auto e = read_evidence(test::fixtures_dir() +
+                         "/gates/obliteratus/evidence/model-download-runtime.json");
   ASSERT_TRUE(e.ok()) << e.error().message();
   EXPECT_EQ(e->status, GateStatus::passed);
   EXPECT_EQ(e->counts.tests, 3);
@@ -95,10 +100,17 @@ TEST(EvidenceTest, RejectsMalformedFieldsNamingThem) {
   struct Case {
     const char* field;
     nlohmann::json value;
-  } cases[] = {{"schema_version", 2},        {"status", "green"},          {"git_sha", "HEAD"},
-               {"git_sha", std::string(40, 'A')}, {"generated_at", "yesterday"}, {"gate", 3},
-               {"exit_code", "0"},           {"counts", {{"tests", -1}}},  {"counts", "4"},
-               {"exit_code", 4294967296LL},  {"exit_code", -2147483649LL},
+  } cases[] = {{"schema_version", 2},
+               {"status", "green"},
+               {"git_sha", "HEAD"},
+               {"git_sha", std::string(40, 'A')},
+               {"generated_at", "yesterday"},
+               {"gate", 3},
+               {"exit_code", "0"},
+               {"counts", {{"tests", -1}}},
+               {"counts", "4"},
+               {"exit_code", 4294967296LL},
+               {"exit_code", -2147483649LL},
                {"exit_code", 18446744073709551615ULL}};
   for (const auto& c : cases) {
     auto j = base;
@@ -116,12 +128,16 @@ TEST(EvidenceTest, RejectsMalformedFieldsNamingThem) {
 TEST(EvidenceTest, CorruptFilesAreErrorsNamingTheFile) {
   test::TempDir t;
   std::string good = to_json(sample()).dump();
-  const std::string inputs[] = {"", good.substr(0, good.size() / 2), "\x7f" "ELF\x01\x02", "[1,2", "null"};
+  const std::string inputs[] = {"", good.substr(0, good.size() / 2),
+                                "\x7f"
+                                "ELF\x01\x02",
+                                "[1,2", "null"};
   for (const auto& text : inputs) {
     auto path = t.write("cuda-runtime.json", text);
     auto r = read_evidence(path);
     ASSERT_FALSE(r.ok()) << text;
-    EXPECT_NE(r.error().message().find("cuda-runtime.json"), std::string::npos) << r.error().message();
+    EXPECT_NE(r.error().message().find("cuda-runtime.json"), std::string::npos)
+        << r.error().message();
   }
   std::filesystem::create_directories(t.path("dir.json"));
   EXPECT_FALSE(read_evidence(t.path("dir.json")).ok());
@@ -160,7 +176,8 @@ TEST(AtomicWriteTest, ConcurrentWritersOfDifferentGatesNeverClobber) {
       for (int i = 0; i < kRounds; ++i) {
         auto e = sample();
         e.gate = "gate-" + std::to_string(g);
-        e.reason = std::string(static_cast<std::size_t>(1000 * (i + 1)), static_cast<char>('a' + g));
+        e.reason =
+            std::string(static_cast<std::size_t>(1000 * (i + 1)), static_cast<char>('a' + g));
         ASSERT_TRUE(write_evidence(t.dir(), e).ok());
       }
     });
@@ -206,8 +223,12 @@ TEST(GitShaTest, OrderAndValidation) {
   };
   auto no_git = []() -> std::optional<std::string> { return std::nullopt; };
   auto git = []() -> std::optional<std::string> { return std::string(40, 'f') + "\n"; };
-  EXPECT_EQ(resolve_git_sha(env({{"GITHUB_SHA", kSha}, {"CI_COMMIT_SHA", std::string(40, 'b')}}), git).sha, kSha);
-  EXPECT_EQ(resolve_git_sha(env({{"CI_COMMIT_SHA", std::string(40, 'b')}}), git).sha, std::string(40, 'b'));
+  EXPECT_EQ(
+      resolve_git_sha(env({{"GITHUB_SHA", kSha}, {"CI_COMMIT_SHA", std::string(40, 'b')}}), git)
+          .sha,
+      kSha);
+  EXPECT_EQ(resolve_git_sha(env({{"CI_COMMIT_SHA", std::string(40, 'b')}}), git).sha,
+            std::string(40, 'b'));
   EXPECT_EQ(resolve_git_sha(env({}), git).sha, std::string(40, 'f'));
   EXPECT_EQ(resolve_git_sha(env({}), no_git).sha, "local");
   // An invalid CI variable is skipped (with a warning), not the end of the search.
@@ -216,7 +237,8 @@ TEST(GitShaTest, OrderAndValidation) {
   EXPECT_EQ(upper.source, "git rev-parse HEAD");
   ASSERT_EQ(upper.warnings.size(), 1u);
   EXPECT_NE(upper.warnings[0].find("GITHUB_SHA"), std::string::npos);
-  auto to_gitlab = resolve_git_sha(env({{"GITHUB_SHA", "abc"}, {"CI_COMMIT_SHA", std::string(40, 'b')}}), git);
+  auto to_gitlab =
+      resolve_git_sha(env({{"GITHUB_SHA", "abc"}, {"CI_COMMIT_SHA", std::string(40, 'b')}}), git);
   EXPECT_EQ(to_gitlab.sha, std::string(40, 'b'));
   EXPECT_EQ(to_gitlab.source, "CI_COMMIT_SHA");
   EXPECT_EQ(to_gitlab.warnings.size(), 1u);
@@ -225,7 +247,8 @@ TEST(GitShaTest, OrderAndValidation) {
   EXPECT_EQ(nothing_valid.sha, "local");
   EXPECT_EQ(nothing_valid.warnings.size(), 3u);
   EXPECT_EQ(resolve_git_sha(env({{"GITHUB_SHA", "abc"}}), no_git).sha, "local");
-  EXPECT_EQ(resolve_git_sha(env({}), [] { return std::optional<std::string>("garbage\n"); }).sha, "local");
+  EXPECT_EQ(resolve_git_sha(env({}), [] { return std::optional<std::string>("garbage\n"); }).sha,
+            "local");
 }
 
 TEST(GitShaTest, LiveRepositoryGivesItsHead) {

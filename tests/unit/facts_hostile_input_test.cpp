@@ -1,9 +1,9 @@
 // Hostile input to the fact readers (issue: "nothing crashes, hangs or turns
 // red into green"): bytes that are not UTF-8 anywhere a string enters the
 // facts, jetgate-root.json nested 200 000 levels, YAML alias bombs in CDI specs.
-#include <chrono>
-
 #include <gtest/gtest.h>
+
+#include <chrono>
 
 #include "jetgate/evidence/probe_document.hpp"
 #include "jetgate/facts/cdi.hpp"
@@ -20,7 +20,8 @@ using namespace std::string_literals;
 
 bool warned_at(const PlatformReport& r, const std::string& fact_prefix) {
   for (const auto& w : r.warnings)
-    if (w.fact.rfind(fact_prefix, 0) == 0 && w.message.find("U+FFFD") != std::string::npos) return true;
+    if (w.fact.rfind(fact_prefix, 0) == 0 && w.message.find("U+FFFD") != std::string::npos)
+      return true;
   return false;
 }
 
@@ -31,7 +32,10 @@ TEST(Utf8, ValidationAndReplacement) {
   EXPECT_FALSE(is_valid_utf8("\xed\xa0\x80"s));      // surrogate
   EXPECT_FALSE(is_valid_utf8("\xf4\x90\x80\x80"s));  // above U+10FFFF
   EXPECT_FALSE(is_valid_utf8("\xe2\x82"s));          // cut in the middle
-  EXPECT_EQ(to_valid_utf8("a\xff" "b"s), "a\xEF\xBF\xBD" "b");
+  EXPECT_EQ(to_valid_utf8("a\xff"
+                          "b"s),
+            "a\xEF\xBF\xBD"
+            "b");
   EXPECT_EQ(to_valid_utf8("\xe2\x82"s), "\xEF\xBF\xBD\xEF\xBF\xBD");
   EXPECT_EQ(to_valid_utf8("ok µ"), "ok µ");
   json j = {{"a", "x\xfe"s}, {"b", {1, "\xc3"s}}, {"k\xff"s, "v"}};
@@ -46,14 +50,18 @@ TEST(Utf8, ValidationAndReplacement) {
 TEST(Utf8, NothingThatIsNotUtf8ReachesTheEvidence) {
   test::TempDir t;
   std::string root = t.path("root-\xff\xfe-dir"s);
-  auto w = [&](const std::string& rel, const std::string& text) { return t.write("root-\xff\xfe-dir/"s + rel, text); };
+  auto w = [&](const std::string& rel, const std::string& text) {
+    return t.write("root-\xff\xfe-dir/"s + rel, text);
+  };
   w("jetgate-root.json", R"({"machine": "aarch64"})");
   w("etc/nv_tegra_release", "# R36 (release), REVISION: 4.3, BOARD: gen\xe9ric\n"s);
   w("proc/modules", "nvgpu 2760704 22 host1x\xff,nvmap, Live\xfe 0x0 (O)\n"s);
-  w("var/lib/dpkg/status", "Package: nvidia-l4t-core\nStatus: install ok installed\nVersion: 36.\xff\n\n"
-                           "Package: libcudnn9-cuda-12\nStatus: install ok installed\nVersion: 9.3.0\xff-1\n"s);
-  w("etc/cdi/nvidia-\xff.yaml"s, "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices:\n- name: \"all\xc3\"\n"
-                                 "  containerEdits:\n    deviceNodes:\n    - path: /dev/nvhost-\xff\n"s);
+  w("var/lib/dpkg/status",
+    "Package: nvidia-l4t-core\nStatus: install ok installed\nVersion: 36.\xff\n\n"
+    "Package: libcudnn9-cuda-12\nStatus: install ok installed\nVersion: 9.3.0\xff-1\n"s);
+  w("etc/cdi/nvidia-\xff.yaml"s,
+    "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices:\n- name: \"all\xc3\"\n"
+    "  containerEdits:\n    deviceNodes:\n    - path: /dev/nvhost-\xff\n"s);
   w("proc/device-tree/model", "NVIDIA Jetson \xff\0"s);
   w("usr/lib/aarch64-linux-gnu/libnvinfer.so.10.3.0\xff"s, "");
   auto fsroot = fs::RootFs::open(root);
@@ -91,7 +99,8 @@ TEST(SidecarDepth, TwoHundredThousandLevelsAreRefusedWithThePosition) {
 
 TEST(CdiAliasBomb, RefusedQuicklyAsUnreadable) {
   // "Billion laughs": nine levels of nine aliases expand to 9^9 nodes.
-  std::string bomb = "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\na0: &a0 [x, x, x, x, x, x, x, x, x]\n";
+  std::string bomb =
+      "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\na0: &a0 [x, x, x, x, x, x, x, x, x]\n";
   for (int i = 1; i < 9; ++i) {
     bomb += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
     for (int k = 0; k < 9; ++k) bomb += std::string(k ? ", " : "") + "*a" + std::to_string(i - 1);
@@ -112,19 +121,23 @@ TEST(CdiAliasBomb, RefusedQuicklyAsUnreadable) {
   EXPECT_FALSE(parse_cdi_spec(deep).ok());
 
   // A spec with a few honest aliases still parses.
-  auto ok = parse_cdi_spec("cdiVersion: 0.5.0\nkind: nvidia.com/gpu\nnodes: &n\n- path: /dev/nvmap\n"
-                           "devices:\n- name: all\n  containerEdits:\n    deviceNodes: *n\n");
+  auto ok = parse_cdi_spec(
+      "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\nnodes: &n\n- path: /dev/nvmap\n"
+      "devices:\n- name: all\n  containerEdits:\n    deviceNodes: *n\n");
   ASSERT_TRUE(ok.ok()) << ok.error().message();
   EXPECT_EQ(ok->device_nodes.size(), 1u);
 }
 
 TEST(CdiAliasBomb, ARecordedRootWithABombGetsAWarningNotAHang) {
   test::TempDir t;
-  std::string bomb = "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\na: &a [x, x, x, x, x, x, x, x, x, x]\n";
+  std::string bomb =
+      "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\na: &a [x, x, x, x, x, x, x, x, x, x]\n";
   for (int i = 0; i < 8; ++i)
-    bomb += "b" + std::to_string(i) + ": &" + (i ? "b" + std::to_string(i) : std::string("b0")) + " [" +
-            std::string(i ? "*b" + std::to_string(i - 1) : "*a") + ", " + (i ? "*b" + std::to_string(i - 1) : "*a") +
-            ", " + (i ? "*b" + std::to_string(i - 1) : "*a") + ", " + (i ? "*b" + std::to_string(i - 1) : "*a") + "]\n";
+    bomb += "b" + std::to_string(i) + ": &" + (i ? "b" + std::to_string(i) : std::string("b0")) +
+            " [" + std::string(i ? "*b" + std::to_string(i - 1) : "*a") + ", " +
+            (i ? "*b" + std::to_string(i - 1) : "*a") + ", " +
+            (i ? "*b" + std::to_string(i - 1) : "*a") + ", " +
+            (i ? "*b" + std::to_string(i - 1) : "*a") + "]\n";
   t.write("etc/cdi/bomb.yaml", bomb);
   auto root = fs::RootFs::open(t.dir());
   auto r = collect_platform(*root, {});

@@ -1,12 +1,12 @@
 // The L4T -> JetPack table: it loads, covers R21-R39, and maps every release
 // the way jetson_stats and jetson-containers do, except where a documented
 // difference (tests/fixtures/l4t-tables/differences.json) says why not.
+#include <gtest/gtest.h>
+
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "jetgate/facts/jetpack_table.hpp"
 #include "jetgate/facts/text.hpp"
@@ -43,7 +43,8 @@ std::vector<std::string> split_alternatives(const std::string& value) {
   std::size_t start = 0;
   while (true) {
     auto bar = value.find('|', start);
-    out.emplace_back(trim(value.substr(start, bar == std::string::npos ? std::string::npos : bar - start)));
+    out.emplace_back(
+        trim(value.substr(start, bar == std::string::npos ? std::string::npos : bar - start)));
     if (bar == std::string::npos) return out;
     start = bar + 1;
   }
@@ -56,7 +57,9 @@ std::string three_parts(const std::string& v) {
 
 struct Difference {
   std::string l4t, tool;
-  bool operator<(const Difference& o) const { return std::tie(l4t, tool) < std::tie(o.l4t, o.tool); }
+  bool operator<(const Difference& o) const {
+    return std::tie(l4t, tool) < std::tie(o.l4t, o.tool);
+  }
 };
 
 // Every release where `tool` disagrees with jetgate, or has a row jetgate lacks.
@@ -67,7 +70,8 @@ std::set<Difference> differences_with(const std::string& tool, std::size_t& agre
     std::string l4t = three_parts(key);
     if (l4t != key && doc["table"].contains(l4t)) continue;  // an alias of a row compared anyway
     const auto* row = table().find(l4t);
-    if (!row || value_set(row->jetpack) != value_set(split_alternatives(value.get<std::string>()))) {
+    if (!row ||
+        value_set(row->jetpack) != value_set(split_alternatives(value.get<std::string>()))) {
       out.insert({l4t, tool});
     } else {
       ++agreed;
@@ -83,7 +87,8 @@ TEST(JetpackTable, LoadsAndCoversR21ToR39) {
     majors.insert(std::stoi(r.l4t));
     EXPECT_FALSE(r.source.empty()) << r.l4t;
   }
-  for (int major : {21, 23, 24, 27, 28, 31, 32, 34, 35, 36, 38, 39}) EXPECT_TRUE(majors.count(major)) << "R" << major;
+  for (int major : {21, 23, 24, 27, 28, 31, 32, 34, 35, 36, 38, 39})
+    EXPECT_TRUE(majors.count(major)) << "R" << major;
   EXPECT_GE(t.releases().size(), 70u);
   EXPECT_EQ(t.newest_l4t(), "39.2.1");
 }
@@ -97,7 +102,8 @@ TEST(JetpackTable, AgreesWithJetsonStatsAndJetsonContainersExceptWhereDocumented
   auto doc = load("l4t-tables/differences.json");
   for (const auto& d : doc["differences"]) {
     documented.insert({d["l4t"].get<std::string>(), d["tool"].get<std::string>()});
-    EXPECT_GT(d["reason"].get<std::string>().size(), 40u) << d["l4t"] << ": say why jetgate differs";
+    EXPECT_GT(d["reason"].get<std::string>().size(), 40u)
+        << d["l4t"] << ": say why jetgate differs";
   }
   for (const auto& d : found)
     EXPECT_TRUE(documented.count(d)) << "L4T " << d.l4t << " maps differently from " << d.tool
@@ -118,12 +124,13 @@ TEST(JetpackTable, RowsOnlyJetgateHas) {
     std::vector<std::string> jetpack;
     const char* kind;
   };
-  const std::vector<Row> rows{
-      {"21.1.0", {}, "bsp"},         {"21.6.0", {}, "bsp"},          {"21.7.0", {}, "bsp"},
-      {"21.8.0", {}, "bsp"},         {"24.2.2", {}, "bsp"},          {"24.2.3", {}, "bsp"},
-      {"28.3.0", {"3.3"}, "respin"}, {"28.3.1", {"3.3.1"}, "point"}, {"28.3.2", {"3.3.2"}, "point"},
-      {"28.5.0", {"3.3.4"}, "point"}, {"32.2.2", {"4.3 DP"}, "dp"},  {"35.6.5", {"5.1.7"}, "point"},
-      {"36.5.2", {"6.2.3"}, "point"}, {"39.2.1", {"7.2.1"}, "point"}};
+  const std::vector<Row> rows{{"21.1.0", {}, "bsp"},          {"21.6.0", {}, "bsp"},
+                              {"21.7.0", {}, "bsp"},          {"21.8.0", {}, "bsp"},
+                              {"24.2.2", {}, "bsp"},          {"24.2.3", {}, "bsp"},
+                              {"28.3.0", {"3.3"}, "respin"},  {"28.3.1", {"3.3.1"}, "point"},
+                              {"28.3.2", {"3.3.2"}, "point"}, {"28.5.0", {"3.3.4"}, "point"},
+                              {"32.2.2", {"4.3 DP"}, "dp"},   {"35.6.5", {"5.1.7"}, "point"},
+                              {"36.5.2", {"6.2.3"}, "point"}, {"39.2.1", {"7.2.1"}, "point"}};
   for (const auto& r : rows) {
     const auto* row = table().find(r.l4t);
     ASSERT_NE(row, nullptr) << r.l4t;
@@ -133,7 +140,8 @@ TEST(JetpackTable, RowsOnlyJetgateHas) {
   std::size_t unused = 0;
   for (const auto& tool : {"jetson_stats", "jetson_containers"}) {
     auto doc = load(std::string("l4t-tables/") + tool + ".json");
-    for (const auto& r : rows) EXPECT_FALSE(doc["table"].contains(r.l4t)) << r.l4t << " is in " << tool << " now";
+    for (const auto& r : rows)
+      EXPECT_FALSE(doc["table"].contains(r.l4t)) << r.l4t << " is in " << tool << " now";
     (void)differences_with(tool, unused);
   }
 }
@@ -164,7 +172,10 @@ TEST(JetpackTable, MalformedTablesAreRefusedWithTheRow) {
   EXPECT_FALSE(JetpackTable::parse(R"({"releases": [["36.4.0", ["six"], "ga", "x"]]})").ok());
   EXPECT_FALSE(JetpackTable::parse(R"({"releases": [["36.4.0", [], "ga", "x"]]})").ok());
   EXPECT_FALSE(JetpackTable::parse(R"({"releases": [["36.4.0", ["6.1"], "bogus", "x"]]})").ok());
-  EXPECT_FALSE(JetpackTable::parse(R"({"releases": [["36.4.0", ["6.1"], "ga", "x"], ["36.4.0", ["6.1"], "ga", "y"]]})").ok());
+  EXPECT_FALSE(
+      JetpackTable::parse(
+          R"({"releases": [["36.4.0", ["6.1"], "ga", "x"], ["36.4.0", ["6.1"], "ga", "y"]]})")
+          .ok());
   EXPECT_TRUE(JetpackTable::parse(R"({"releases": [["36.4.0", ["6.1"], "ga", "x"]]})").ok());
 }
 

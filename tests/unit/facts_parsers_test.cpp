@@ -1,5 +1,6 @@
 // Fact parsers on real lines from real machines, and on malformed input.
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 #include "jetgate/facts/cdi.hpp"
@@ -17,7 +18,8 @@ namespace {
 using namespace std::string_literals;
 
 TEST(NvTegraRelease, EveryReleaseAsItWasWritten) {
-  auto doc = nlohmann::json::parse(test::read_file(test::fixtures_dir() + "/nv_tegra_release/lines.json"));
+  auto doc =
+      nlohmann::json::parse(test::read_file(test::fixtures_dir() + "/nv_tegra_release/lines.json"));
   ASSERT_GE(doc["lines"].size(), 20u);
   for (const auto& line : doc["lines"]) {
     ASSERT_FALSE(line["source"].get<std::string>().empty());
@@ -37,7 +39,9 @@ TEST(NvTegraRelease, OnePartRevisionMeansDotZero) {
 }
 
 TEST(NvTegraRelease, MalformedInputIsAnErrorNeverAGuess) {
-  EXPECT_FALSE(parse_nv_tegra_release("\x7f" "ELF\x02\x01\x01\0\0"s).ok());  // binary
+  EXPECT_FALSE(parse_nv_tegra_release("\x7f"
+                                      "ELF\x02\x01\x01\0\0"s)
+                   .ok());  // binary
   EXPECT_FALSE(parse_nv_tegra_release(std::string(100000, '#')).ok());
   EXPECT_FALSE(parse_nv_tegra_release("# R36 (release), REVISION: 4.3\xff\xfe"s).ok());
   auto e = parse_nv_tegra_release("# R36 (release), GCID: 1");
@@ -101,7 +105,8 @@ TEST(DeviceTree, SocAndPartNumbers) {
   EXPECT_EQ(module_from_board_ids("3448:0000:400")->part_number, "p3448-0000");
   EXPECT_EQ(cuda_arch_for_soc("tegra210"), "5.3");
   // Revision suffixes on both halves (L4T R32 Nano B01).
-  EXPECT_EQ(part_of(split_nul_list("nvidia,p3449-0000-b00+p3448-0000-b00\0nvidia,jetson-nano\0nvidia,tegra210\0"s)),
+  EXPECT_EQ(part_of(split_nul_list(
+                "nvidia,p3449-0000-b00+p3448-0000-b00\0nvidia,jetson-nano\0nvidia,tegra210\0"s)),
             "p3448-0000");
 
   auto xnx = split_nul_list("nvidia,p3509-0000+p3668-0001\0nvidia,tegra194\0"s);
@@ -147,23 +152,30 @@ TEST(DeviceTree, ACarrierIsNeverReportedAsAModule) {
   ASSERT_TRUE(ids);
   EXPECT_EQ(ids->part_number, "p3767-0000");
   EXPECT_EQ(ids->carrier, "p3768-0000");
-  EXPECT_EQ(module_from_board_ids("3489:0000:A0")->part_number, "p3489-0000");  // TX2i, jetson_stats issue #184
+  EXPECT_EQ(module_from_board_ids("3489:0000:A0")->part_number,
+            "p3489-0000");  // TX2i, jetson_stats issue #184
 }
 
 TEST(DeviceTree, DtsFileNameWhenTheCompatibleNamesNoPart) {
-  // TX1 on JetPack 3.2: compatible is "nvidia,jetson-cv", "nvidia,tegra210" (jetson_stats issue #48).
+  // TX1 on JetPack 3.2: compatible is "nvidia,jetson-cv", "nvidia,tegra210" (jetson_stats issue
+  // #48).
   EXPECT_FALSE(part_of({"nvidia,jetson-cv", "nvidia,tegra210"}));
   auto tx1 = module_from_dtsfilename(
-      "/dvs/git/dirty/git-master_linux/kernel/kernel-4.4/arch/arm64/boot/dts/../../../../../../hardware/nvidia/"
+      "/dvs/git/dirty/git-master_linux/kernel/kernel-4.4/arch/arm64/boot/dts/../../../../../../"
+      "hardware/nvidia/"
       "platform/t210/jetson/kernel-dts/tegra210-jetson-tx1-p2597-2180-a01-devkit.dts");
   ASSERT_TRUE(tx1);
   EXPECT_EQ(tx1->part_number, "p2180-1000");
   EXPECT_EQ(tx1->carrier, "p2597-0000");
   EXPECT_EQ(tx1->source, "dtsfilename");
-  EXPECT_EQ(module_from_dtsfilename("tegra186-quill-p3310-1000-c03-00-base.dts")->part_number, "p3310-1000");
-  EXPECT_EQ(module_from_dtsfilename("tegra210-p3448-0000-p3449-0000-b00.dts")->part_number, "p3448-0000");
-  EXPECT_EQ(module_from_dtsfilename("tegra234-p3701-0000-p3737-0000.dts")->part_number, "p3701-0000");
-  EXPECT_FALSE(module_from_dtsfilename("tegra194-xavier-nx-cti-NGX004.dts"));  // a vendor file names no part
+  EXPECT_EQ(module_from_dtsfilename("tegra186-quill-p3310-1000-c03-00-base.dts")->part_number,
+            "p3310-1000");
+  EXPECT_EQ(module_from_dtsfilename("tegra210-p3448-0000-p3449-0000-b00.dts")->part_number,
+            "p3448-0000");
+  EXPECT_EQ(module_from_dtsfilename("tegra234-p3701-0000-p3737-0000.dts")->part_number,
+            "p3701-0000");
+  EXPECT_FALSE(
+      module_from_dtsfilename("tegra194-xavier-nx-cti-NGX004.dts"));  // a vendor file names no part
   EXPECT_FALSE(module_from_dtsfilename(""));
 }
 
@@ -187,8 +199,8 @@ TEST(ModuleEeprom, SixNineNineLevelPartNumbers) {
   auto agx = part_number_from_eeprom(eeprom);
   ASSERT_TRUE(agx);
   EXPECT_EQ(agx->p_number(), "p3701-0005");
-  EXPECT_FALSE(part_number_from_eeprom(eeprom.substr(0, 40)));          // too short
-  EXPECT_FALSE(part_number_from_eeprom(std::string(256, '\xff')));      // blank EEPROM
+  EXPECT_FALSE(part_number_from_eeprom(eeprom.substr(0, 40)));      // too short
+  EXPECT_FALSE(part_number_from_eeprom(std::string(256, '\xff')));  // blank EEPROM
 }
 
 TEST(OsRelease, QuotedAndMalformed) {
@@ -215,47 +227,58 @@ TEST(ProcModules, RealJetsonLines) {
   EXPECT_EQ(mods[0].name, "nvgpu");
   EXPECT_EQ(mods[0].refcount, 22);
   EXPECT_EQ(mods[0].taints, "(O)");
-  EXPECT_EQ(mods[1].used_by, (std::vector<std::string>{"nvgpu", "host1x_fence", "nvhost_ctrl_shim"}));
+  EXPECT_EQ(mods[1].used_by,
+            (std::vector<std::string>{"nvgpu", "host1x_fence", "nvhost_ctrl_shim"}));
   EXPECT_TRUE(parse_proc_modules("").empty());
 }
 
 TEST(Versions, CudaToolkitFiles) {
-  EXPECT_EQ(*parse_cuda_version_json(R"({"cuda": {"name": "CUDA SDK", "version": "12.6.68"}, "cuda_cudart": {"version": "12.6.68"}})"),
-            "12.6.68");
+  EXPECT_EQ(
+      *parse_cuda_version_json(
+          R"({"cuda": {"name": "CUDA SDK", "version": "12.6.68"}, "cuda_cudart": {"version": "12.6.68"}})"),
+      "12.6.68");
   EXPECT_FALSE(parse_cuda_version_json("{\"cuda\": {\"version\": 12}}").ok());
   EXPECT_FALSE(parse_cuda_version_json("{\"cuda\": ").ok());
   EXPECT_FALSE(parse_cuda_version_json("[]").ok());
   EXPECT_EQ(*parse_cuda_version_txt("CUDA Version 10.2.300\n"), "10.2.300");
   EXPECT_FALSE(parse_cuda_version_txt("CUDA Version ten\n").ok());
-  EXPECT_EQ(*parse_nvcc_version("nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, "
-                                "release 13.0, V13.0.88\nBuild cuda_13.0.r13.0/compiler.36424714_0\n"),
-            "13.0.88");
+  EXPECT_EQ(
+      *parse_nvcc_version("nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, "
+                          "release 13.0, V13.0.88\nBuild cuda_13.0.r13.0/compiler.36424714_0\n"),
+      "13.0.88");
   EXPECT_FALSE(parse_nvcc_version("bash: nvcc: command not found").ok());
 }
 
 TEST(Versions, NvidiaDriver) {
   EXPECT_EQ(*parse_nvidia_driver_version(
-                "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu Oct  9 00:45:48 UTC 2025\n"
+                "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu Oct  9 00:45:48 "
+                "UTC 2025\n"
                 "GCC version:  gcc version 13.3.0 (Ubuntu 13.3.0-6ubuntu2~24.04)\n"),
             "580.159.04");
-  EXPECT_EQ(*parse_nvidia_driver_version(
-                "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.86.15  Release Build  "
-                "(dvs-builder@U16-I3-B03-4-3)  Thu Jan 23 22:52:51 UTC 2025\n"),
-            "570.86.15");
+  EXPECT_EQ(
+      *parse_nvidia_driver_version(
+          "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.86.15  Release Build  "
+          "(dvs-builder@U16-I3-B03-4-3)  Thu Jan 23 22:52:51 UTC 2025\n"),
+      "570.86.15");
   EXPECT_FALSE(parse_nvidia_driver_version("garbage\n").ok());
   EXPECT_FALSE(parse_nvidia_driver_version("").ok());
 }
 
 TEST(Versions, HeaderDefinesAndLibraryNames) {
-  auto cudnn = parse_header_defines("#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 3\n#define CUDNN_PATCHLEVEL 0\n"
-                                    "#define CUDNN_VERSION (CUDNN_MAJOR * 10000 + CUDNN_MINOR * 100)\n");
+  auto cudnn = parse_header_defines(
+      "#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 3\n#define CUDNN_PATCHLEVEL 0\n"
+      "#define CUDNN_VERSION (CUDNN_MAJOR * 10000 + CUDNN_MINOR * 100)\n");
   EXPECT_EQ(version_from_defines(cudnn, "CUDNN_MAJOR", "CUDNN_MINOR", "CUDNN_PATCHLEVEL"), "9.3.0");
   // TensorRT 10 defines its version through one level of indirection.
   auto trt = parse_header_defines(
-      "#define TRT_MAJOR_ENTERPRISE 10\n#define TRT_MINOR_ENTERPRISE 3\n#define TRT_PATCH_ENTERPRISE 0\n"
+      "#define TRT_MAJOR_ENTERPRISE 10\n#define TRT_MINOR_ENTERPRISE 3\n#define "
+      "TRT_PATCH_ENTERPRISE 0\n"
       "#define NV_TENSORRT_MAJOR TRT_MAJOR_ENTERPRISE //!< TensorRT major version.\n"
-      "#define NV_TENSORRT_MINOR TRT_MINOR_ENTERPRISE\n#define NV_TENSORRT_PATCH TRT_PATCH_ENTERPRISE\n");
-  EXPECT_EQ(version_from_defines(trt, "NV_TENSORRT_MAJOR", "NV_TENSORRT_MINOR", "NV_TENSORRT_PATCH"), "10.3.0");
+      "#define NV_TENSORRT_MINOR TRT_MINOR_ENTERPRISE\n#define NV_TENSORRT_PATCH "
+      "TRT_PATCH_ENTERPRISE\n");
+  EXPECT_EQ(
+      version_from_defines(trt, "NV_TENSORRT_MAJOR", "NV_TENSORRT_MINOR", "NV_TENSORRT_PATCH"),
+      "10.3.0");
   EXPECT_FALSE(version_from_defines(parse_header_defines("#define CUDNN_MAJOR 9\n"), "CUDNN_MAJOR",
                                     "CUDNN_MINOR", "CUDNN_PATCHLEVEL"));
   EXPECT_EQ(version_from_library_name("libcudnn.so.9.3.0", "libcudnn.so."), "9.3.0");
@@ -287,7 +310,8 @@ containerEdits:
 }
 
 TEST(Cdi, JsonAndMalformed) {
-  EXPECT_TRUE(parse_cdi_spec(R"({"cdiVersion": "0.6.0", "kind": "nvidia.com/gpu", "devices": []})").ok());
+  EXPECT_TRUE(
+      parse_cdi_spec(R"({"cdiVersion": "0.6.0", "kind": "nvidia.com/gpu", "devices": []})").ok());
   EXPECT_FALSE(parse_cdi_spec("kind: nvidia.com/gpu\n").ok());
   EXPECT_FALSE(parse_cdi_spec("cdiVersion: [").ok());
   EXPECT_FALSE(parse_cdi_spec("- a\n- b\n").ok());

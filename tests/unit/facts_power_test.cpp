@@ -35,20 +35,26 @@ TEST(Nvpmodel, ConfigModesDefaultAndFastest) {
   EXPECT_EQ(c.fastest()->id, 2) << "the fastest mode is not the highest id";
 
   // AGX Orin: MAXN is id 0 (mlcommons inference_results nvpmodel templates).
-  auto agx = parse_nvpmodel_conf("< POWER_MODEL ID=0 NAME=MAXN >\n< POWER_MODEL ID=1 NAME=15W >\n"
-                                 "< POWER_MODEL ID=2 NAME=30W >\n< POWER_MODEL ID=3 NAME=50W >\n< PM_CONFIG DEFAULT=2 >\n");
+  auto agx = parse_nvpmodel_conf(
+      "< POWER_MODEL ID=0 NAME=MAXN >\n< POWER_MODEL ID=1 NAME=15W >\n"
+      "< POWER_MODEL ID=2 NAME=30W >\n< POWER_MODEL ID=3 NAME=50W >\n< PM_CONFIG DEFAULT=2 >\n");
   EXPECT_EQ(agx.fastest()->id, 0);
   // Modes named only by their wattage: the highest wins.
-  auto watts = parse_nvpmodel_conf("< POWER_MODEL ID=0 NAME=10W >\n< POWER_MODEL ID=1 NAME=20W >\n");
+  auto watts =
+      parse_nvpmodel_conf("< POWER_MODEL ID=0 NAME=10W >\n< POWER_MODEL ID=1 NAME=20W >\n");
   EXPECT_EQ(watts.fastest()->id, 1);
   // Xavier NX (JetPack 5): no MAXN; 20W modes, the 6-core one fastest.
-  auto xnx = parse_nvpmodel_conf("< POWER_MODEL ID=0 NAME=MODE_15W_2CORE >\n< POWER_MODEL ID=2 NAME=MODE_15W_6CORE >\n"
-                                 "< POWER_MODEL ID=6 NAME=MODE_20W_2CORE >\n< POWER_MODEL ID=8 NAME=MODE_20W_6CORE >\n"
-                                 "< POWER_MODEL ID=7 NAME=MODE_20W_4CORE >\n");
+  auto xnx = parse_nvpmodel_conf(
+      "< POWER_MODEL ID=0 NAME=MODE_15W_2CORE >\n< POWER_MODEL ID=2 NAME=MODE_15W_6CORE >\n"
+      "< POWER_MODEL ID=6 NAME=MODE_20W_2CORE >\n< POWER_MODEL ID=8 NAME=MODE_20W_6CORE >\n"
+      "< POWER_MODEL ID=7 NAME=MODE_20W_4CORE >\n");
   EXPECT_EQ(xnx.fastest()->id, 8);
   EXPECT_FALSE(parse_nvpmodel_conf("").default_id);
-  EXPECT_TRUE(parse_nvpmodel_conf("<POWER_MODEL>\n< POWER_MODEL ID=x NAME=y >\n\xff\xfe").modes.empty());
-  EXPECT_EQ(parse_nvpmodel_conf("< POWER_MODEL ID=0 NAME=MAXN >\r\n< PM_CONFIG DEFAULT=0 >\r\n").default_id, 0);
+  EXPECT_TRUE(
+      parse_nvpmodel_conf("<POWER_MODEL>\n< POWER_MODEL ID=x NAME=y >\n\xff\xfe").modes.empty());
+  EXPECT_EQ(parse_nvpmodel_conf("< POWER_MODEL ID=0 NAME=MAXN >\r\n< PM_CONFIG DEFAULT=0 >\r\n")
+                .default_id,
+            0);
 }
 
 TEST(Nvpmodel, StatusFile) {
@@ -70,19 +76,30 @@ TEST(Sysfs, NumbersAndFrequencyTables) {
   EXPECT_FALSE(highest_frequency("garbage"));
 }
 
-json jetson(json power) { return {{"tegra", {{"is_tegra", true}}}, {"power", std::move(power)}}; }
+json jetson(json power) {
+  return {{"tegra", {{"is_tegra", true}}}, {"power", std::move(power)}};
+}
 
 TEST(PowerAdvice, LowPowerModeNamesTheModeTheClockAndTheCommand) {
-  json p = jetson({{"nvpmodel", {{"mode_id", 1}, {"mode_name", "15W"}, {"fastest_mode_id", 0}, {"fastest_mode_name", "MAXN"}}},
+  json p = jetson({{"nvpmodel",
+                    {{"mode_id", 1},
+                     {"mode_name", "15W"},
+                     {"fastest_mode_id", 0},
+                     {"fastest_mode_name", "MAXN"}}},
                    {"emc", {{"cur_hz", 2133000000}, {"max_hz", 3199000000}}},
                    {"jetson_clocks", {{"in_effect", true}}}});
-  EXPECT_EQ(power_advice(p), "power mode 15W, EMC at 2133 of 3199 MHz: run `sudo nvpmodel -m 0 && sudo jetson_clocks`");
+  EXPECT_EQ(
+      power_advice(p),
+      "power mode 15W, EMC at 2133 of 3199 MHz: run `sudo nvpmodel -m 0 && sudo jetson_clocks`");
 }
 
 TEST(PowerAdvice, OrinNanoSuperFastestIsNotModeZero) {
-  json p = jetson({{"nvpmodel", {{"mode_id", 0}, {"mode_name", "15W"}, {"fastest_mode_id", 2}}},
-                   {"gpu", {{"cur_hz", 612000000}, {"max_hz", 612000000}, {"available_max_hz", 1020000000}}}});
-  EXPECT_EQ(power_advice(p), "power mode 15W, GPU at 612 of 1020 MHz: run `sudo nvpmodel -m 2 && sudo jetson_clocks`");
+  json p = jetson(
+      {{"nvpmodel", {{"mode_id", 0}, {"mode_name", "15W"}, {"fastest_mode_id", 2}}},
+       {"gpu", {{"cur_hz", 612000000}, {"max_hz", 612000000}, {"available_max_hz", 1020000000}}}});
+  EXPECT_EQ(
+      power_advice(p),
+      "power mode 15W, GPU at 612 of 1020 MHz: run `sudo nvpmodel -m 2 && sudo jetson_clocks`");
 }
 
 TEST(PowerAdvice, FastestModeWithoutJetsonClocks) {
@@ -120,7 +137,8 @@ TEST(PowerFacts, FromRecordedFiles) {
   t.write("sys/class/devfreq/17000000.gpu/cur_freq", "612000000\n");
   t.write("sys/class/devfreq/17000000.gpu/min_freq", "612000000\n");
   t.write("sys/class/devfreq/17000000.gpu/max_freq", "612000000\n");
-  t.write("sys/class/devfreq/17000000.gpu/available_frequencies", "306000000 612000000 1020000000\n");
+  t.write("sys/class/devfreq/17000000.gpu/available_frequencies",
+          "306000000 612000000 1020000000\n");
   t.write("sys/kernel/debug/bpmp/debug/clk/emc/rate", "3199000000\n");
   t.write("sys/kernel/debug/bpmp/debug/clk/emc/max_rate", "3199000000\n");
   auto r = collect(t);
@@ -132,7 +150,9 @@ TEST(PowerFacts, FromRecordedFiles) {
   EXPECT_EQ(pw["gpu"]["available_max_hz"], 1020000000);
   EXPECT_EQ(pw["jetson_clocks"]["in_effect"], true);
   EXPECT_EQ(pw["emc"]["cur_hz"], 3199000000LL);
-  EXPECT_EQ(power_advice(r.platform), "power mode 15W, GPU at 612 of 1020 MHz: run `sudo nvpmodel -m 2 && sudo jetson_clocks`");
+  EXPECT_EQ(
+      power_advice(r.platform),
+      "power mode 15W, GPU at 612 of 1020 MHz: run `sudo nvpmodel -m 2 && sudo jetson_clocks`");
 }
 
 TEST(PowerFacts, DefaultModeWithoutStatusAndNullsWithoutFiles) {
@@ -140,7 +160,9 @@ TEST(PowerFacts, DefaultModeWithoutStatusAndNullsWithoutFiles) {
   t.write("etc/nvpmodel.conf", kOrinNanoSuperConf);
   auto r = collect(t);
   EXPECT_EQ(r.platform["power"]["nvpmodel"]["mode_id"], 2);
-  EXPECT_NE(r.platform["power"]["nvpmodel"]["mode_source"].get<std::string>().find("PM_CONFIG DEFAULT"), std::string::npos);
+  EXPECT_NE(
+      r.platform["power"]["nvpmodel"]["mode_source"].get<std::string>().find("PM_CONFIG DEFAULT"),
+      std::string::npos);
   test::TempDir empty;
   auto e = collect(empty);
   EXPECT_TRUE(e.platform["power"]["nvpmodel"].is_null());
@@ -151,7 +173,9 @@ TEST(PowerFacts, DefaultModeWithoutStatusAndNullsWithoutFiles) {
 
 TEST(PowerFacts, GarbageFilesGiveNullsAndWarnings) {
   test::TempDir t;
-  t.write("etc/nvpmodel.conf", "\x7f" "ELF\x02\x01"s);
+  t.write("etc/nvpmodel.conf",
+          "\x7f"
+          "ELF\x02\x01"s);
   t.write("var/lib/nvpmodel/status", "pmode:\n");
   t.write("sys/class/devfreq/57000000.gpu/cur_freq", "lots\n");
   auto r = collect(t);

@@ -3,14 +3,13 @@
 // readers' paths come from running them over every recorded machine with an
 // access log; the recorder's from `--list-paths`.
 #include <fnmatch.h>
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <map>
 #include <set>
-
-#include <gtest/gtest.h>
 
 #include "jetgate/facts/platform.hpp"
 #include "test_support.hpp"
@@ -35,7 +34,8 @@ std::vector<std::string> recorder_patterns() {
   return out;
 }
 
-void record_accesses(const std::string& dir, const std::string& label, std::map<std::string, std::string>& seen) {
+void record_accesses(const std::string& dir, const std::string& label,
+                     std::map<std::string, std::string>& seen) {
   auto root = fs::RootFs::open(dir);
   if (!root.ok()) return;
   auto log = std::make_shared<std::vector<std::string>>();
@@ -66,7 +66,8 @@ bool matches(const std::string& pattern, const std::string& path) {
 // A directory the readers list (or test for) is covered when the recorder
 // records something inside it.
 bool covers_directory(const std::string& pattern, const std::string& dir) {
-  for (auto slash = pattern.find('/', 1); slash != std::string::npos; slash = pattern.find('/', slash + 1))
+  for (auto slash = pattern.find('/', 1); slash != std::string::npos;
+       slash = pattern.find('/', slash + 1))
     if (matches(pattern.substr(0, slash), dir)) return true;
   return false;
 }
@@ -77,9 +78,10 @@ TEST(Recorder, CapturesEveryPathTheReadersOpen) {
   auto paths = reader_paths();
   ASSERT_GT(paths.size(), 100u);
   for (const auto& [path, fixture] : paths) {
-    bool covered = std::any_of(patterns.begin(), patterns.end(), [&, p = path](const std::string& pat) {
-      return matches(pat, p) || covers_directory(pat, p) || pat == p;
-    });
+    bool covered =
+        std::any_of(patterns.begin(), patterns.end(), [&, p = path](const std::string& pat) {
+          return matches(pat, p) || covers_directory(pat, p) || pat == p;
+        });
     EXPECT_TRUE(covered) << path << " is read (seen on " << fixture
                          << ") but scripts/jetgate-record-root.sh does not record it";
   }
@@ -96,7 +98,8 @@ TEST(Recorder, RecordsNothingTheReadersDoNotOpen) {
       {"/usr/lib/aarch64-linux-gnu/nvidia/libnvrm_*.so", "JetPack 6 driver user space"},
       {"/usr/lib/aarch64-linux-gnu/tegra/libcuda.so*", "JetPack 4/5 driver user space"},
       {"/usr/lib/aarch64-linux-gnu/tegra/libnvrm*.so", "JetPack 4/5 driver user space"},
-      {"/etc/nvidia-container-runtime/host-files-for-container.d/*.csv", "the container toolkit's CSV mode"},
+      {"/etc/nvidia-container-runtime/host-files-for-container.d/*.csv",
+       "the container toolkit's CSV mode"},
       {"/jetgate-root.json", "written by the recorder, read from every recorded root"},
   };
   auto paths = reader_paths();
@@ -112,13 +115,14 @@ TEST(Recorder, RecordsNothingTheReadersDoNotOpen) {
   // Paths a reader does open, but only after a file it looks at first turned
   // out to exist: no recorded machine exercises them yet.
   const std::set<std::string> not_reached_by_any_fixture{
-      "/sys/kernel/debug/tegra_bwmgr/emc_max_rate",          // after /sys/kernel/debug/clk/emc/clk_rate (JetPack 4)
-      "/sys/kernel/debug/tegra_bwmgr/emc_min_rate",          // same
-      "/sys/firmware/devicetree/base/nvidia,dtsfilename",    // on a Jetson without /proc/device-tree
-      "/usr/local/include/opencv4/opencv2/cvconfig.h",       // when OpenCV is found elsewhere first
-      "/usr/include/opencv2/cvconfig.h",                     // same
-      "/usr/local/include/opencv2/cvconfig.h",               // same
-      "/dev/nvidia-caps/*",                                   // named by MIG-enabled CDI specs
+      "/sys/kernel/debug/tegra_bwmgr/emc_max_rate",  // after /sys/kernel/debug/clk/emc/clk_rate
+                                                     // (JetPack 4)
+      "/sys/kernel/debug/tegra_bwmgr/emc_min_rate",  // same
+      "/sys/firmware/devicetree/base/nvidia,dtsfilename",  // on a Jetson without /proc/device-tree
+      "/usr/local/include/opencv4/opencv2/cvconfig.h",     // when OpenCV is found elsewhere first
+      "/usr/include/opencv2/cvconfig.h",                   // same
+      "/usr/local/include/opencv2/cvconfig.h",             // same
+      "/dev/nvidia-caps/*",                                // named by MIG-enabled CDI specs
   };
   for (const auto& pat : unread)
     EXPECT_TRUE(not_reached_by_any_fixture.count(pat))

@@ -2,11 +2,11 @@
 // produce tests/fixtures/<name>/expected.json, and agree with the facts its
 // recorder wrote down by hand in expected-facts.json. JETGATE_REGEN=1
 // rewrites expected.json (review the diff before committing it).
+#include <gtest/gtest.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-
-#include <gtest/gtest.h>
 
 #include "jetgate/evidence/probe_document.hpp"
 #include "jetgate/facts/platform.hpp"
@@ -23,7 +23,8 @@ using nlohmann::json;
 std::vector<std::string> recorded_machines() {
   std::vector<std::string> names;
   for (const auto& e : stdfs::directory_iterator(test::fixtures_dir()))
-    if (e.is_directory() && stdfs::is_directory(e.path() / "root")) names.push_back(e.path().filename());
+    if (e.is_directory() && stdfs::is_directory(e.path() / "root"))
+      names.push_back(e.path().filename());
   std::sort(names.begin(), names.end());
   return names;
 }
@@ -56,7 +57,8 @@ TEST_P(RecordedMachine, MatchesGoldenOutput) {
     std::ofstream(golden) << doc.dump(2) << "\n";
     GTEST_SKIP() << "regenerated " << golden;
   }
-  ASSERT_TRUE(stdfs::exists(golden)) << golden << " is missing; run with JETGATE_REGEN=1 and review it";
+  ASSERT_TRUE(stdfs::exists(golden))
+      << golden << " is missing; run with JETGATE_REGEN=1 and review it";
   json expected = json::parse(test::read_file(golden), nullptr, false);
   ASSERT_FALSE(expected.is_discarded()) << golden << " is not JSON";
   EXPECT_EQ(doc, expected) << "diff (JSON patch from expected to actual):\n"
@@ -73,9 +75,11 @@ TEST_P(RecordedMachine, MatchesGoldenText) {
     std::ofstream(golden) << text;
     GTEST_SKIP() << "regenerated " << golden;
   }
-  ASSERT_TRUE(stdfs::exists(golden)) << golden << " is missing; run with JETGATE_REGEN=1 and review it";
+  ASSERT_TRUE(stdfs::exists(golden))
+      << golden << " is missing; run with JETGATE_REGEN=1 and review it";
   EXPECT_EQ(text, test::read_file(golden));
-  if (doc["platform"]["tegra"]["is_tegra"].get<bool>() && doc["platform"]["power"]["nvpmodel"].is_object()) {
+  if (doc["platform"]["tegra"]["is_tegra"].get<bool>() &&
+      doc["platform"]["power"]["nvpmodel"].is_object()) {
     EXPECT_NE(text.find("Power mode"), std::string::npos);
     EXPECT_NE(text.find("EMC clock"), std::string::npos);
   }
@@ -119,9 +123,11 @@ TEST_P(RecordedMachine, AgreesWithHandWrittenFacts) {
 
 TEST_P(RecordedMachine, NeverEmptyStrings) {
   json doc = normalized_document(test::fixtures_dir() + "/" + GetParam() + "/root");
-  std::function<void(const json&, const std::string&)> walk = [&](const json& j, const std::string& at) {
+  std::function<void(const json&, const std::string&)> walk = [&](const json& j,
+                                                                  const std::string& at) {
     if (j.is_string()) {
-      EXPECT_FALSE(j.get<std::string>().empty()) << GetParam() << at << " is \"\" (null means unknown)";
+      EXPECT_FALSE(j.get<std::string>().empty())
+          << GetParam() << at << " is \"\" (null means unknown)";
     }
     if (j.is_object())
       for (const auto& [k, v] : j.items()) walk(v, at + "/" + k);
@@ -139,7 +145,9 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, RecordedMachine, ::testing::ValuesIn(recorded
                            return n;
                          });
 
-TEST(RecordedMachines, AtLeastTwentyAreRecorded) { EXPECT_GE(recorded_machines().size(), 20u); }
+TEST(RecordedMachines, AtLeastTwentyAreRecorded) {
+  EXPECT_GE(recorded_machines().size(), 20u);
+}
 
 }  // namespace
 }  // namespace jetgate

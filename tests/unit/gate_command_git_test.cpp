@@ -13,7 +13,9 @@
 namespace jetgate {
 namespace {
 
-bool have_git() { return std::system("git --version >/dev/null 2>&1") == 0; }
+bool have_git() {
+  return std::system("git --version >/dev/null 2>&1") == 0;
+}
 
 std::string shell_output(const std::string& cmd) {
   std::string out;
@@ -31,12 +33,14 @@ struct GitRepo : test::GateRepo {
   std::string head;
   GitRepo() : test::GateRepo(false) {
     t.write("README", "hello\n");
-    git("init -q && git config user.email t@example.org && git config user.name t && git add README && "
+    git("init -q && git config user.email t@example.org && git config user.name t && git add "
+        "README && "
         "git commit -q -m first");
     head = shell_output("cd '" + t.dir() + "' && git rev-parse HEAD");
   }
   void git(const std::string& args) const {
-    ASSERT_EQ(std::system(("cd '" + t.dir() + "' && " + ceiling() + " git " + args).c_str()), 0) << args;
+    ASSERT_EQ(std::system(("cd '" + t.dir() + "' && " + ceiling() + " git " + args).c_str()), 0)
+        << args;
   }
   nlohmann::json evidence(const std::string& gate) const {
     auto e = evidence::read_evidence(t.path("ev/" + gate + ".json"));
@@ -56,7 +60,8 @@ TEST(GateCommandGitTest, CommandThatCommitsFailsAndTheEvidenceNamesTheTestedComm
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   auto j = repo.evidence("commits");
   EXPECT_EQ(j["status"], "failed");
-  EXPECT_NE(j["reason"].get<std::string>().find("HEAD moved during the run (from " + repo.head), std::string::npos)
+  EXPECT_NE(j["reason"].get<std::string>().find("HEAD moved during the run (from " + repo.head),
+            std::string::npos)
       << j["reason"];
   EXPECT_EQ(j["git"]["head_before"], repo.head);
   EXPECT_NE(j["git"]["head_after"], repo.head);
@@ -77,7 +82,8 @@ TEST(GateCommandGitTest, UncommittedChangesToTrackedFilesAreRecordedAsDirty) {
 
   repo.t.write("README", "changed\n");
   auto dirty = repo.run("g");
-  EXPECT_EQ(dirty.exit_code, 0) << dirty.out << dirty.err;  // the gate's verdict; claims refuse dirty evidence
+  EXPECT_EQ(dirty.exit_code, 0) << dirty.out
+                                << dirty.err;  // the gate's verdict; claims refuse dirty evidence
   EXPECT_EQ(repo.evidence("g")["dirty"], true);
   EXPECT_NE(dirty.err.find("uncommitted changes"), std::string::npos) << dirty.err;
 

@@ -10,9 +10,15 @@ namespace jetgate {
 namespace {
 
 void write_green_evidence(const test::GateRepo& repo, const std::string& gate) {
-  nlohmann::json green = {{"schema_version", 1}, {"gate", gate}, {"status", "passed"},
-                          {"generated_at", "2026-01-01T00:00:00Z"}, {"git_sha", "local"}, {"reason", "ok"},
-                          {"exit_code", 0}, {"counts", {{"tests", 1}, {"failures", 0}, {"errors", 0}, {"skipped", 0}}}};
+  nlohmann::json green = {
+      {"schema_version", 1},
+      {"gate", gate},
+      {"status", "passed"},
+      {"generated_at", "2026-01-01T00:00:00Z"},
+      {"git_sha", "local"},
+      {"reason", "ok"},
+      {"exit_code", 0},
+      {"counts", {{"tests", 1}, {"failures", 0}, {"errors", 0}, {"skipped", 0}}}};
   repo.t.write("ev/" + gate + ".json", green.dump());
 }
 
@@ -34,20 +40,24 @@ TEST(GateCommandJunitTest, BytesThatAreNotUtf8FailTheGateWithoutCrashing) {
   test::GateRepo repo;
   write_green_evidence(repo, "junk");
   repo.add_shell_gate("junk",
-                      "printf '<testsuite tests=\"1\" failures=\"\\377\\376\"><testcase/></testsuite>' > report.xml");
+                      "printf '<testsuite tests=\"1\" "
+                      "failures=\"\\377\\376\"><testcase/></testsuite>' > report.xml");
   auto r = repo.run("junk");
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   auto e = evidence::read_evidence(repo.t.path("ev/junk.json"));
   ASSERT_TRUE(e.ok()) << e.error().message();
   EXPECT_EQ(e->status, evidence::GateStatus::failed);
-  EXPECT_NE(e->reason.find("failures=\"\xEF\xBF\xBD\xEF\xBF\xBD\""), std::string::npos) << e->reason;
-  EXPECT_NE(r.out.find("junk: failed\n  FAIL    command /bin/sh: JUnit report"), std::string::npos) << r.out;
+  EXPECT_NE(e->reason.find("failures=\"\xEF\xBF\xBD\xEF\xBF\xBD\""), std::string::npos)
+      << e->reason;
+  EXPECT_NE(r.out.find("junk: failed\n  FAIL    command /bin/sh: JUnit report"), std::string::npos)
+      << r.out;
 }
 
 TEST(GateCommandJunitTest, ReportThatCannotBeReadNeverLeavesOlderGreenEvidence) {
   test::GateRepo repo;
   write_green_evidence(repo, "truncated");
-  repo.add_shell_gate("truncated", "printf '<testsuites><testsuite tests=\"1\"><testcase' > report.xml");
+  repo.add_shell_gate("truncated",
+                      "printf '<testsuites><testsuite tests=\"1\"><testcase' > report.xml");
   auto r = repo.run("truncated");
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   auto e = evidence::read_evidence(repo.t.path("ev/truncated.json"));

@@ -83,13 +83,15 @@ TEST(GateCommandLiveOutputTest, QuietShowsNoCommandOutputButKeepsTheLog) {
 }
 
 TEST(GateCommandLiveOutputTest, ProbesShowProgressInCiAndQuietSilencesIt) {
-  const std::vector<std::string> env = {std::string("JETGATE_CUDA_DRIVER=") + JETGATE_FAKE_CUDA, "CI=true"};
+  const std::vector<std::string> env = {std::string("JETGATE_CUDA_DRIVER=") + JETGATE_FAKE_CUDA,
+                                        "CI=true"};
   auto r = test::run_jetgate({"probe", "--probe", "launch", "--probe", "memory"}, env);
   EXPECT_NE(r.err.find("jetgate: probe launch: "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("jetgate: probe memory: "), std::string::npos) << r.err;
   auto quiet = test::run_jetgate({"probe", "--probe", "launch", "--quiet"}, env);
   EXPECT_EQ(quiet.err.find("jetgate: probe "), std::string::npos) << quiet.err;
-  if (!std::getenv("CI")) {  // stderr is a file here: no progress unless CI says someone reads the log
+  if (!std::getenv(
+          "CI")) {  // stderr is a file here: no progress unless CI says someone reads the log
     auto silent = test::run_jetgate({"probe", "--probe", "launch"}, {env.front()});
     EXPECT_EQ(silent.err.find("jetgate: probe "), std::string::npos) << silent.err;
   }
@@ -100,10 +102,12 @@ TEST(GateCommandLiveOutputTest, ControlCharactersInIdsAndPathsAreNotEchoedRaw) {
   repo.add_shell_gate("fine", "true");
   repo.gates[0]["typo\x1b[31m\xe2\x80\xae"] = 1;  // an unknown key, echoed in a warning
   // A gate id that is invalid (so listed as it is) with an escape and a bidi override.
-  repo.gates.push_back({{"id", "evil\x1b]0;pwned\x07\xe2\x80\xae"}, {"probes", {{{"probe", "launch"}}}}});
+  repo.gates.push_back(
+      {{"id", "evil\x1b]0;pwned\x07\xe2\x80\xae"}, {"probes", {{{"probe", "launch"}}}}});
   auto unknown = test::run_jetgate(repo.run_args("missing", repo.t.path("ev")));
   EXPECT_EQ(unknown.exit_code, 2);
-  auto bad_id = test::run_jetgate({"run", "bad\x1b[2J\xe2\x80\xae", "--evidence-dir", repo.t.path("ev")});
+  auto bad_id =
+      test::run_jetgate({"run", "bad\x1b[2J\xe2\x80\xae", "--evidence-dir", repo.t.path("ev")});
   EXPECT_EQ(bad_id.exit_code, 2);
   test::TempDir t;
   std::string policy = t.write("pol\x1b[31micy\xe2\x80\xae.json", "{not json");
@@ -114,7 +118,8 @@ TEST(GateCommandLiveOutputTest, ControlCharactersInIdsAndPathsAreNotEchoedRaw) {
     EXPECT_EQ(r->err.find("\xe2\x80\xae"), std::string::npos) << r->err;
     EXPECT_EQ(r->out.find('\x1b'), std::string::npos) << r->out;
   }
-  EXPECT_NE(bad_policy.err.find("pol\\x1b[31micy\\u202e.json"), std::string::npos) << bad_policy.err;
+  EXPECT_NE(bad_policy.err.find("pol\\x1b[31micy\\u202e.json"), std::string::npos)
+      << bad_policy.err;
 }
 
 }  // namespace

@@ -15,9 +15,11 @@ using namespace std::chrono_literals;
 TEST(GateCommandLockTest, SecondRunOfTheSameGateIsRefusedWhileTheFirstRuns) {
   test::GateRepo repo;
   // Each run of the command appends to runs.txt, then waits for "release".
-  repo.add_shell_gate("locked", "echo run >> runs.txt; while [ ! -e release ]; do sleep 0.05; done; printf '%s' '" +
-                                    test::kPassingJunit + "' > report.xml");
-  repo.add_shell_gate("other", "printf '%s' '" + test::kPassingJunit + "' > other.xml", "other.xml");
+  repo.add_shell_gate(
+      "locked", "echo run >> runs.txt; while [ ! -e release ]; do sleep 0.05; done; printf '%s' '" +
+                    test::kPassingJunit + "' > report.xml");
+  repo.add_shell_gate("other", "printf '%s' '" + test::kPassingJunit + "' > other.xml",
+                      "other.xml");
   const auto args = repo.run_args("locked", repo.t.path("ev"));
   test::BackgroundJetgate first(args, {repo.ceiling()});
   ASSERT_TRUE(test::wait_for_file(repo.t.path("runs.txt"))) << first.err();
@@ -30,7 +32,8 @@ TEST(GateCommandLockTest, SecondRunOfTheSameGateIsRefusedWhileTheFirstRuns) {
   EXPECT_EQ(first.wait(30s), 0) << first.out() << first.err();
 
   EXPECT_EQ(second_code, 2) << second.out() << second.err();
-  EXPECT_NE(second.err().find("another `jetgate run locked` (pid " + std::to_string(first.pid) + ") is running"),
+  EXPECT_NE(second.err().find("another `jetgate run locked` (pid " + std::to_string(first.pid) +
+                              ") is running"),
             std::string::npos)
       << second.err();
   EXPECT_EQ(test::read_file(repo.t.path("runs.txt")), "run\n");  // the second never ran its command

@@ -14,7 +14,8 @@ namespace fsys = std::filesystem;
 
 TEST(GateCommandOutputsTest, UnusableEvidenceDirectoryIsRefusedBeforeTheCommandRuns) {
   test::GateRepo repo;
-  repo.add_shell_gate("g", "echo ran >> ran.txt; printf '%s' '" + test::kPassingJunit + "' > report.xml");
+  repo.add_shell_gate(
+      "g", "echo ran >> ran.txt; printf '%s' '" + test::kPassingJunit + "' > report.xml");
   std::string a_file = repo.t.write("a-file", "x");
   struct Case {
     std::string dir, expect;

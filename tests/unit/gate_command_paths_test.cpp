@@ -14,7 +14,8 @@ namespace fsys = std::filesystem;
 using test::GateRepo;
 
 // The command would leave ran.txt behind: refused gates must not run it.
-const std::string kRanScript = "echo ran > ran.txt; printf '%s' '" + test::kPassingJunit + "' > report.xml";
+const std::string kRanScript =
+    "echo ran > ran.txt; printf '%s' '" + test::kPassingJunit + "' > report.xml";
 
 struct Refused {
   test::CliRun run;
@@ -47,7 +48,8 @@ TEST(GateCommandPathsTest, AbsoluteReportPathOutsideTheRepositoryIsRefusedAndNot
 
 TEST(GateCommandPathsTest, DotDotOutOfTheRepositoryIsRefusedAndNotDeleted) {
   GateRepo repo;
-  std::string victim = repo.t.write("../" + fsys::path(repo.t.dir()).filename().string() + "-victim.xml", "keep me");
+  std::string victim =
+      repo.t.write("../" + fsys::path(repo.t.dir()).filename().string() + "-victim.xml", "keep me");
   auto r = run_refused(repo, "../" + fsys::path(victim).filename().string(), victim);
   fsys::remove(victim);
   EXPECT_TRUE(r.victim_kept);
@@ -105,7 +107,8 @@ TEST(GateCommandPathsTest, LinksThatStayInsideTheRepositoryAreFine) {
   GateRepo repo;
   fsys::create_directories(repo.t.path("build/reports"));
   fsys::create_directory_symlink("build/reports", repo.t.path("out"));
-  repo.add_shell_gate("inside", "printf '%s' '" + test::kPassingJunit + "' > out/report.xml", "out/report.xml");
+  repo.add_shell_gate("inside", "printf '%s' '" + test::kPassingJunit + "' > out/report.xml",
+                      "out/report.xml");
   auto r = repo.run("inside");
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
 }

@@ -3,7 +3,6 @@
 // interrupted; a jetgate killed outright leaves "not_run, unfinished"
 // evidence, never an older green file (issue 11, classes 1 and 7).
 #include <gtest/gtest.h>
-
 #include <signal.h>
 
 #include <filesystem>
@@ -31,7 +30,8 @@ struct SlowRun {
                                                         std::vector<std::string>{repo.ceiling()});
   }
   bool started() {
-    if (!test::wait_for_file(repo.t.path("sleeper.pid")) || !test::wait_for_file(repo.t.path("shell.pid")))
+    if (!test::wait_for_file(repo.t.path("sleeper.pid")) ||
+        !test::wait_for_file(repo.t.path("shell.pid")))
       return false;
     sleeper = test::read_pid(repo.t.path("sleeper.pid"));
     shell = test::read_pid(repo.t.path("shell.pid"));
@@ -56,7 +56,8 @@ void expect_interrupted_run(int sig, const std::string& name) {
   ASSERT_TRUE(e.ok()) << e.error().message();
   EXPECT_EQ(e->status, evidence::GateStatus::failed);
   EXPECT_EQ(e->extra.value("interrupted", nlohmann::json()), name);
-  EXPECT_NE(e->reason.find("interrupted: jetgate received " + name), std::string::npos) << e->reason;
+  EXPECT_NE(e->reason.find("interrupted: jetgate received " + name), std::string::npos)
+      << e->reason;
   EXPECT_NE(run.jetgate->out().find("slow: failed\n"), std::string::npos) << run.jetgate->out();
   EXPECT_NE(run.jetgate->out().find("  FAIL    run jetgate: interrupted: jetgate received " + name),
             std::string::npos)
@@ -74,9 +75,15 @@ TEST(GateCommandSignalTest, SigintStopsTheCommandsGroupAndEvidenceSaysInterrupte
 TEST(GateCommandSignalTest, KilledRunNeverLeavesOlderGreenEvidence) {
   SlowRun run;
   // Green evidence from an earlier run of the same gate (and commit: "local").
-  nlohmann::json green = {{"schema_version", 1}, {"gate", "slow"}, {"status", "passed"},
-                          {"generated_at", "2026-01-01T00:00:00Z"}, {"git_sha", "local"}, {"reason", "ok"},
-                          {"exit_code", 0}, {"counts", {{"tests", 1}, {"failures", 0}, {"errors", 0}, {"skipped", 0}}}};
+  nlohmann::json green = {
+      {"schema_version", 1},
+      {"gate", "slow"},
+      {"status", "passed"},
+      {"generated_at", "2026-01-01T00:00:00Z"},
+      {"git_sha", "local"},
+      {"reason", "ok"},
+      {"exit_code", 0},
+      {"counts", {{"tests", 1}, {"failures", 0}, {"errors", 0}, {"skipped", 0}}}};
   run.repo.t.write("ev/slow.json", green.dump());
   ASSERT_TRUE(run.started()) << run.jetgate->err();
   ASSERT_EQ(::kill(run.jetgate->pid, SIGKILL), 0);

@@ -12,11 +12,10 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "test_support.hpp"
 
@@ -36,17 +35,24 @@ struct GateRepo {
     if (fake_git) std::filesystem::create_directories(t.path(".git"));
   }
   // A gate whose command is `sh -c SCRIPT`, run in the repository root.
-  void add_shell_gate(const std::string& id, const std::string& script, const std::string& junit = "report.xml",
-                      double timeout_s = 60) {
-    gates.push_back({{"id", id},
-                     {"command", {{"argv", {"/bin/sh", "-c", script}}, {"timeout_s", timeout_s}, {"junit", junit}}}});
+  void add_shell_gate(const std::string& id, const std::string& script,
+                      const std::string& junit = "report.xml", double timeout_s = 60) {
+    gates.push_back(
+        {{"id", id},
+         {"command",
+          {{"argv", {"/bin/sh", "-c", script}}, {"timeout_s", timeout_s}, {"junit", junit}}}});
   }
   std::string policy() const {
-    nlohmann::json p = {{"schema_version", 1}, {"owner", "o"}, {"cadence", "c"}, {"evidence_retention_days", 9},
-                        {"maximum_evidence_age_days", 9}, {"gates", gates}};
+    nlohmann::json p = {{"schema_version", 1},
+                        {"owner", "o"},
+                        {"cadence", "c"},
+                        {"evidence_retention_days", 9},
+                        {"maximum_evidence_age_days", 9},
+                        {"gates", gates}};
     return t.write("ci/policy.json", p.dump(2));
   }
-  std::vector<std::string> run_args(const std::string& gate, const std::string& evidence_dir) const {
+  std::vector<std::string> run_args(const std::string& gate,
+                                    const std::string& evidence_dir) const {
     return {"run", gate, "--policy", policy(), "--evidence-dir", evidence_dir};
   }
   // Keeps git from finding a checkout above the scratch directory (ctest runs under build/).
@@ -63,12 +69,15 @@ struct GateRepo {
 struct BackgroundJetgate {
   pid_t pid = -1;
   TempDir io;
-  BackgroundJetgate(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
+  BackgroundJetgate(const std::vector<std::string>& args,
+                    const std::vector<std::string>& env = {}) {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, io.path("stdout").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_addopen(&fa, 2, io.path("stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_addopen(&fa, 1, io.path("stdout").c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_addopen(&fa, 2, io.path("stderr").c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0600);
     std::vector<std::string> argv_s{jetgate_binary()};
     argv_s.insert(argv_s.end(), args.begin(), args.end());
     std::vector<char*> argv;
@@ -115,7 +124,8 @@ struct BackgroundJetgate {
   int exit_code = -1;
 };
 
-inline bool wait_for_file(const std::string& path, std::chrono::milliseconds limit = std::chrono::seconds(30)) {
+inline bool wait_for_file(const std::string& path,
+                          std::chrono::milliseconds limit = std::chrono::seconds(30)) {
   auto until = std::chrono::steady_clock::now() + limit;
   while (std::chrono::steady_clock::now() < until) {
     if (std::filesystem::exists(path) && std::filesystem::file_size(path) > 0) return true;

@@ -2,7 +2,6 @@
 // log and its SHA-256, the evidence directory and its lock, UTF-8 repair,
 // and an interrupt reaching run_gate.
 #include <gtest/gtest.h>
-
 #include <signal.h>
 #include <sys/stat.h>
 
@@ -94,7 +93,8 @@ TEST(GateCommandUnitsTest, LiveLinesSplitsEscapesAndBoundsLines) {
 
 TEST(GateCommandUnitsTest, GateLogHashesWhatItSavesAndRenamesOverALink) {
   // FIPS 180-2 test vector.
-  EXPECT_EQ(evidence::sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(evidence::sha256_hex("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   test::TempDir t, outside;
   std::string target = outside.write("victim", "keep me");
   fsys::create_symlink(target, t.path("g.log"));
@@ -133,7 +133,8 @@ TEST(GateCommandUnitsTest, EvidenceDirectoryIsCheckedAndLockedPerGate) {
   ASSERT_TRUE(first.ok()) << first.error().message();
   auto second = evidence::RunLock::acquire(t.path("ev"), "g");
   ASSERT_FALSE(second.ok());
-  EXPECT_NE(second.error().message().find("(pid " + std::to_string(::getpid()) + ")"), std::string::npos)
+  EXPECT_NE(second.error().message().find("(pid " + std::to_string(::getpid()) + ")"),
+            std::string::npos)
       << second.error().message();
   EXPECT_TRUE(evidence::RunLock::acquire(t.path("ev"), "other").ok());
   // A planted link is not followed.

@@ -16,7 +16,8 @@ using probes::ProbeStatus;
 
 const std::string kSha = "0123456789abcdef0123456789abcdef01234567";
 
-ProbeResult probe(const std::string& id, ProbeStatus st, std::map<std::string, double> values = {}) {
+ProbeResult probe(const std::string& id, ProbeStatus st,
+                  std::map<std::string, double> values = {}) {
   ProbeResult r;
   r.id = id;
   r.status = st;
@@ -76,9 +77,11 @@ struct Fakes {
 };
 
 Gate gate_from(const std::string& json) {
-  auto p = parse_policy(R"({"schema_version": 1, "owner": "o", "cadence": "c", "evidence_retention_days": 9,
-      "maximum_evidence_age_days": 9, "gates": [)" + json + "]}",
-                        "p.json", ".");
+  auto p = parse_policy(
+      R"({"schema_version": 1, "owner": "o", "cadence": "c", "evidence_retention_days": 9,
+      "maximum_evidence_age_days": 9, "gates": [)" +
+          json + "]}",
+      "p.json", ".");
   EXPECT_TRUE(p.ok());
   EXPECT_TRUE(p->issues.empty()) << p->issues.at(0).line();
   return p->policy.gates.at(0);
@@ -103,9 +106,10 @@ const char* kJetsonGate = R"({"id": "jetson-cuda-runtime",
                {"probe": "python_runtime", "status": "PASS"}]})";
 
 void add_good_probes(Fakes& f) {
-  f.cuda_probes = {probe("launch", ProbeStatus::pass),
-                   probe("bandwidth", ProbeStatus::pass, {{"d2d_fraction_of_peak", 0.8}}),
-                   probe("sync_path", ProbeStatus::warn, {{"sync_blocking_sync_cpu_fraction", 0.1}})};
+  f.cuda_probes = {
+      probe("launch", ProbeStatus::pass),
+      probe("bandwidth", ProbeStatus::pass, {{"d2d_fraction_of_peak", 0.8}}),
+      probe("sync_path", ProbeStatus::warn, {{"sync_blocking_sync_cpu_fraction", 0.1}})};
 }
 
 TEST(GateRunTest, ProbesAtTheirThresholdsPass) {
@@ -116,7 +120,8 @@ TEST(GateRunTest, ProbesAtTheirThresholdsPass) {
   EXPECT_EQ(out.exit_code, 0) << out.evidence.reason;
   EXPECT_EQ(out.evidence.status, GateStatus::passed);
   EXPECT_EQ(out.evidence.counts.tests, 4);  // one per probe: consistent for `check`
-  EXPECT_EQ(f.last_cuda_options.only, (std::vector<std::string>{"launch", "bandwidth", "sync_path"}));
+  EXPECT_EQ(f.last_cuda_options.only,
+            (std::vector<std::string>{"launch", "bandwidth", "sync_path"}));
   EXPECT_TRUE(f.last_cuda_options.run_probes);
   auto back = evidence::read_evidence(out.path);
   ASSERT_TRUE(back.ok()) << back.error().message();
@@ -132,7 +137,8 @@ TEST(GateRunTest, ProbesAtTheirThresholdsPass) {
   EXPECT_TRUE(back->extra["jetgate"].contains("kernels"));
   // One check row per requirement and per probe, all passing.
   ASSERT_EQ(back->extra["checks"].size(), 5u + 4u) << back->extra["checks"].dump(1);
-  for (const auto& c : back->extra["checks"]) EXPECT_TRUE(c["status"] == "PASS" || c["status"] == "WARN") << c.dump();
+  for (const auto& c : back->extra["checks"])
+    EXPECT_TRUE(c["status"] == "PASS" || c["status"] == "WARN") << c.dump();
 }
 
 TEST(GateRunTest, MissedThresholdsFailWithReasons) {
@@ -146,10 +152,14 @@ TEST(GateRunTest, MissedThresholdsFailWithReasons) {
   EXPECT_EQ(out.exit_code, 1);
   EXPECT_EQ(out.evidence.status, GateStatus::failed);
   EXPECT_EQ(out.evidence.counts.failures, 3);
-  EXPECT_NE(out.evidence.reason.find("d2d_fraction_of_peak = 0.79 fraction misses d2d_fraction_of_peak >= 0.8"),
-            std::string::npos) << out.evidence.reason;
-  EXPECT_NE(out.evidence.reason.find("did not report sync_blocking_sync_cpu_fraction"), std::string::npos);
-  EXPECT_NE(out.evidence.reason.find("python_runtime: status is WARN, the gate requires PASS"), std::string::npos);
+  EXPECT_NE(out.evidence.reason.find(
+                "d2d_fraction_of_peak = 0.79 fraction misses d2d_fraction_of_peak >= 0.8"),
+            std::string::npos)
+      << out.evidence.reason;
+  EXPECT_NE(out.evidence.reason.find("did not report sync_blocking_sync_cpu_fraction"),
+            std::string::npos);
+  EXPECT_NE(out.evidence.reason.find("python_runtime: status is WARN, the gate requires PASS"),
+            std::string::npos);
 }
 
 TEST(GateRunTest, ProbeThatDidNotRunCountsAsSkippedAndFails) {
@@ -171,7 +181,8 @@ TEST(GateRunTest, UnmetPlatformRequirementsAreNotRunWithoutTouchingTheGpu) {
   EXPECT_EQ(out.evidence.status, GateStatus::not_run);
   EXPECT_EQ(f.cuda_calls, 0);
   EXPECT_EQ(out.evidence.reason,
-            "requirements not met: arch in [aarch64] (arch is x86_64); is_tegra = true (is_tegra is false); "
+            "requirements not met: arch in [aarch64] (arch is x86_64); is_tegra = true (is_tegra "
+            "is false); "
             "an L4T release >= 36.0 (no L4T release detected)");
   EXPECT_TRUE(evidence::read_evidence(out.path).ok());  // not_run evidence is still written
 }
@@ -179,11 +190,13 @@ TEST(GateRunTest, UnmetPlatformRequirementsAreNotRunWithoutTouchingTheGpu) {
 TEST(GateRunTest, NoCudaDriverIsNotRun) {
   test::TempDir t;
   Fakes f;
-  f.gpu = {{"driver", {{"loaded", false}, {"error", "libcuda.so.1: cannot open shared object file"}}},
-           {"device_count", 0}};
+  f.gpu = {
+      {"driver", {{"loaded", false}, {"error", "libcuda.so.1: cannot open shared object file"}}},
+      {"device_count", 0}};
   auto out = run(gate_from(kJetsonGate), f, t);
   EXPECT_EQ(out.exit_code, 2);
-  EXPECT_NE(out.evidence.reason.find("a CUDA driver and device (no CUDA driver: libcuda.so.1"), std::string::npos)
+  EXPECT_NE(out.evidence.reason.find("a CUDA driver and device (no CUDA driver: libcuda.so.1"),
+            std::string::npos)
       << out.evidence.reason;
 }
 
@@ -204,8 +217,9 @@ TEST(GateRunTest, GateIssuesMakeItUnusable) {
   test::TempDir t;
   Fakes f;
   Policy policy;
-  auto r = run_gate(gate_from(kJetsonGate), {{"jetson-cuda-runtime", "command.argv must be ...", ""}}, policy,
-                    RunOptions{}, f.deps());
+  auto r =
+      run_gate(gate_from(kJetsonGate), {{"jetson-cuda-runtime", "command.argv must be ...", ""}},
+               policy, RunOptions{}, f.deps());
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message().find("cannot run"), std::string::npos);
   Gate plain;
@@ -216,7 +230,9 @@ TEST(GateRunTest, GateIssuesMakeItUnusable) {
 }
 
 // Real pytest runs (Debian's /usr/bin/python3 with python3-pytest).
-bool have_pytest() { return std::system("/usr/bin/python3 -c 'import pytest' 2>/dev/null") == 0; }
+bool have_pytest() {
+  return std::system("/usr/bin/python3 -c 'import pytest' 2>/dev/null") == 0;
+}
 
 // The fixture project, copied into the repository t (command paths are
 // confined to the repository).
@@ -228,8 +244,9 @@ std::string pytest_gate(const std::string& subdir, const test::TempDir& t) {
   std::replace(id.begin(), id.end(), '_', '-');
   nlohmann::json g = {{"id", id},
                       {"command",
-                       {{"argv", {"/usr/bin/python3", "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                                  "--junitxml=out/" + id + ".xml", subdir}},
+                       {{"argv",
+                         {"/usr/bin/python3", "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          "--junitxml=out/" + id + ".xml", subdir}},
                         {"timeout_s", 120},
                         {"cwd", "project"},
                         {"junit", "out/" + id + ".xml"},
@@ -237,7 +254,9 @@ std::string pytest_gate(const std::string& subdir, const test::TempDir& t) {
   return g.dump();
 }
 
-std::string log_of(const RunOutcome& out) { return out.log_path.empty() ? "" : test::read_file(out.log_path); }
+std::string log_of(const RunOutcome& out) {
+  return out.log_path.empty() ? "" : test::read_file(out.log_path);
+}
 
 TEST(GateRunTest, PytestOnlyPassingTestsPasses) {
   if (!have_pytest()) GTEST_SKIP() << "Debian python3-pytest is not installed";
@@ -260,7 +279,8 @@ TEST(GateRunTest, PytestFailureSkipAndXfailFail) {
   EXPECT_EQ(out.evidence.counts.tests, 4);
   EXPECT_EQ(out.evidence.counts.failures, 1);
   EXPECT_EQ(out.evidence.counts.skipped, 2);
-  EXPECT_NE(out.evidence.reason.find("exited with status 1"), std::string::npos) << out.evidence.reason;
+  EXPECT_NE(out.evidence.reason.find("exited with status 1"), std::string::npos)
+      << out.evidence.reason;
 }
 
 TEST(GateRunTest, PytestGreenWithSkipsStillFails) {
@@ -270,29 +290,34 @@ TEST(GateRunTest, PytestGreenWithSkipsStillFails) {
   auto out = run(gate_from(pytest_gate("skips_only", t)), f, t);
   EXPECT_EQ(out.evidence.exit_code, 0);  // pytest itself is happy
   EXPECT_EQ(out.exit_code, 1);
-  EXPECT_NE(out.evidence.reason.find("2 test(s) skipped or xfailed: a gate passes only without skips"),
-            std::string::npos) << out.evidence.reason;
+  EXPECT_NE(
+      out.evidence.reason.find("2 test(s) skipped or xfailed: a gate passes only without skips"),
+      std::string::npos)
+      << out.evidence.reason;
 }
 
 TEST(GateRunTest, StaleReportIsNeverReusedAndTimeoutsFail) {
   test::TempDir t;
   Fakes f;
   t.write("report.xml", test::read_file(test::fixtures_dir() + "/gates/junit/pytest-passing.xml"));
-  nlohmann::json g = {{"id", "sleepy"},
-                      {"command", {{"argv", {"/bin/sh", "-c", "sleep 30"}}, {"timeout_s", 0.5},
-                                   {"junit", "report.xml"}}}};
+  nlohmann::json g = {
+      {"id", "sleepy"},
+      {"command",
+       {{"argv", {"/bin/sh", "-c", "sleep 30"}}, {"timeout_s", 0.5}, {"junit", "report.xml"}}}};
   auto out = run(gate_from(g.dump()), f, t);
   EXPECT_EQ(out.exit_code, 1);
   EXPECT_NE(out.evidence.reason.find("did not finish"), std::string::npos) << out.evidence.reason;
-  EXPECT_NE(out.evidence.reason.find("cannot read the JUnit report"), std::string::npos) << out.evidence.reason;
+  EXPECT_NE(out.evidence.reason.find("cannot read the JUnit report"), std::string::npos)
+      << out.evidence.reason;
   EXPECT_FALSE(out.evidence.exit_code.has_value());
 }
 
 TEST(GateRunTest, MissingProgramFails) {
   test::TempDir t;
   Fakes f;
-  nlohmann::json g = {{"id", "ghost"},
-                      {"command", {{"argv", {"/nonexistent/jetgate-no-such-program"}}, {"junit", "r.xml"}}}};
+  nlohmann::json g = {
+      {"id", "ghost"},
+      {"command", {{"argv", {"/nonexistent/jetgate-no-such-program"}}, {"junit", "r.xml"}}}};
   auto out = run(gate_from(g.dump()), f, t);
   EXPECT_EQ(out.exit_code, 1);
   EXPECT_EQ(out.evidence.status, GateStatus::failed);
@@ -304,19 +329,26 @@ struct CliRepo {
   std::string policy;
   CliRepo() {
     std::filesystem::create_directories(t.path(".git"));
-    nlohmann::json p = {{"schema_version", 1}, {"owner", "o"}, {"cadence", "c"}, {"evidence_retention_days", 9},
+    nlohmann::json p = {{"schema_version", 1},
+                        {"owner", "o"},
+                        {"cadence", "c"},
+                        {"evidence_retention_days", 9},
                         {"maximum_evidence_age_days", 9},
-                        {"gates", {nlohmann::json::parse(pytest_gate("passing", t)),
-                                   nlohmann::json::parse(pytest_gate("mixed", t)),
-                                   {{"id", "riscv-only"}, {"requires", {{"arch", "riscv64"}}},
-                                    {"probes", {{{"probe", "launch"}, {"status", "PASS"}}}}}}}};
+                        {"gates",
+                         {nlohmann::json::parse(pytest_gate("passing", t)),
+                          nlohmann::json::parse(pytest_gate("mixed", t)),
+                          {{"id", "riscv-only"},
+                           {"requires", {{"arch", "riscv64"}}},
+                           {"probes", {{{"probe", "launch"}, {"status", "PASS"}}}}}}}};
     policy = t.write("ci/policy.json", p.dump(2));
   }
   test::CliRun run(const std::string& gate, std::vector<std::string> env = {}) const {
     // The temporary repository may lie inside a real checkout (ctest puts it
     // under build/): keep git from finding that checkout's HEAD.
-    env.push_back("GIT_CEILING_DIRECTORIES=" + std::filesystem::path(t.dir()).parent_path().string());
-    return test::run_jetgate({"run", gate, "--policy", policy, "--evidence-dir", t.path("ev")}, std::move(env));
+    env.push_back("GIT_CEILING_DIRECTORIES=" +
+                  std::filesystem::path(t.dir()).parent_path().string());
+    return test::run_jetgate({"run", gate, "--policy", policy, "--evidence-dir", t.path("ev")},
+                             std::move(env));
   }
 };
 
@@ -334,13 +366,15 @@ TEST(GateRunCliTest, ExitCodesAndEvidence) {
   EXPECT_EQ(fail.exit_code, 1) << fail.out << fail.err;
   // The command's output, live and prefixed (and saved as GATE.log).
   EXPECT_NE(fail.err.find("[pytest-mixed] "), std::string::npos) << fail.err;
-  EXPECT_NE(fail.out.find("log: " + repo.t.path("ev/pytest-mixed.log")), std::string::npos) << fail.out;
+  EXPECT_NE(fail.out.find("log: " + repo.t.path("ev/pytest-mixed.log")), std::string::npos)
+      << fail.out;
 
   auto not_run = repo.run("riscv-only");
   EXPECT_EQ(not_run.exit_code, 2) << not_run.out << not_run.err;
   // One line per check, each with what was found and the next step.
-  EXPECT_NE(not_run.out.find("riscv-only: not_run\n  FAIL    requirement arch in [riscv64]: arch is "),
-            std::string::npos)
+  EXPECT_NE(
+      not_run.out.find("riscv-only: not_run\n  FAIL    requirement arch in [riscv64]: arch is "),
+      std::string::npos)
       << not_run.out;
   auto not_run_e = evidence::read_evidence(repo.t.path("ev/riscv-only.json"));
   ASSERT_TRUE(not_run_e.ok());
@@ -350,7 +384,8 @@ TEST(GateRunCliTest, ExitCodesAndEvidence) {
   EXPECT_FALSE(not_run_e->extra["checks"][0]["next"].get<std::string>().empty());
 
   auto bad_sha = repo.run("riscv-only", {"GITHUB_SHA=NOT-A-SHA"});
-  EXPECT_NE(bad_sha.err.find("warning: GITHUB_SHA is \"NOT-A-SHA\""), std::string::npos) << bad_sha.err;
+  EXPECT_NE(bad_sha.err.find("warning: GITHUB_SHA is \"NOT-A-SHA\""), std::string::npos)
+      << bad_sha.err;
   EXPECT_EQ(evidence::read_evidence(repo.t.path("ev/riscv-only.json"))->git_sha, "local");
 
   // Only whole evidence files, logs and the gates' lock files, no temporaries, after all runs.
@@ -358,8 +393,9 @@ TEST(GateRunCliTest, ExitCodesAndEvidence) {
   for (const auto& entry : std::filesystem::directory_iterator(repo.t.path("ev")))
     names.push_back(entry.path().filename().string());
   std::sort(names.begin(), names.end());
-  EXPECT_EQ(names, (std::vector<std::string>{".pytest-mixed.lock", ".pytest-passing.lock", ".riscv-only.lock",
-                                             "pytest-mixed.json", "pytest-mixed.log", "pytest-passing.json",
+  EXPECT_EQ(names, (std::vector<std::string>{".pytest-mixed.lock", ".pytest-passing.lock",
+                                             ".riscv-only.lock", "pytest-mixed.json",
+                                             "pytest-mixed.log", "pytest-passing.json",
                                              "pytest-passing.log", "riscv-only.json"}));
 }
 
@@ -370,8 +406,10 @@ TEST(GateRunCliTest, UnusableInput) {
   EXPECT_NE(bad_id.err.find("invalid gate id"), std::string::npos) << bad_id.err;
   auto unknown = repo.run("no-such-gate");
   EXPECT_EQ(unknown.exit_code, 2);
-  EXPECT_NE(unknown.err.find("no gate \"no-such-gate\" (gates: pytest-passing pytest-mixed riscv-only)"),
-            std::string::npos) << unknown.err;
+  EXPECT_NE(
+      unknown.err.find("no gate \"no-such-gate\" (gates: pytest-passing pytest-mixed riscv-only)"),
+      std::string::npos)
+      << unknown.err;
   auto no_policy = test::run_jetgate({"run", "x", "--policy", repo.t.path("missing.json")});
   EXPECT_EQ(no_policy.exit_code, 2);
   EXPECT_FALSE(std::filesystem::exists(repo.t.path("ev")));
@@ -383,7 +421,8 @@ TEST(GateRunCliTest, DefaultPolicyJetsonGateIsNotRunOffJetson) {
   std::string root = test::fixtures_dir() + "/rpi5-arm64/root";
   auto r = test::run_jetgate({"run", "jetson-cuda-runtime", "--root", root, "--dry-run"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-  EXPECT_NE(r.out.find("FAIL    requirement is_tegra = true: is_tegra is false"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("FAIL    requirement is_tegra = true: is_tegra is false"), std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("no evidence written"), std::string::npos) << r.out;
 }
 
@@ -393,12 +432,16 @@ TEST(GateRunCliTest, DefaultPolicyJetsonGateIsNotRunOffJetson) {
 TEST(GateRunCliTest, ARecordedRootNeverWritesEvidence) {
   test::TempDir t;
   std::string orin = test::fixtures_dir() + "/agx-orin-64gb-jp62/root";
-  auto refused = test::run_jetgate({"run", "jetson-cuda-runtime", "--root", orin, "--evidence-dir", t.path("ev")});
+  auto refused = test::run_jetgate(
+      {"run", "jetson-cuda-runtime", "--root", orin, "--evidence-dir", t.path("ev")});
   EXPECT_EQ(refused.exit_code, 2) << refused.out << refused.err;
-  EXPECT_NE(refused.err.find("a recorded root cannot run probes or a command"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("a recorded root cannot run probes or a command"), std::string::npos)
+      << refused.err;
   EXPECT_FALSE(std::filesystem::exists(t.path("ev"))) << "a recorded root wrote evidence";
-  auto dry = test::run_jetgate({"run", "jetson-cuda-runtime", "--root", orin, "--dry-run", "--evidence-dir", t.path("ev")});
-  EXPECT_EQ(dry.exit_code, 0) << dry.out << dry.err;  // the recording meets every platform requirement
+  auto dry = test::run_jetgate(
+      {"run", "jetson-cuda-runtime", "--root", orin, "--dry-run", "--evidence-dir", t.path("ev")});
+  EXPECT_EQ(dry.exit_code, 0) << dry.out
+                              << dry.err;  // the recording meets every platform requirement
   EXPECT_NE(dry.out.find("would run"), std::string::npos) << dry.out;
   EXPECT_NE(dry.out.find("NOT_RUN step probe bandwidth: would run"), std::string::npos) << dry.out;
   EXPECT_FALSE(std::filesystem::exists(t.path("ev")));

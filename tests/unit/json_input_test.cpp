@@ -16,7 +16,9 @@
 namespace jetgate {
 namespace {
 
-std::string deep(std::size_t levels) { return std::string(levels, '[') + std::string(levels, ']'); }
+std::string deep(std::size_t levels) {
+  return std::string(levels, '[') + std::string(levels, ']');
+}
 
 TEST(JsonInput, SyntaxErrorsNameFileLineAndColumn) {
   auto r = parse_json_text("{\n  \"a\": 1,\n  \"b\": tru\n}", "ci/policy.json");
@@ -61,7 +63,8 @@ TEST(JsonInput, QuotedTextIsAsciiAndCut) {
 }
 
 TEST(DidYouMean, NearKeysAreSuggestedFarOnesAreNot) {
-  std::vector<std::string> keys = {"arch", "is_tegra", "l4t", "cuda", "requires", "probes", "command"};
+  std::vector<std::string> keys = {"arch",     "is_tegra", "l4t",    "cuda",
+                                   "requires", "probes",   "command"};
   EXPECT_EQ(edit_distance("requries", "requires"), 1u);  // a swap of neighbours is one edit
   EXPECT_EQ(closest_match("requries", keys), "requires");
   EXPECT_EQ(closest_match("comand", keys), "command");
@@ -73,7 +76,8 @@ TEST(DidYouMean, NearKeysAreSuggestedFarOnesAreNot) {
 
 std::string policy_with_gate(const std::string& gate_json, const std::string& top_extra = "") {
   return R"({"schema_version": 1, "owner": "o", "cadence": "c", "evidence_retention_days": 9,
-             "maximum_evidence_age_days": 9)" + top_extra + R"(, "gates": [)" + gate_json + "]}";
+             "maximum_evidence_age_days": 9)" +
+         top_extra + R"(, "gates": [)" + gate_json + "]}";
 }
 
 std::string issues_of(const gate::LoadedPolicy& p) {
@@ -86,18 +90,25 @@ TEST(StrictPolicy, AMisspeltKeyAnywhereIsAnErrorWithASuggestion) {
   struct Case {
     std::string text, expect;
   } cases[] = {
-      {policy_with_gate(R"({"id": "g", "requries": {"arch": "aarch64"}, "probes": [{"probe": "launch", "status": "PASS"}]})"),
+      {policy_with_gate(
+           R"({"id": "g", "requries": {"arch": "aarch64"}, "probes": [{"probe": "launch", "status": "PASS"}]})"),
        "g: gate: unknown key \"requries\" (did you mean \"requires\"?)"},
-      {policy_with_gate(R"({"id": "g", "requires": {"arhc": "aarch64"}, "probes": [{"probe": "launch", "status": "PASS"}]})"),
+      {policy_with_gate(
+           R"({"id": "g", "requires": {"arhc": "aarch64"}, "probes": [{"probe": "launch", "status": "PASS"}]})"),
        "g: requires: unknown key \"arhc\" (did you mean \"arch\"?)"},
-      {policy_with_gate(R"({"id": "g", "requires": {"l4t": {"mni": "36"}}, "probes": [{"probe": "launch", "status": "PASS"}]})"),
+      {policy_with_gate(
+           R"({"id": "g", "requires": {"l4t": {"mni": "36"}}, "probes": [{"probe": "launch", "status": "PASS"}]})"),
        "g: requires.l4t: unknown key \"mni\" (did you mean \"min\"?)"},
-      {policy_with_gate(R"({"id": "g", "probes": [{"probe": "bandwidth", "metric": "d2d_gbps", "mni": 5}]})"),
+      {policy_with_gate(
+           R"({"id": "g", "probes": [{"probe": "bandwidth", "metric": "d2d_gbps", "mni": 5}]})"),
        "g: probes[0]: unknown key \"mni\" (did you mean \"min\"?)"},
-      {policy_with_gate(R"({"id": "g", "command": {"argv": ["true"], "junit": "r.xml", "timout_s": 5}})"),
+      {policy_with_gate(
+           R"({"id": "g", "command": {"argv": ["true"], "junit": "r.xml", "timout_s": 5}})"),
        "g: command: unknown key \"timout_s\" (did you mean \"timeout_s\"?)"},
-      {policy_with_gate(R"({"id": "g", "probes": [{"probe": "launch", "status": "PASS"}]})", R"(, "maximum_evidnce_age_days": 3)"),
-       "policy: top level: unknown key \"maximum_evidnce_age_days\" (did you mean \"maximum_evidence_age_days\"?)"},
+      {policy_with_gate(R"({"id": "g", "probes": [{"probe": "launch", "status": "PASS"}]})",
+                        R"(, "maximum_evidnce_age_days": 3)"),
+       "policy: top level: unknown key \"maximum_evidnce_age_days\" (did you mean "
+       "\"maximum_evidence_age_days\"?)"},
   };
   for (const auto& c : cases) {
     auto p = gate::parse_policy(c.text, "p.json", ".");
@@ -117,7 +128,8 @@ TEST(StrictPolicy, WaiverKeysAreCheckedAndAMisspeltWaiverWaivesNothing) {
   auto review = gate::review_waivers(p->policy, *evidence::parse_iso_date("2026-11-29"));
   EXPECT_TRUE(review.active.empty());
   ASSERT_EQ(review.issues.size(), 1u);
-  EXPECT_NE(review.issues[0].line().find("unknown key \"expries\" (did you mean \"expires\"?)"), std::string::npos)
+  EXPECT_NE(review.issues[0].line().find("unknown key \"expries\" (did you mean \"expires\"?)"),
+            std::string::npos)
       << review.issues[0].line();
 }
 
@@ -128,8 +140,9 @@ TEST(StrictPolicy, OwnKeysStartWithXAndObliteratusKeysStayValid) {
   auto p = gate::parse_policy(text, "p.json", ".");
   ASSERT_TRUE(p.ok());
   EXPECT_EQ(issues_of(*p), "");
-  auto obliteratus = gate::load_policy_file(test::fixtures_dir() + "/gates/obliteratus/ci/conditional-test-policy.json",
-                                            test::fixtures_dir() + "/gates/obliteratus");
+  auto obliteratus = gate::load_policy_file(
+      test::fixtures_dir() + "/gates/obliteratus/ci/conditional-test-policy.json",
+      test::fixtures_dir() + "/gates/obliteratus");
   ASSERT_TRUE(obliteratus.ok());
   EXPECT_EQ(issues_of(*obliteratus), "");
 }
@@ -142,7 +155,9 @@ TEST(StrictPolicy, NumbersOutsideTheirRangeAreRejectedNotWrapped) {
   ASSERT_TRUE(wrapped.ok());
   auto text = issues_of(*wrapped);
   EXPECT_NE(text.find("schema_version must be 1, not \"4294967297\""), std::string::npos) << text;
-  EXPECT_NE(text.find("maximum_evidence_age_days\" must be a whole number of days"), std::string::npos) << text;
+  EXPECT_NE(text.find("maximum_evidence_age_days\" must be a whole number of days"),
+            std::string::npos)
+      << text;
   EXPECT_FALSE(wrapped->policy.maximum_evidence_age_days);
 }
 
@@ -168,8 +183,9 @@ TEST(EvidenceInput, DeepEvidenceAndWrappingCountsAreRefused) {
   EXPECT_NE(r.error().message().find("nested deeper"), std::string::npos) << r.error().message();
   auto base = nlohmann::json::parse(R"({"schema_version": 1, "gate": "g", "status": "passed",
       "generated_at": "2026-11-29T10:00:00Z", "git_sha": "local", "counts": {"tests": 1}})");
-  for (const char* bad : {R"({"failures": 18446744073709551615})", R"({"skipped": 9223372036854775808})",
-                          R"({"tests": -1})", R"({"errors": 1.5})"}) {
+  for (const char* bad :
+       {R"({"failures": 18446744073709551615})", R"({"skipped": 9223372036854775808})",
+        R"({"tests": -1})", R"({"errors": 1.5})"}) {
     auto j = base;
     j["counts"].merge_patch(nlohmann::json::parse(bad));
     EXPECT_FALSE(evidence::evidence_from_json(j).ok()) << bad;

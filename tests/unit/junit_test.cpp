@@ -1,9 +1,10 @@
+#include "jetgate/gate/junit.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "jetgate/core/utf8.hpp"
-#include "jetgate/gate/junit.hpp"
 #include "test_support.hpp"
 
 namespace jetgate::gate {
@@ -11,7 +12,9 @@ namespace {
 
 using test::fixtures_dir;
 
-std::string junit_fixture(const std::string& name) { return fixtures_dir() + "/gates/junit/" + name; }
+std::string junit_fixture(const std::string& name) {
+  return fixtures_dir() + "/gates/junit/" + name;
+}
 
 TEST(JunitTest, PytestMixedCountsXfailAsSkipped) {
   auto c = read_junit_file(junit_fixture("pytest-mixed.xml"));
@@ -105,7 +108,8 @@ TEST(JunitTest, HugeFileIsRefusedNotRead) {
     FILE* f = fopen(path.c_str(), "wb");
     ASSERT_NE(f, nullptr);
     fwrite(body.data(), 1, body.size(), f);
-    for (std::size_t i = 0; i < (kMaxJunitBytes >> 20) + 1; ++i) fwrite(chunk.data(), 1, chunk.size(), f);
+    for (std::size_t i = 0; i < (kMaxJunitBytes >> 20) + 1; ++i)
+      fwrite(chunk.data(), 1, chunk.size(), f);
     fclose(f);
   }
   auto r = read_junit_file(path);
@@ -125,10 +129,9 @@ TEST(JunitTest, SuiteWithCasesAndNestedSuiteCountsBoth) {
 }
 
 TEST(JunitTest, StrayCaseUnderRootIsCounted) {
-  auto c = parse_junit_xml(
-      R"(<testsuites><testsuite tests="1"><testcase name="a"/></testsuite>)"
-      R"(<testcase name="stray"><error/></testcase></testsuites>)",
-      "stray.xml");
+  auto c = parse_junit_xml(R"(<testsuites><testsuite tests="1"><testcase name="a"/></testsuite>)"
+                           R"(<testcase name="stray"><error/></testcase></testsuites>)",
+                           "stray.xml");
   ASSERT_TRUE(c.ok()) << c.error().message();
   EXPECT_EQ(c->tests, 2);
   EXPECT_EQ(c->errors, 1);
@@ -146,8 +149,8 @@ TEST(JunitTest, TopLevelAttributesAreAFloor) {
 }
 
 TEST(JunitTest, BadRootAttributeIsAnError) {
-  auto c = parse_junit_xml(R"(<testsuites tests="x"><testsuite><testcase/></testsuite></testsuites>)",
-                           "bad-root.xml");
+  auto c = parse_junit_xml(
+      R"(<testsuites tests="x"><testsuite><testcase/></testsuite></testsuites>)", "bad-root.xml");
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.error().message().find("tests=\"x\""), std::string::npos) << c.error().message();
 }
@@ -159,7 +162,8 @@ TEST(JunitTest, MissingFileIsAnError) {
 
 // --- Hostile reports (issue 11, class 1): every <testcase> counts, nothing wraps. ---
 
-std::string nested(const std::string& open, const std::string& close, int depth, const std::string& inner) {
+std::string nested(const std::string& open, const std::string& close, int depth,
+                   const std::string& inner) {
   std::string xml;
   xml.reserve((open.size() + close.size()) * static_cast<std::size_t>(depth) + inner.size());
   for (int i = 0; i < depth; ++i) xml += open;
@@ -196,17 +200,17 @@ TEST(JunitTest, FailingCaseDeeperThan64SuitesCounts) {
 }
 
 TEST(JunitTest, FailingCaseAt100kNestedSuitesCountsWithoutRecursion) {
-  auto c = parse_junit_xml(
-      "<testsuites><testsuite><testcase name=\"ok\"/></testsuite>" +
-          nested("<testsuite>", "</testsuite>", 100000, kFailingCase) + "</testsuites>",
-      "very-deep.xml");
+  auto c = parse_junit_xml("<testsuites><testsuite><testcase name=\"ok\"/></testsuite>" +
+                               nested("<testsuite>", "</testsuite>", 100000, kFailingCase) +
+                               "</testsuites>",
+                           "very-deep.xml");
   ASSERT_TRUE(c.ok()) << c.error().message();
   EXPECT_EQ(c->tests, 2);
   EXPECT_EQ(c->failures, 1);
   EXPECT_FALSE(c->clean());
   // The same depth of elements jetgate does not know.
-  c = parse_junit_xml("<testsuite><testcase name=\"ok\"/>" + nested("<x>", "</x>", 100000, kFailingCase) +
-                          "</testsuite>",
+  c = parse_junit_xml("<testsuite><testcase name=\"ok\"/>" +
+                          nested("<x>", "</x>", 100000, kFailingCase) + "</testsuite>",
                       "very-deep-unknown.xml");
   ASSERT_TRUE(c.ok()) << c.error().message();
   EXPECT_EQ(c->failures, 1);
@@ -214,10 +218,12 @@ TEST(JunitTest, FailingCaseAt100kNestedSuitesCountsWithoutRecursion) {
 
 TEST(JunitTest, FailingCaseInsideUnknownElementCounts) {
   for (const std::string& xml : {
-           R"(<testsuites><testsuite tests="1"><testcase name="a"/><group>)" + std::string(kFailingCase) +
-               "</group></testsuite></testsuites>",
-           R"(<testsuites><wrapper><testsuite>)" + std::string(kFailingCase) + "</testsuite></wrapper></testsuites>",
-           R"(<testsuites><properties/><wrapper>)" + std::string(kFailingCase) + "</wrapper></testsuites>",
+           R"(<testsuites><testsuite tests="1"><testcase name="a"/><group>)" +
+               std::string(kFailingCase) + "</group></testsuite></testsuites>",
+           R"(<testsuites><wrapper><testsuite>)" + std::string(kFailingCase) +
+               "</testsuite></wrapper></testsuites>",
+           R"(<testsuites><properties/><wrapper>)" + std::string(kFailingCase) +
+               "</wrapper></testsuites>",
        }) {
     auto c = parse_junit_xml(xml, "unknown-element.xml");
     ASSERT_TRUE(c.ok()) << xml << ": " << c.error().message();
@@ -230,16 +236,18 @@ TEST(JunitTest, CountsSaturateInsteadOfWrapping) {
   // INT64_MAX from the attribute plus one real failure wrapped to a negative
   // count, and a negative count is "no failures".
   auto c = parse_junit_xml(R"(<testsuites><testsuite tests="1" failures="9223372036854775807"/>)"
-                           R"(<testsuite tests="1">)" + std::string(kFailingCase) + "</testsuite></testsuites>",
+                           R"(<testsuite tests="1">)" +
+                               std::string(kFailingCase) + "</testsuite></testsuites>",
                            "wrap.xml");
   ASSERT_TRUE(c.ok()) << c.error().message();
   EXPECT_EQ(c->failures, INT64_MAX);
   EXPECT_FALSE(c->clean());
-  c = parse_junit_xml(R"(<testsuites><testsuite tests="2" skipped="9223372036854775807" )"
-                      R"(disabled="9223372036854775807"><testcase name="a"/></testsuite>)"
-                      R"(<testsuite errors="9223372036854775807" tests="9223372036854775807"><testcase name="b"/>)"
-                      R"(</testsuite></testsuites>)",
-                      "huge-skips.xml");
+  c = parse_junit_xml(
+      R"(<testsuites><testsuite tests="2" skipped="9223372036854775807" )"
+      R"(disabled="9223372036854775807"><testcase name="a"/></testsuite>)"
+      R"(<testsuite errors="9223372036854775807" tests="9223372036854775807"><testcase name="b"/>)"
+      R"(</testsuite></testsuites>)",
+      "huge-skips.xml");
   ASSERT_TRUE(c.ok()) << c.error().message();
   EXPECT_EQ(c->skipped, INT64_MAX);
   EXPECT_EQ(c->errors, INT64_MAX);
@@ -248,8 +256,9 @@ TEST(JunitTest, CountsSaturateInsteadOfWrapping) {
 }
 
 TEST(JunitTest, CountsBeyond63BitsAreRejected) {
-  auto c = parse_junit_xml(R"(<testsuite tests="1" failures="9223372036854775808"><testcase/></testsuite>)",
-                           "too-big.xml");
+  auto c = parse_junit_xml(
+      R"(<testsuite tests="1" failures="9223372036854775808"><testcase/></testsuite>)",
+      "too-big.xml");
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.error().message().find("too large"), std::string::npos) << c.error().message();
 }
@@ -267,9 +276,12 @@ TEST(JunitTest, BytesThatAreNotUtf8NeverReachTheMessageRaw) {
   struct Case {
     std::string xml, expect;
   } cases[] = {
-      {"<testsuite tests=\"1\" failures=\"" + bad + "\"><testcase/></testsuite>", "failures=\"\xEF\xBF\xBD"},
+      {"<testsuite tests=\"1\" failures=\"" + bad + "\"><testcase/></testsuite>",
+       "failures=\"\xEF\xBF\xBD"},
       {"<r" + bad + "><testcase/></r" + bad + ">", "root element <r\xEF\xBF\xBD"},
-      {"<testsuite x" + bad + "=\"1\"><testcase n" + bad + "=\"" + bad + "\"><failure/></testcase></testsuite>", ""},
+      {"<testsuite x" + bad + "=\"1\"><testcase n" + bad + "=\"" + bad +
+           "\"><failure/></testcase></testsuite>",
+       ""},
   };
   for (const auto& c : cases) {
     auto r = parse_junit_xml(c.xml, "report-\xff.xml");

@@ -1,13 +1,14 @@
 // The kernels embedded in the binary are exactly the fatbin nvcc built: a cross
 // build (aarch64) or a secondary build reusing another build's fatbin must not
 // embed a different or truncated image.
+#include "jetgate/cuda/kernel_image.hpp"
+
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <cstring>
 #include <string>
 
-#include <gtest/gtest.h>
-
-#include "jetgate/cuda/kernel_image.hpp"
 #include "test_support.hpp"
 
 namespace jetgate {

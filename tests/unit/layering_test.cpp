@@ -18,8 +18,8 @@ namespace fs = std::filesystem;
 
 const std::map<std::string, int>& layer_of() {
   static const std::map<std::string, int> layers = {
-      {"core", 0},     {"fs", 1},     {"proc", 1},  {"cuda", 2},   {"facts", 3},  {"probes", 3},
-      {"evidence", 4}, {"trust", 5},  {"gate", 6},  {"claims", 7}, {"report", 8}, {"cli", 9},
+      {"core", 0},     {"fs", 1},    {"proc", 1}, {"cuda", 2},   {"facts", 3},  {"probes", 3},
+      {"evidence", 4}, {"trust", 5}, {"gate", 6}, {"claims", 7}, {"report", 8}, {"cli", 9},
   };
   return layers;
 }
@@ -79,22 +79,25 @@ TEST(Layering, EveryFolderHasALayer) {
   for (const auto& entry : fs::directory_iterator(root / "src" / "jetgate")) {
     if (!entry.is_directory()) continue;
     EXPECT_TRUE(layer_of().count(entry.path().filename().string()))
-          << "src/jetgate/" << entry.path().filename().string()
-          << " has no layer: give it one in tests/unit/layering_test.cpp and docs/architecture.md";
+        << "src/jetgate/" << entry.path().filename().string()
+        << " has no layer: give it one in tests/unit/layering_test.cpp and docs/architecture.md";
   }
 }
 
 TEST(Layering, NoFileIncludesAHeaderFromAHigherOrSiblingLayer) {
   auto includes = all_includes();
-  ASSERT_GT(includes.size(), 100u) << "the scan found too few includes: is JETGATE_SOURCE_DIR right?";
+  ASSERT_GT(includes.size(), 100u)
+      << "the scan found too few includes: is JETGATE_SOURCE_DIR right?";
   for (const auto& inc : includes) {
     if (inc.to.empty() || inc.from.empty() || inc.from == inc.to) continue;
     auto from = layer_of().find(inc.from), to = layer_of().find(inc.to);
     ASSERT_NE(from, layer_of().end()) << inc.file << " is in a folder without a layer";
-    ASSERT_NE(to, layer_of().end()) << inc.file << ":" << inc.line << " includes a folder without a layer";
+    ASSERT_NE(to, layer_of().end())
+        << inc.file << ":" << inc.line << " includes a folder without a layer";
     EXPECT_LT(to->second, from->second)
         << inc.file << ":" << inc.line << " (" << inc.from << ") includes a header of " << inc.to
-        << ", which is not below it: data flows core < fs, proc < cuda < facts, probes < evidence < "
+        << ", which is not below it: data flows core < fs, proc < cuda < facts, probes < evidence "
+           "< "
            "trust < gate < claims < report < cli";
   }
 }

@@ -1,11 +1,12 @@
 // Every next step jetgate suggests is a command that runs as written: it
 // carries the --policy and --evidence-dir the user gave, and a shell that
 // pastes it gets a gate run, not a usage error.
+#include "jetgate/claims/next_steps.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
-#include "jetgate/claims/next_steps.hpp"
 #include "test_support.hpp"
 
 namespace jetgate::claims {
@@ -22,9 +23,11 @@ std::string command_in(const std::string& next) {
 // Runs a suggested `jetgate ...` line through /bin/sh, with the built binary first on PATH.
 test::CliRun run_in_shell(const std::string& line, const std::string& cwd) {
   std::string bin_dir = std::filesystem::path(test::jetgate_binary()).parent_path().string();
-  std::string script = "cd " + shell_quote(cwd) + " && PATH=" + shell_quote(bin_dir) + ":\"$PATH\" " + line;
+  std::string script =
+      "cd " + shell_quote(cwd) + " && PATH=" + shell_quote(bin_dir) + ":\"$PATH\" " + line;
   test::TempDir out;
-  std::string cmd = "/bin/sh -c " + shell_quote(script) + " >" + out.path("o") + " 2>" + out.path("e");
+  std::string cmd =
+      "/bin/sh -c " + shell_quote(script) + " >" + out.path("o") + " 2>" + out.path("e");
   int rc = std::system(cmd.c_str());
   test::CliRun r;
   r.exit_code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
@@ -47,11 +50,13 @@ TEST(NextSteps, CommandsCarryThePolicyAndEvidenceDirGiven) {
             "jetgate run cuda-runtime --policy 'ci/my policy.json' --evidence-dir out/evidence");
   // Without a policy: only gates the built-in policy defines can be run as written.
   CommandContext none{"", {"ev"}};
-  EXPECT_EQ(run_command("jetson-cuda-runtime", none), "jetgate run jetson-cuda-runtime --evidence-dir ev");
+  EXPECT_EQ(run_command("jetson-cuda-runtime", none),
+            "jetgate run jetson-cuda-runtime --evidence-dir ev");
   EXPECT_EQ(run_command("my-own-gate", none), "");
   GateVerdict missing;
   missing.state = GateState::missing;
-  EXPECT_EQ(next_step(missing, "my-own-gate", none), "run the gate with the policy that defines it on the target platform");
+  EXPECT_EQ(next_step(missing, "my-own-gate", none),
+            "run the gate with the policy that defines it on the target platform");
 }
 
 // A scratch project whose policy has a gate that runs here (a command that
@@ -67,9 +72,10 @@ TEST(NextSteps, EverySuggestionRunsAsWrittenInAScratchProject) {
   const std::string proj = t.path("proj");
   CommandContext ctx{"ci/gate policy.json", {"evidence dir"}};
   int ran = 0;
-  for (GateState st : {GateState::failed, GateState::not_run, GateState::inconsistent, GateState::not_live,
-                       GateState::dirty, GateState::no_commit, GateState::other_commit, GateState::undated,
-                       GateState::future_dated, GateState::stale, GateState::missing, GateState::unreadable}) {
+  for (GateState st :
+       {GateState::failed, GateState::not_run, GateState::inconsistent, GateState::not_live,
+        GateState::dirty, GateState::no_commit, GateState::other_commit, GateState::undated,
+        GateState::future_dated, GateState::stale, GateState::missing, GateState::unreadable}) {
     GateVerdict v;
     v.state = st;
     std::string next = next_step(v, "unit-tests", ctx);
@@ -78,16 +84,19 @@ TEST(NextSteps, EverySuggestionRunsAsWrittenInAScratchProject) {
     std::filesystem::remove_all(proj + "/evidence dir");
     auto r = run_in_shell(cmd, proj);
     EXPECT_NE(r.exit_code, 2) << to_string(st) << ": `" << cmd << "`\n" << r.out << r.err;
-    EXPECT_TRUE(std::filesystem::exists(proj + "/evidence dir/unit-tests.json")) << cmd << "\n" << r.err;
+    EXPECT_TRUE(std::filesystem::exists(proj + "/evidence dir/unit-tests.json")) << cmd << "\n"
+                                                                                 << r.err;
     ++ran;
   }
   EXPECT_EQ(ran, 12);
   // Without a policy the built-in gates are suggested as `jetgate run GATE --evidence-dir D`:
-  // on a machine without a GPU that is a not_run (exit 2 by the gate's contract), with evidence written.
-  std::string cmd = command_in(next_step(GateVerdict{GateState::missing, "", {}, "", 0}, "cuda-runtime",
-                                         CommandContext{"", {"ev"}}));
+  // on a machine without a GPU that is a not_run (exit 2 by the gate's contract), with evidence
+  // written.
+  std::string cmd = command_in(next_step(GateVerdict{GateState::missing, "", {}, "", 0},
+                                         "cuda-runtime", CommandContext{"", {"ev"}}));
   auto r = run_in_shell(cmd, proj);
-  EXPECT_TRUE(std::filesystem::exists(proj + "/ev/cuda-runtime.json")) << cmd << "\n" << r.out << r.err;
+  EXPECT_TRUE(std::filesystem::exists(proj + "/ev/cuda-runtime.json")) << cmd << "\n"
+                                                                       << r.out << r.err;
   EXPECT_EQ(r.err.find("no gate"), std::string::npos) << r.err;
 }
 

@@ -1,10 +1,9 @@
 // collect_platform on small synthetic roots: the rules for each fact, the
 // fallbacks and the warnings.
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <filesystem>
-
-#include <gtest/gtest.h>
 
 #include "jetgate/facts/platform.hpp"
 #include "test_support.hpp"
@@ -42,8 +41,9 @@ TEST(PlatformFacts, L4tFallsBackToDpkgWhenReleaseFileIsGarbage) {
   test::TempDir t;
   t.write("jetgate-root.json", R"({"machine": "aarch64"})");
   t.write("etc/nv_tegra_release", "\x01\x02garbage");
-  t.write("var/lib/dpkg/status",
-          "Package: nvidia-l4t-core\nStatus: install ok installed\nVersion: 36.3.0-20240506102626\n");
+  t.write(
+      "var/lib/dpkg/status",
+      "Package: nvidia-l4t-core\nStatus: install ok installed\nVersion: 36.3.0-20240506102626\n");
   auto r = collect(t);
   EXPECT_TRUE(r.platform["tegra"]["is_tegra"].get<bool>());
   EXPECT_EQ(r.platform["tegra"]["l4t"], "36.3.0");
@@ -80,7 +80,8 @@ TEST(PlatformFacts, JetpackFromTheTableWithKindAndAmbiguity) {
   EXPECT_EQ(r.platform["tegra"]["jetpack_ambiguous"], false);
   EXPECT_EQ(r.platform["tegra"]["l4t_kind"], "ga");
   test::TempDir two;
-  two.write("etc/nv_tegra_release", "# R28 (release), REVISION: 2.1, GCID: 11272647, BOARD: t186ref\n");
+  two.write("etc/nv_tegra_release",
+            "# R28 (release), REVISION: 2.1, GCID: 11272647, BOARD: t186ref\n");
   auto r2 = collect(two);
   EXPECT_EQ(r2.platform["tegra"]["jetpack"], "3.2.1 | 3.3");
   EXPECT_EQ(r2.platform["tegra"]["jetpack_versions"], json::array({"3.2.1", "3.3"}));
@@ -94,7 +95,8 @@ TEST(PlatformFacts, JetpackFromTheTableWithKindAndAmbiguity) {
 
 TEST(PlatformFacts, BspOnlyReleaseSaysSoInsteadOfAskingForAReport) {
   test::TempDir t;
-  t.write("etc/nv_tegra_release", "# R21 (release), REVISION: 7.0, GCID: 1, BOARD: ardbeg, EABI: hard\n");
+  t.write("etc/nv_tegra_release",
+          "# R21 (release), REVISION: 7.0, GCID: 1, BOARD: ardbeg, EABI: hard\n");
   auto r = collect(t);
   EXPECT_EQ(r.platform["tegra"]["l4t_kind"], "bsp");
   EXPECT_TRUE(r.platform["tegra"]["jetpack"].is_null());
@@ -104,7 +106,8 @@ TEST(PlatformFacts, BspOnlyReleaseSaysSoInsteadOfAskingForAReport) {
 TEST(PlatformFacts, JetpackFromPackageWhenTableLacksTheRelease) {
   test::TempDir t;
   t.write("etc/nv_tegra_release", "# R40 (release), REVISION: 9.9, GCID: 1\n");
-  t.write("var/lib/dpkg/status", "Package: nvidia-jetpack\nStatus: install ok installed\nVersion: 6.9+b1\n");
+  t.write("var/lib/dpkg/status",
+          "Package: nvidia-jetpack\nStatus: install ok installed\nVersion: 6.9+b1\n");
   auto r = collect(t);
   EXPECT_EQ(r.platform["tegra"]["jetpack"], "6.9");
   EXPECT_EQ(r.platform["tegra"]["jetpack_source"], "dpkg:nvidia-jetpack");
@@ -112,7 +115,8 @@ TEST(PlatformFacts, JetpackFromPackageWhenTableLacksTheRelease) {
 
 TEST(PlatformFacts, TegraFromDeviceTreeAloneAsOnMainlineKernels) {
   test::TempDir t;
-  t.write("proc/device-tree/compatible", "nvidia,p3768-0000+p3767-0000\0nvidia,p3767-0000\0nvidia,tegra234\0"s);
+  t.write("proc/device-tree/compatible",
+          "nvidia,p3768-0000+p3767-0000\0nvidia,p3767-0000\0nvidia,tegra234\0"s);
   t.write("proc/device-tree/model", "NVIDIA Jetson Orin NX Engineering Reference Developer Kit\0"s);
   t.write("proc/device-tree/serial-number", "1424321012345\0"s);
   auto r = collect(t);
@@ -128,7 +132,8 @@ TEST(PlatformFacts, TegraFromDeviceTreeAloneAsOnMainlineKernels) {
   EXPECT_EQ(tg["model"], "NVIDIA Jetson Orin NX Engineering Reference Developer Kit");
   EXPECT_FALSE(tg.contains("serial_number"));
   EXPECT_TRUE(r.platform["tegra"]["l4t"].is_null());
-  EXPECT_TRUE(warned(r, "/platform/tegra/l4t", "Talos")) << "a Jetson without any L4T source is worth a warning";
+  EXPECT_TRUE(warned(r, "/platform/tegra/l4t", "Talos"))
+      << "a Jetson without any L4T source is worth a warning";
   CollectOptions show;
   show.show_serial = true;
   EXPECT_EQ(collect(t, show).platform["tegra"]["serial_number"], "1424321012345");
@@ -142,8 +147,9 @@ TEST(PlatformFacts, SocFamilyAloneMarksTegra) {
 
 TEST(PlatformFacts, DeviceNodesFromSidecarAndDanglingCdiNode) {
   test::TempDir t;
-  t.write("jetgate-root.json",
-          R"({"machine": "aarch64", "nodes": {"/dev/nvmap": {"type": "char", "mode": "0666", "major": 10, "minor": 125}}})");
+  t.write(
+      "jetgate-root.json",
+      R"({"machine": "aarch64", "nodes": {"/dev/nvmap": {"type": "char", "mode": "0666", "major": 10, "minor": 125}}})");
   t.write("dev/nvmap", "");
   t.write("etc/cdi/nvidia.yaml",
           "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices:\n- name: all\n  containerEdits:\n"
@@ -204,7 +210,8 @@ TEST(PlatformFacts, LibrariesFromFileNamesWithoutDpkg) {
 
 TEST(PlatformFacts, ModuleEepromWinsOverTheDeviceTreeAndWarns) {
   test::TempDir t;
-  t.write("proc/device-tree/compatible", "nvidia,p3768-0000+p3767-0005\0nvidia,p3767-0005\0nvidia,tegra234\0"s);
+  t.write("proc/device-tree/compatible",
+          "nvidia,p3768-0000+p3767-0005\0nvidia,p3767-0005\0nvidia,tegra234\0"s);
   t.write("proc/device-tree/chosen/nvidia,sku", "699-13767-0003-300 K.2\0"s);
   auto r = collect(t);
   EXPECT_EQ(r.platform["tegra"]["part_number"], "p3767-0003");

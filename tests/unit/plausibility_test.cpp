@@ -1,11 +1,12 @@
 // What physics allows, on recorded profiles: the H200's real figures pass;
 // figures no hardware can produce are FAIL "implausible: ..." with a next step.
+#include "jetgate/probes/plausibility.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <fstream>
 
-#include "jetgate/probes/plausibility.hpp"
 #include "test_support.hpp"
 
 namespace jetgate::probes {
@@ -24,10 +25,14 @@ ProbeResult recorded(const std::string& id) {
   return *r;
 }
 
-DeviceLimits h200_limits() { return device_limits(h200_evidence()["gpu"]["devices"][0]); }
+DeviceLimits h200_limits() {
+  return device_limits(h200_evidence()["gpu"]["devices"][0]);
+}
 
 // An Orin NX 16GB: integrated, 102.4 GB/s (NVIDIA's data sheet).
-DeviceLimits orin_limits() { return DeviceLimits{102.4, true}; }
+DeviceLimits orin_limits() {
+  return DeviceLimits{102.4, true};
+}
 
 TEST(Plausibility, EveryRecordedH200FigureIsPlausible) {
   auto limits = h200_limits();
@@ -47,7 +52,10 @@ TEST(Plausibility, BandwidthAboveThePeakIsABrokenClockNotAFastMachine) {
   r.values["d2d_gbps"].value = 5.24 * 4814.304;  // what the fake driver reports: 524 %
   check_plausibility(r, h200_limits());
   EXPECT_EQ(r.status, ProbeStatus::fail);
-  EXPECT_EQ(r.reason.rfind("implausible: d2d_gbps 25227 GB/s is 524% of the device's theoretical 4814 GB/s", 0), 0u)
+  EXPECT_EQ(
+      r.reason.rfind(
+          "implausible: d2d_gbps 25227 GB/s is 524% of the device's theoretical 4814 GB/s", 0),
+      0u)
       << r.reason;
   EXPECT_NE(r.reason.find("Next: "), std::string::npos);
   EXPECT_TRUE(r.details.contains("measured_reason"));

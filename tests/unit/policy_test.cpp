@@ -1,14 +1,17 @@
+#include "jetgate/gate/policy.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
-#include "jetgate/gate/policy.hpp"
 #include "test_support.hpp"
 
 namespace jetgate::gate {
 namespace {
 
-std::string obliteratus_dir() { return test::fixtures_dir() + "/gates/obliteratus"; }
+std::string obliteratus_dir() {
+  return test::fixtures_dir() + "/gates/obliteratus";
+}
 
 bool has_issue(const LoadedPolicy& p, const std::string& subject, const std::string& text) {
   for (const auto& i : p.issues)
@@ -23,7 +26,8 @@ std::string dump_issues(const LoadedPolicy& p) {
 }
 
 TEST(PolicyTest, ObliteratusPolicyLoadsUnchanged) {
-  auto p = load_policy_file(obliteratus_dir() + "/ci/conditional-test-policy.json", obliteratus_dir());
+  auto p =
+      load_policy_file(obliteratus_dir() + "/ci/conditional-test-policy.json", obliteratus_dir());
   ASSERT_TRUE(p.ok()) << p.error().message();
   EXPECT_TRUE(p->issues.empty()) << dump_issues(*p);
   EXPECT_TRUE(p->warnings.empty());
@@ -42,8 +46,10 @@ TEST(PolicyTest, CoveragePathsResolveAgainstTheRepositoryRoot) {
   // where the fixture's coverage paths do not exist.
   auto p = load_policy_file(obliteratus_dir() + "/ci/conditional-test-policy.json");
   ASSERT_TRUE(p.ok());
-  EXPECT_EQ(p->policy.repo_root, std::filesystem::path(test::source_dir()).lexically_normal().string());
-  EXPECT_TRUE(has_issue(*p, "cuda-runtime", "maps missing source path: obliteratus/device.py")) << dump_issues(*p);
+  EXPECT_EQ(p->policy.repo_root,
+            std::filesystem::path(test::source_dir()).lexically_normal().string());
+  EXPECT_TRUE(has_issue(*p, "cuda-runtime", "maps missing source path: obliteratus/device.py"))
+      << dump_issues(*p);
 }
 
 TEST(PolicyTest, DefaultPolicyIsEmbeddedAndValid) {
@@ -56,7 +62,8 @@ TEST(PolicyTest, DefaultPolicyIsEmbeddedAndValid) {
   ASSERT_NE(cuda, nullptr);
   ASSERT_NE(jetson, nullptr);
   EXPECT_TRUE(cuda->requirements.cuda);
-  EXPECT_EQ(cuda->probe_ids(), (std::vector<std::string>{"launch", "memory", "bandwidth", "sync_path"}));
+  EXPECT_EQ(cuda->probe_ids(),
+            (std::vector<std::string>{"launch", "memory", "bandwidth", "sync_path"}));
   EXPECT_EQ(jetson->requirements.arch, std::vector<std::string>{"aarch64"});
   EXPECT_EQ(jetson->requirements.is_tegra, true);
   EXPECT_TRUE(jetson->requirements.l4t.has_value());
@@ -137,33 +144,38 @@ TEST(PolicyTest, MalformedAdditionsAreIssuesOfTheirGate) {
       "command": {"argv": [], "junit": "r.xml"}}]})",
                         "p.json", ".");
   ASSERT_TRUE(p.ok());
-  for (const char* text : {"requires.arch", "requires.l4t.min", "min_memory_bytes", "unknown probe \"warp-drive\"",
-                           "probes[1] for probe bandwidth is malformed", "probes[2] for probe launch",
-                           "command.argv"})
+  for (const char* text :
+       {"requires.arch", "requires.l4t.min", "min_memory_bytes", "unknown probe \"warp-drive\"",
+        "probes[1] for probe bandwidth is malformed", "probes[2] for probe launch", "command.argv"})
     EXPECT_TRUE(has_issue(*p, "g", text)) << text << "\n" << dump_issues(*p);
   EXPECT_TRUE(has_issue(*p, "policy", "\"repository\" must be \"OWNER/NAME\""));
 }
 
 TEST(PolicyTest, NeverWaivableGatesCannotBeMadeWaivable) {
-  for (const char* id : {"operator-ui", "model-download-runtime", "external-evaluation", "network-services"}) {
-    auto p = parse_policy(std::string("{") + kHeader + R"("gates": [{"id": ")" + id +
-                              R"(", "software_only": false, "probes": [{"probe": "launch", "status": "PASS"}]}]})",
-                          "p.json", ".");
+  for (const char* id :
+       {"operator-ui", "model-download-runtime", "external-evaluation", "network-services"}) {
+    auto p = parse_policy(
+        std::string("{") + kHeader + R"("gates": [{"id": ")" + id +
+            R"(", "software_only": false, "probes": [{"probe": "launch", "status": "PASS"}]}]})",
+        "p.json", ".");
     ASSERT_TRUE(p.ok());
-    EXPECT_TRUE(has_issue(*p, id, "software_only cannot be false")) << id << "\n" << dump_issues(*p);
+    EXPECT_TRUE(has_issue(*p, id, "software_only cannot be false")) << id << "\n"
+                                                                    << dump_issues(*p);
     for (const auto& g : p->policy.gates) EXPECT_TRUE(g.software_only) << id;
   }
-  auto ok = parse_policy(std::string("{") + kHeader + R"("gates": [{"id": "operator-ui", "software_only": true,
+  auto ok = parse_policy(
+      std::string("{") + kHeader + R"("gates": [{"id": "operator-ui", "software_only": true,
       "probes": [{"probe": "launch", "status": "PASS"}]}]})",
-                         "p.json", ".");
+      "p.json", ".");
   ASSERT_TRUE(ok.ok());
   EXPECT_TRUE(ok->issues.empty()) << dump_issues(*ok);
 }
 
 TEST(PolicyTest, FieldIssuesSayWhatToDoNext) {
-  auto p = parse_policy(std::string("{") + kHeader + R"("gates": [5, {"id": "g", "software_only": "yes",
+  auto p =
+      parse_policy(std::string("{") + kHeader + R"("gates": [5, {"id": "g", "software_only": "yes",
       "requires": {"is_tegra": "yes", "cuda": 1}, "probes": [{"probe": "launch", "status": "PASS"}]}]})",
-                        "p.json", ".");
+                   "p.json", ".");
   ASSERT_TRUE(p.ok());
   ASSERT_GE(p->issues.size(), 4u) << dump_issues(*p);
   for (const auto& i : p->issues) EXPECT_FALSE(i.next.empty()) << i.line();
@@ -178,9 +190,12 @@ TEST(PolicyTest, UnknownKeysAreErrorsWithASuggestion) {
   EXPECT_TRUE(p->warnings.empty());
   ASSERT_EQ(p->issues.size(), 3u) << dump_issues(*p);
   std::string all = dump_issues(*p);
-  EXPECT_NE(all.find("unknown key \"requries\" (did you mean \"requires\"?)"), std::string::npos) << all;
-  EXPECT_NE(all.find("unknown key \"statuss\" (did you mean \"status\"?)"), std::string::npos) << all;
-  EXPECT_NE(all.find("\"maximum_evidence_age\" (did you mean \"maximum_evidence_age_days\"?)"), std::string::npos)
+  EXPECT_NE(all.find("unknown key \"requries\" (did you mean \"requires\"?)"), std::string::npos)
+      << all;
+  EXPECT_NE(all.find("unknown key \"statuss\" (did you mean \"status\"?)"), std::string::npos)
+      << all;
+  EXPECT_NE(all.find("\"maximum_evidence_age\" (did you mean \"maximum_evidence_age_days\"?)"),
+            std::string::npos)
       << all;
 }
 

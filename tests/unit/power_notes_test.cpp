@@ -1,10 +1,11 @@
 // A slow speed figure on a Jetson cites the power mode and clocks it was
 // measured under, with the command that lifts them.
+#include "jetgate/evidence/power_notes.hpp"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "jetgate/evidence/power_notes.hpp"
 #include "test_support.hpp"
 
 namespace jetgate::evidence {
@@ -14,7 +15,8 @@ using probes::ProbeResult;
 using probes::ProbeStatus;
 
 nlohmann::json platform_of(const std::string& fixture) {
-  return nlohmann::json::parse(test::read_file(test::fixtures_dir() + "/" + fixture + "/expected.json"))["platform"];
+  return nlohmann::json::parse(
+      test::read_file(test::fixtures_dir() + "/" + fixture + "/expected.json"))["platform"];
 }
 
 ProbeResult result(const char* id, ProbeStatus st, const char* reason) {
@@ -34,7 +36,8 @@ TEST(PowerNotes, LowFiguresOnABoardIn15WCiteTheModeAndTheFix) {
   cite_power_facts(s, platform_of("orin-nano-super-jp62-15w"));
   for (int i : {0, 1}) {
     EXPECT_NE(s.probes[i].reason.find("power mode 15W"), std::string::npos) << s.probes[i].reason;
-    EXPECT_NE(s.probes[i].reason.find("sudo nvpmodel -m 2 && sudo jetson_clocks"), std::string::npos)
+    EXPECT_NE(s.probes[i].reason.find("sudo nvpmodel -m 2 && sudo jetson_clocks"),
+              std::string::npos)
         << s.probes[i].reason;
   }
   EXPECT_EQ(s.probes[2].reason, "cuLaunchKernel failed");  // not a speed figure

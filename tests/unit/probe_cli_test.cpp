@@ -12,7 +12,9 @@ namespace {
 using nlohmann::json;
 using test::run_jetgate;
 
-std::string fixture_root(const std::string& name) { return test::fixtures_dir() + "/" + name + "/root"; }
+std::string fixture_root(const std::string& name) {
+  return test::fixtures_dir() + "/" + name + "/root";
+}
 
 TEST(ProbeCli, RecordedOrinAsJson) {
   auto r = run_jetgate({"probe", "--root", fixture_root("agx-orin-64gb-jp62"), "--json"});
@@ -37,7 +39,8 @@ TEST(ProbeCli, ReadableReportGroupsLikeJetsonRelease) {
 
 TEST(ProbeCli, SerialAndHostnameOnlyWhenAsked) {
   auto hidden = run_jetgate({"probe", "--root", fixture_root("agx-orin-64gb-jp62"), "--json"});
-  auto shown = run_jetgate({"probe", "--root", fixture_root("agx-orin-64gb-jp62"), "--json", "--show-serial"});
+  auto shown = run_jetgate(
+      {"probe", "--root", fixture_root("agx-orin-64gb-jp62"), "--json", "--show-serial"});
   ASSERT_EQ(hidden.exit_code, 0);
   ASSERT_EQ(shown.exit_code, 0);
   auto h = json::parse(hidden.out), s = json::parse(shown.out);
@@ -62,7 +65,8 @@ TEST(ProbeCli, CudaCannotMeasureARecordedRoot) {
 
 TEST(ProbeCli, WarningsGoToStderrAndIntoTheDocument) {
   test::TempDir t;
-  t.write("etc/nv_tegra_release", "# R36 (release), GCID: 38968081, BOARD: generic\n");  // no revision: unreadable
+  t.write("etc/nv_tegra_release",
+          "# R36 (release), GCID: 38968081, BOARD: generic\n");  // no revision: unreadable
   auto r = run_jetgate({"probe", "--root", t.dir(), "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("nv_tegra_release"), std::string::npos) << r.err;
@@ -121,7 +125,8 @@ TEST(Cli, NoArgumentsPrintsHelpAndIsUsageError) {
 TEST(Recorder, RecordsThisMachineIntoARootJetgateReads) {
   test::TempDir t;
   std::string out = t.path("rec");
-  std::string cmd = "bash " + test::source_dir() + "/scripts/jetgate-record-root.sh " + out + " >/dev/null 2>&1";
+  std::string cmd =
+      "bash " + test::source_dir() + "/scripts/jetgate-record-root.sh " + out + " >/dev/null 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   auto side = json::parse(test::read_file(out + "/root/jetgate-root.json"), nullptr, false);
   ASSERT_TRUE(side.is_object());

@@ -2,10 +2,10 @@
 // prints the golden document for every recorded machine. In the aarch64 CI lane
 // this runs the cross-built binary under qemu, so a difference in char
 // signedness, alignment or syscalls on aarch64 shows up as a diff here.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <filesystem>
-
-#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "test_support.hpp"

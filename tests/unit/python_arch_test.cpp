@@ -4,14 +4,15 @@
 // aarch64 SBSA wheel of https://github.com/OpenRAL/openral/pull/167
 // (sm_80 .. sm_120), suffixed entries as in
 // https://github.com/turboderp-org/exllamav3/pull/125 (sm_90a, sm_120a).
-#include "jetgate/probes/python_runtime_arch.hpp"
-
 #include <gtest/gtest.h>
+
+#include "jetgate/probes/python_runtime_arch.hpp"
 
 namespace jetgate::probes {
 namespace {
 
-constexpr ComputeCapability kOrin{8, 7}, kXavier{7, 2}, kNano{5, 3}, kH200{9, 0}, kA10{8, 6}, kThor{11, 0};
+constexpr ComputeCapability kOrin{8, 7}, kXavier{7, 2}, kNano{5, 3}, kH200{9, 0}, kA10{8, 6},
+    kThor{11, 0};
 
 ArchCoverage covers(std::vector<std::string> list, ComputeCapability c, bool tegra) {
   return arch_coverage(list, c, tegra);

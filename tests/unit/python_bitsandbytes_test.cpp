@@ -3,11 +3,10 @@
 // tolerances on the GPU. The fakes in tests/fixtures/python play every way
 // that goes wrong (FAKE_BNB_FAULT, see fake_bnb_cuda/bitsandbytes/functional.py)
 // under the real interpreter.
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "jetgate/probes/python_runtime.hpp"
 #include "test_support.hpp"
@@ -18,22 +17,28 @@ namespace {
 using namespace std::chrono_literals;
 using nlohmann::json;
 
-std::string real_python() { return ::access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3"; }
+std::string real_python() {
+  return ::access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
+}
 
 // The fake Jetson torch with a fake bitsandbytes package, the probe asked for.
-PythonRuntime with_bitsandbytes(const std::string& package, std::map<std::string, std::string> env = {},
+PythonRuntime with_bitsandbytes(const std::string& package,
+                                std::map<std::string, std::string> env = {},
                                 std::chrono::milliseconds timeout = 20s) {
   PythonOptions o;
   o.python = real_python();
   o.timeout = timeout;
   o.bitsandbytes = true;
   std::string fixtures = test::fixtures_dir() + "/python/";
-  env["PYTHONPATH"] = fixtures + "fake_torch_cuda" + (package.empty() ? "" : ":" + fixtures + package);
+  env["PYTHONPATH"] =
+      fixtures + "fake_torch_cuda" + (package.empty() ? "" : ":" + fixtures + package);
   o.env = std::move(env);
   return probe_python_runtime(o);
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 const ProbeResult& bnb_result(const PythonRuntime& r) {
   EXPECT_TRUE(r.bitsandbytes.has_value());
@@ -46,9 +51,11 @@ TEST(PythonBitsandbytes, WorkingKernelsPassWithTheirErrorsRecorded) {
   const ProbeResult& b = bnb_result(r);
   ASSERT_EQ(b.status, ProbeStatus::pass) << b.reason << "\n" << r.facts["bitsandbytes"].dump(2);
   EXPECT_EQ(b.id, "bitsandbytes");
-  EXPECT_EQ(b.reason, "bitsandbytes 0.45.5 (libbitsandbytes_cuda126.so) on Orin (nvgpu), capability 8.7: nf4, "
-                      "fp4 and 8-bit round trips and the int8 matmul match torch on the CPU within their "
-                      "tolerances");
+  EXPECT_EQ(
+      b.reason,
+      "bitsandbytes 0.45.5 (libbitsandbytes_cuda126.so) on Orin (nvgpu), capability 8.7: nf4, "
+      "fp4 and 8-bit round trips and the int8 matmul match torch on the CPU within their "
+      "tolerances");
   const json& compute = r.facts["bitsandbytes"]["compute"];
   EXPECT_EQ(compute["checked"], true);
   for (const char* check : {"nf4", "fp4", "int8_blockwise", "int8_matmul"}) {
@@ -92,7 +99,8 @@ TEST(PythonBitsandbytes, ImportFailureFails) {
   auto r = with_bitsandbytes("fake_bnb_import_error");
   const ProbeResult& b = bnb_result(r);
   EXPECT_EQ(b.status, ProbeStatus::fail);
-  EXPECT_EQ(b.reason, "bitsandbytes 0.41.1 cannot be imported: ModuleNotFoundError: No module named 'scipy'");
+  EXPECT_EQ(b.reason,
+            "bitsandbytes 0.41.1 cannot be imported: ModuleNotFoundError: No module named 'scipy'");
   EXPECT_EQ(r.facts["bitsandbytes"]["compute"]["checked"], false);
 }
 
@@ -100,8 +108,9 @@ TEST(PythonBitsandbytes, NativeLibraryThatDoesNotLoadFails) {
   auto r = with_bitsandbytes("fake_bnb_broken");
   const ProbeResult& b = bnb_result(r);
   EXPECT_EQ(b.status, ProbeStatus::fail);
-  EXPECT_EQ(b.reason, "bitsandbytes 0.45.0 is installed but its native CUDA library does not load: "
-                      "libcudart.so.12: cannot open shared object file: No such file or directory");
+  EXPECT_EQ(b.reason,
+            "bitsandbytes 0.45.0 is installed but its native CUDA library does not load: "
+            "libcudart.so.12: cannot open shared object file: No such file or directory");
   EXPECT_EQ(r.facts["bitsandbytes"]["compute"]["checked"], false);  // nothing to run
 }
 
@@ -109,8 +118,9 @@ TEST(PythonBitsandbytes, NativeLibraryCrashFails) {
   auto r = with_bitsandbytes("fake_bnb_segfault");
   const ProbeResult& b = bnb_result(r);
   EXPECT_EQ(b.status, ProbeStatus::fail);
-  EXPECT_EQ(b.reason, "bitsandbytes 0.43.1 cannot be imported: killed by signal 11 (SIGSEGV) during import "
-                      "bitsandbytes");
+  EXPECT_EQ(b.reason,
+            "bitsandbytes 0.43.1 cannot be imported: killed by signal 11 (SIGSEGV) during import "
+            "bitsandbytes");
   EXPECT_EQ(r.result.status, ProbeStatus::pass);  // the crash costs only its own step
 }
 
@@ -118,9 +128,11 @@ TEST(PythonBitsandbytes, KernelThatCannotLaunchFailsWithTheFix) {
   auto r = with_bitsandbytes("fake_bnb_cuda", {{"FAKE_BNB_FAULT", "quantize-raises"}});
   const ProbeResult& b = bnb_result(r);
   EXPECT_EQ(b.status, ProbeStatus::fail);
-  EXPECT_TRUE(contains(b.reason, "bitsandbytes 0.45.5 cannot run its 4-bit nf4 quantise/dequantise round trip on "
-                                 "Orin (nvgpu), capability 8.7: RuntimeError: Error named symbol not found at "
-                                 "line 233 in file /src/csrc/ops.cu; its library has no kernels for this GPU"))
+  EXPECT_TRUE(
+      contains(b.reason,
+               "bitsandbytes 0.45.5 cannot run its 4-bit nf4 quantise/dequantise round trip on "
+               "Orin (nvgpu), capability 8.7: RuntimeError: Error named symbol not found at "
+               "line 233 in file /src/csrc/ops.cu; its library has no kernels for this GPU"))
       << b.reason;
   EXPECT_TRUE(contains(b.reason, "https://github.com/dusty-nv/jetson-containers")) << b.reason;
 }
@@ -130,7 +142,8 @@ TEST(PythonBitsandbytes, ReleaseWithout4BitFails) {
   const ProbeResult& b = bnb_result(r);
   EXPECT_EQ(b.status, ProbeStatus::fail);
   EXPECT_TRUE(contains(b.reason, "AttributeError")) << b.reason;
-  EXPECT_TRUE(contains(b.reason, "this bitsandbytes has no 4-bit quantisation; 0.39 or later is needed"))
+  EXPECT_TRUE(
+      contains(b.reason, "this bitsandbytes has no 4-bit quantisation; 0.39 or later is needed"))
       << b.reason;
 }
 
@@ -140,10 +153,13 @@ TEST(PythonBitsandbytes, Nf4RoundTripBeyondToleranceFails) {
   EXPECT_EQ(b.status, ProbeStatus::fail);
   EXPECT_EQ(r.facts["bitsandbytes"]["compute"]["nf4"]["beyond_tolerance"], 1);
   EXPECT_GT(b.values.at("nf4_max_error_ratio").value, 1.0);
-  EXPECT_TRUE(contains(b.reason, "its 4-bit nf4 quantise/dequantise round trip on Orin (nvgpu), capability 8.7 "
-                                 "is off by up to"))
+  EXPECT_TRUE(
+      contains(b.reason,
+               "its 4-bit nf4 quantise/dequantise round trip on Orin (nvgpu), capability 8.7 "
+               "is off by up to"))
       << b.reason;
-  EXPECT_TRUE(contains(b.reason, "in 1 of 4096 values, compared with torch on the CPU")) << b.reason;
+  EXPECT_TRUE(contains(b.reason, "in 1 of 4096 values, compared with torch on the CPU"))
+      << b.reason;
 }
 
 TEST(PythonBitsandbytes, EightBitRoundTripBeyondToleranceFails) {
@@ -159,8 +175,9 @@ TEST(PythonBitsandbytes, QuantisationThatDoesNotPackFails) {
   auto r = with_bitsandbytes("fake_bnb_cuda", {{"FAKE_BNB_FAULT", "no-packing"}});
   const ProbeResult& b = bnb_result(r);
   EXPECT_EQ(b.status, ProbeStatus::fail);
-  EXPECT_TRUE(contains(b.reason, "stored 4096 bytes for 4096 values where the format needs 2048: it did not "
-                                 "quantise"))
+  EXPECT_TRUE(contains(b.reason,
+                       "stored 4096 bytes for 4096 values where the format needs 2048: it did not "
+                       "quantise"))
       << b.reason;
 }
 
@@ -168,7 +185,8 @@ TEST(PythonBitsandbytes, Int8MatmulThatIsWrongFails) {
   auto r = with_bitsandbytes("fake_bnb_cuda", {{"FAKE_BNB_FAULT", "int8-matmul-wrong"}});
   const ProbeResult& b = bnb_result(r);
   EXPECT_EQ(b.status, ProbeStatus::fail);
-  EXPECT_TRUE(contains(b.reason, "its int8 matmul on Orin (nvgpu), capability 8.7 is off by up to")) << b.reason;
+  EXPECT_TRUE(contains(b.reason, "its int8 matmul on Orin (nvgpu), capability 8.7 is off by up to"))
+      << b.reason;
   EXPECT_GT(r.facts["bitsandbytes"]["compute"]["int8_matmul"]["beyond_tolerance"].get<int>(), 1000);
 }
 
@@ -178,8 +196,9 @@ TEST(PythonBitsandbytes, HangTimesOut) {
   EXPECT_EQ(b.status, ProbeStatus::fail);
   EXPECT_EQ(r.facts["bitsandbytes"]["compute"]["error"],
             "timed out after 5.0 s (stopped with SIGTERM) during bitsandbytes int8 matmul");
-  EXPECT_TRUE(contains(b.reason, "bitsandbytes 0.45.5's GPU checks on Orin (nvgpu), capability 8.7 did not "
-                                 "finish: timed out"))
+  EXPECT_TRUE(contains(b.reason,
+                       "bitsandbytes 0.45.5's GPU checks on Orin (nvgpu), capability 8.7 did not "
+                       "finish: timed out"))
       << b.reason;
 }
 
@@ -196,8 +215,9 @@ TEST(PythonBitsandbytes, TorchWithoutAGpuFailsFirst) {
   auto r = with_bitsandbytes("fake_bnb_cuda", {{"FAKE_TORCH_CUDA_AVAILABLE", "0"}});
   const ProbeResult& b = bnb_result(r);
   EXPECT_EQ(b.status, ProbeStatus::fail);
-  EXPECT_TRUE(contains(b.reason, "bitsandbytes 0.45.5 needs a torch that reaches the GPU: torch "
-                                 "2.5.0a0+872d972e41.nv24.08 (CUDA 12.6) cannot use the GPU"))
+  EXPECT_TRUE(contains(b.reason,
+                       "bitsandbytes 0.45.5 needs a torch that reaches the GPU: torch "
+                       "2.5.0a0+872d972e41.nv24.08 (CUDA 12.6) cannot use the GPU"))
       << b.reason;
   EXPECT_EQ(r.facts["bitsandbytes"]["compute"]["checked"], false);
 }
@@ -209,7 +229,8 @@ TEST(PythonBitsandbytes, MissingInterpreterIsNotRun) {
   auto r = probe_python_runtime(o);
   ASSERT_TRUE(r.bitsandbytes.has_value());
   EXPECT_EQ(r.bitsandbytes->status, ProbeStatus::not_run);
-  EXPECT_EQ(r.bitsandbytes->reason, "jetgate-no-such-python3: not found in PATH; pass --python PATH");
+  EXPECT_EQ(r.bitsandbytes->reason,
+            "jetgate-no-such-python3: not found in PATH; pass --python PATH");
 }
 
 // --- outputs that do not fit -------------------------------------------------------
@@ -234,16 +255,18 @@ PythonStepOutcomes orin_with_bitsandbytes(const json& compute_doc) {
   s.torch = exited_with(recorded("orin_jp61_torch.json"));
   s.torch_compute = exited_with(recorded("orin_jp61_torch_compute.json"));
   json native = json::parse(recorded("orin_jp61_bitsandbytes_native.json"));
-  native["facts"] = {{"loads", true}, {"cuda", true}, {"library", "libbitsandbytes_cuda126.so"},
-                     {"backend", "CUDA"}, {"error", nullptr}, {"errors", json::object()}};
+  native["facts"] = {
+      {"loads", true},     {"cuda", true},     {"library", "libbitsandbytes_cuda126.so"},
+      {"backend", "CUDA"}, {"error", nullptr}, {"errors", json::object()}};
   s.bitsandbytes_native = exited_with(native.dump());
   s.bitsandbytes_compute = exited_with(compute_doc.dump());
   return s;
 }
 
 TEST(PythonBitsandbytesOutput, RecordedComputePasses) {
-  auto r = interpret_python_steps("python3", orin_with_bitsandbytes(
-                                                 json::parse(recorded("fake_packages_bitsandbytes_compute.json"))));
+  auto r = interpret_python_steps(
+      "python3",
+      orin_with_bitsandbytes(json::parse(recorded("fake_packages_bitsandbytes_compute.json"))));
   ASSERT_TRUE(r.bitsandbytes.has_value());
   EXPECT_EQ(r.bitsandbytes->status, ProbeStatus::pass) << r.bitsandbytes->reason;
   EXPECT_EQ(json::parse(r.facts.dump()), r.facts);
@@ -262,13 +285,16 @@ TEST(PythonBitsandbytesOutput, WrongTypesAndMissingChecksNeverPass) {
   doc["facts"].erase("int8_matmul");
   r = interpret_python_steps("python3", orin_with_bitsandbytes(doc));
   EXPECT_EQ(r.bitsandbytes->status, ProbeStatus::fail);
-  EXPECT_TRUE(contains(r.bitsandbytes->reason, "cannot run its int8 matmul")) << r.bitsandbytes->reason;
+  EXPECT_TRUE(contains(r.bitsandbytes->reason, "cannot run its int8 matmul"))
+      << r.bitsandbytes->reason;
 
   doc = json::parse(recorded("fake_packages_bitsandbytes_compute.json"));
-  doc["facts"] = {{"errors", {{"import bitsandbytes.functional", "ImportError: cannot import name 'lib'"}}}};
+  doc["facts"] = {
+      {"errors", {{"import bitsandbytes.functional", "ImportError: cannot import name 'lib'"}}}};
   r = interpret_python_steps("python3", orin_with_bitsandbytes(doc));
   EXPECT_EQ(r.bitsandbytes->status, ProbeStatus::fail);
-  EXPECT_TRUE(contains(r.bitsandbytes->reason, "ImportError: cannot import name 'lib'")) << r.bitsandbytes->reason;
+  EXPECT_TRUE(contains(r.bitsandbytes->reason, "ImportError: cannot import name 'lib'"))
+      << r.bitsandbytes->reason;
 }
 
 TEST(PythonBitsandbytesOutput, ALibraryWithoutCudaFails) {
@@ -280,9 +306,10 @@ TEST(PythonBitsandbytesOutput, ALibraryWithoutCudaFails) {
   s.bitsandbytes_compute.reset();
   auto r = interpret_python_steps("python3", s);
   EXPECT_EQ(r.bitsandbytes->status, ProbeStatus::fail);
-  EXPECT_EQ(r.bitsandbytes->reason, "bitsandbytes 0.45.0 loaded a library without CUDA support "
-                                    "(libbitsandbytes_cpu.so): its GPU kernels cannot run; install the CUDA build "
-                                    "of bitsandbytes");
+  EXPECT_EQ(r.bitsandbytes->reason,
+            "bitsandbytes 0.45.0 loaded a library without CUDA support "
+            "(libbitsandbytes_cpu.so): its GPU kernels cannot run; install the CUDA build "
+            "of bitsandbytes");
 }
 
 }  // namespace

@@ -1,11 +1,10 @@
 // bitsandbytes as a probe a policy can require: known to the policy parser,
 // run by `jetgate run` when a gate names it, required by the built-in Jetson
 // gate, and reported by `jetgate probe --ml`.
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
-
-#include <gtest/gtest.h>
 
 #include "jetgate/evidence/evidence.hpp"
 #include "jetgate/gate/gate_runner.hpp"
@@ -19,9 +18,11 @@ using probes::ProbeResult;
 using probes::ProbeStatus;
 
 Result<LoadedPolicy> policy_with_probes(const std::string& probes) {
-  return parse_policy(R"({"schema_version": 1, "owner": "o", "cadence": "c", "evidence_retention_days": 9,
-      "maximum_evidence_age_days": 9, "gates": [{"id": "ml", "probes": )" + probes + "}]}",
-                      "p.json", ".");
+  return parse_policy(
+      R"({"schema_version": 1, "owner": "o", "cadence": "c", "evidence_retention_days": 9,
+      "maximum_evidence_age_days": 9, "gates": [{"id": "ml", "probes": )" +
+          probes + "}]}",
+      "p.json", ".");
 }
 
 TEST(PythonGate, PoliciesCanRequireBitsandbytes) {
@@ -38,8 +39,9 @@ TEST(PythonGate, UnknownProbeNamesEveryBuiltInProbe) {
   ASSERT_FALSE(p->issues.empty());
   EXPECT_NE(p->issues[0].line().find("names unknown probe \"bitsandbites\""), std::string::npos)
       << p->issues[0].line();
-  EXPECT_NE(p->issues[0].line().find("built-in probes: launch, memory, bandwidth, sync_path, decode, python_runtime, "
-                                     "bitsandbytes"),
+  EXPECT_NE(p->issues[0].line().find(
+                "built-in probes: launch, memory, bandwidth, sync_path, decode, python_runtime, "
+                "bitsandbytes"),
             std::string::npos)
       << p->issues[0].line();
 }
@@ -48,7 +50,8 @@ TEST(PythonGate, TheBuiltInJetsonGateRequiresBothPythonProbesToPass) {
   auto p = load_default_policy();
   ASSERT_TRUE(p.ok()) << p.error().message();
   const auto& gates = p->policy.gates;
-  auto jetson = std::find_if(gates.begin(), gates.end(), [](const Gate& g) { return g.id == "jetson-cuda-runtime"; });
+  auto jetson = std::find_if(gates.begin(), gates.end(),
+                             [](const Gate& g) { return g.id == "jetson-cuda-runtime"; });
   ASSERT_NE(jetson, gates.end());
   for (const char* id : {"python_runtime", "bitsandbytes"}) {
     auto check = std::find_if(jetson->probes.begin(), jetson->probes.end(),
@@ -66,11 +69,13 @@ struct PythonFakes {
   RunDeps deps() {
     RunDeps d;
     d.platform = [](const std::string&) {
-      return PlatformFacts{{{"arch", "aarch64"}, {"tegra", {{"is_tegra", true}, {"l4t", "36.4.3"}}}}, {}};
+      return PlatformFacts{
+          {{"arch", "aarch64"}, {"tegra", {{"is_tegra", true}, {"l4t", "36.4.3"}}}}, {}};
     };
     d.cuda = [](const probes::CudaOptions&) {
       probes::CudaSection s;
-      s.gpu = {{"driver", {{"loaded", true}}}, {"device_count", 1}, {"devices", {{{"name", "Orin"}}}}};
+      s.gpu = {
+          {"driver", {{"loaded", true}}}, {"device_count", 1}, {"devices", {{{"name", "Orin"}}}}};
       return s;
     };
     d.python = [this](const probes::PythonOptions& o) {
@@ -160,19 +165,22 @@ TEST(PythonGate, AGateWithoutBitsandbytesDoesNotAskForIt) {
 TEST(PythonGate, ProbeMlReportsBothPythonProbes) {
   std::string python = ::access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
   std::string fixtures = test::fixtures_dir() + "/python/";
-  auto r = test::run_jetgate({"probe", "--json", "--python", python},
-                             {"PYTHONPATH=" + fixtures + "fake_torch_cuda:" + fixtures + "fake_bnb_cuda"});
+  auto r = test::run_jetgate(
+      {"probe", "--json", "--python", python},
+      {"PYTHONPATH=" + fixtures + "fake_torch_cuda:" + fixtures + "fake_bnb_cuda"});
   auto doc = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_FALSE(doc.is_discarded()) << r.out << r.err;
   EXPECT_EQ(doc["probes"]["python_runtime"]["status"], "PASS") << doc["probes"].dump(2);
   EXPECT_EQ(doc["probes"]["bitsandbytes"]["status"], "PASS") << doc["probes"].dump(2);
   EXPECT_EQ(doc["python"]["bitsandbytes"]["compute"]["int8_matmul"]["ran"], true);
 
-  auto broken = test::run_jetgate({"probe", "--ml", "--python", python},
-                                  {"PYTHONPATH=" + fixtures + "fake_torch_cuda:" + fixtures + "fake_bnb_cuda",
-                                   "FAKE_BNB_FAULT=int8-matmul-wrong"});
+  auto broken =
+      test::run_jetgate({"probe", "--ml", "--python", python},
+                        {"PYTHONPATH=" + fixtures + "fake_torch_cuda:" + fixtures + "fake_bnb_cuda",
+                         "FAKE_BNB_FAULT=int8-matmul-wrong"});
   EXPECT_EQ(broken.exit_code, 1) << broken.out << broken.err;
-  EXPECT_NE(broken.out.find("  bitsandbytes  FAIL: bitsandbytes 0.45.5: its int8 matmul"), std::string::npos)
+  EXPECT_NE(broken.out.find("  bitsandbytes  FAIL: bitsandbytes 0.45.5: its int8 matmul"),
+            std::string::npos)
       << broken.out;
   EXPECT_NE(broken.out.find("  python_runtime  PASS: "), std::string::npos) << broken.out;
 }

@@ -2,10 +2,10 @@
 // present (the device machine; bench/h200_python_probe.sh) and skip cleanly
 // everywhere else, CI included. JETGATE_TEST_PYTHON names the interpreter
 // that has torch (default: python3 on PATH).
+#include <gtest/gtest.h>
+
 #include <cstdlib>
 #include <iostream>
-
-#include <gtest/gtest.h>
 
 #include "jetgate/probes/cuda_section.hpp"
 #include "jetgate/probes/python_runtime.hpp"
@@ -72,8 +72,8 @@ TEST(PythonGpu, BitsandbytesComputesRightOnARealGpuOrIsReportedMissing) {
   ASSERT_EQ(b.status, ProbeStatus::pass) << b.reason << "\n" << r->facts["bitsandbytes"].dump(2);
   for (const char* check : {"nf4", "fp4", "int8_blockwise", "int8_matmul"}) {
     EXPECT_LE(b.values.at(std::string(check) + "_max_error_ratio").value, 1.0) << check;
-    std::cout << check << " max_error_ratio " << b.values.at(std::string(check) + "_max_error_ratio").value
-              << "\n";
+    std::cout << check << " max_error_ratio "
+              << b.values.at(std::string(check) + "_max_error_ratio").value << "\n";
   }
 }
 

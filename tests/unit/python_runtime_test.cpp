@@ -1,12 +1,11 @@
 #include "jetgate/probes/python_runtime.hpp"
 
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "test_support.hpp"
 
@@ -16,11 +15,15 @@ namespace {
 using namespace std::chrono_literals;
 using nlohmann::json;
 
-std::string fixture(const std::string& rel) { return test::fixtures_dir() + "/python/" + rel; }
+std::string fixture(const std::string& rel) {
+  return test::fixtures_dir() + "/python/" + rel;
+}
 
 // Debian's interpreter starts in ~40 ms; the pyenv shim first on PATH here
 // takes ~300 ms, which would eat the short timeouts below.
-std::string real_python() { return ::access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3"; }
+std::string real_python() {
+  return ::access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
+}
 
 PythonRuntime probe_with(const std::vector<std::string>& fake_packages,
                          std::chrono::milliseconds timeout = 10s,
@@ -35,7 +38,9 @@ PythonRuntime probe_with(const std::vector<std::string>& fake_packages,
   return probe_python_runtime(o);
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 // --- the real interpreter and fake packages -----------------------------------
 
@@ -93,7 +98,8 @@ TEST(PythonRuntimeLive, CudaTorchOnAJetsonPasses) {
   EXPECT_EQ(r.result.details["arch"]["tegra"], true);
   EXPECT_TRUE(r.result.details["steps"].contains("torch-compute"));
   EXPECT_EQ(r.result.reason,
-            "torch 2.5.0a0+872d972e41.nv24.08 (CUDA 12.6) uses Orin (nvgpu), capability 8.7: runs sm_87 kernels; "
+            "torch 2.5.0a0+872d972e41.nv24.08 (CUDA 12.6) uses Orin (nvgpu), capability 8.7: runs "
+            "sm_87 kernels; "
             "elementwise, matmul (cuBLAS) and conv2d (cuDNN 90300) match the CPU");
   EXPECT_EQ(r.facts["bitsandbytes"]["installed"], false);
   EXPECT_EQ(r.facts["bitsandbytes"]["native"]["checked"], false);
@@ -104,7 +110,8 @@ TEST(PythonRuntimeLive, CudaBuildThatSeesNoGpuFails) {
   auto r = probe_with({"fake_torch_cuda"}, 10s, {{"FAKE_TORCH_CUDA_AVAILABLE", "0"}});
   EXPECT_EQ(r.result.status, ProbeStatus::fail);
   EXPECT_EQ(r.facts["torch"]["cuda_available"], false);
-  EXPECT_TRUE(contains(r.result.reason, "torch.cuda.is_available() is not True")) << r.result.reason;
+  EXPECT_TRUE(contains(r.result.reason, "torch.cuda.is_available() is not True"))
+      << r.result.reason;
   // No GPU, no kernel checks.
   EXPECT_EQ(r.facts["torch"]["compute"]["checked"], false);
   EXPECT_FALSE(r.result.details["steps"].contains("torch-compute"));
@@ -123,8 +130,11 @@ TEST(PythonRuntimeLive, ImportErrorIsRecorded) {
   EXPECT_EQ(r.result.status, ProbeStatus::fail);
   EXPECT_EQ(r.facts["torch"]["imported"], false);
   std::string error = r.facts["torch"]["error"].get<std::string>();
-  EXPECT_EQ(error, "ImportError: libcudnn.so.8: cannot open shared object file: No such file or directory");
-  EXPECT_TRUE(contains(r.result.reason, "cannot be imported: ImportError: libcudnn.so.8")) << r.result.reason;
+  EXPECT_EQ(
+      error,
+      "ImportError: libcudnn.so.8: cannot open shared object file: No such file or directory");
+  EXPECT_TRUE(contains(r.result.reason, "cannot be imported: ImportError: libcudnn.so.8"))
+      << r.result.reason;
 }
 
 TEST(PythonRuntimeLive, SegfaultOnImportIsRecordedAndKeepsTheOtherFacts) {
@@ -156,8 +166,11 @@ TEST(PythonRuntimeLive, BitsandbytesWhoseNativeLibraryFailsIsRecordedBesideAPass
   EXPECT_EQ(bnb["native"]["checked"], true);
   EXPECT_EQ(bnb["native"]["loads"], false);
   EXPECT_EQ(bnb["native"]["backend"], "CUDA");
-  EXPECT_EQ(bnb["native"]["error"], "libcudart.so.12: cannot open shared object file: No such file or directory");
-  EXPECT_TRUE(contains(r.result.reason, "bitsandbytes 0.45.0 is installed but its native CUDA library does not load"))
+  EXPECT_EQ(bnb["native"]["error"],
+            "libcudart.so.12: cannot open shared object file: No such file or directory");
+  EXPECT_TRUE(
+      contains(r.result.reason,
+               "bitsandbytes 0.45.0 is installed but its native CUDA library does not load"))
       << r.result.reason;
 }
 
@@ -167,7 +180,8 @@ TEST(PythonRuntimeLive, BitsandbytesCrashLosesOnlyItsOwnStep) {
   EXPECT_EQ(r.facts["torch"]["cuda_version"], "12.6");
   EXPECT_EQ(r.facts["bitsandbytes"]["version"], "0.43.1");
   EXPECT_EQ(r.facts["bitsandbytes"]["native"]["loads"], false);
-  EXPECT_EQ(r.facts["bitsandbytes"]["native"]["error"], "killed by signal 11 (SIGSEGV) during import bitsandbytes");
+  EXPECT_EQ(r.facts["bitsandbytes"]["native"]["error"],
+            "killed by signal 11 (SIGSEGV) during import bitsandbytes");
 }
 
 TEST(PythonRuntimeLive, BitsandbytesWithCudaLibraryLoads) {
@@ -202,9 +216,9 @@ TEST(PythonRuntimeLive, InterpreterThatPrintsGarbageFails) {
 
 TEST(PythonRuntimeLive, InterpreterThatCannotRunTheScriptFailsWithItsLastErrorLine) {
   test::TempDir t;
-  std::string fake =
-      t.write("python3", "#!/bin/sh\necho 'Traceback (most recent call last):' >&2\n"
-                         "echo 'SyntaxError: invalid syntax' >&2\nexit 1\n");
+  std::string fake = t.write("python3",
+                             "#!/bin/sh\necho 'Traceback (most recent call last):' >&2\n"
+                             "echo 'SyntaxError: invalid syntax' >&2\nexit 1\n");
   ASSERT_EQ(::chmod(fake.c_str(), 0755), 0);
   PythonOptions o;
   o.python = fake;
@@ -224,9 +238,10 @@ TEST(PythonRuntimeLive, LeavesNoBytecodeInThePackagesItImports) {
 // only parameters, match, ...).
 TEST(PythonProbeScript, ParsesAsPython36) {
   proc::ProcessSpec spec;
-  spec.argv = {real_python(), "-c",
-               "import ast, sys; ast.parse(open(sys.argv[1]).read(), feature_version=(3, 6)); print('ok')",
-               test::source_dir() + "/data/python_probe.py"};
+  spec.argv = {
+      real_python(), "-c",
+      "import ast, sys; ast.parse(open(sys.argv[1]).read(), feature_version=(3, 6)); print('ok')",
+      test::source_dir() + "/data/python_probe.py"};
   auto o = proc::run_process(spec, proc::ChildLimits{});
   EXPECT_EQ(o.kind, proc::ChildOutcome::Kind::exited) << o.describe();
   EXPECT_EQ(o.exit_code, 0) << o.error_text;
@@ -244,7 +259,9 @@ proc::ChildOutcome exited_with(const std::string& output, const std::string& err
   return o;
 }
 
-std::string recorded(const std::string& name) { return test::read_file(fixture("recorded/" + name)); }
+std::string recorded(const std::string& name) {
+  return test::read_file(fixture("recorded/" + name));
+}
 
 PythonStepOutcomes recorded_orin() {
   PythonStepOutcomes s;
@@ -265,11 +282,12 @@ TEST(PythonProbeOutput, RecordedOrinPassesWithItsFacts) {
   EXPECT_EQ(f["torch"]["cuda_version"], "12.6");
   EXPECT_EQ(f["torch"]["device"]["name"], "Orin");
   EXPECT_EQ(f["torch"]["device"]["capability"], "8.7");
-  EXPECT_EQ(r.result.reason,
-            "torch 2.5.0a0+872d972e41.nv24.08 (CUDA 12.6) uses Orin, capability 8.7: runs sm_87 kernels; "
-            "elementwise, matmul (cuBLAS) and conv2d (cuDNN 90300) match the CPU; bitsandbytes 0.45.0 "
-            "is installed but its native CUDA library does not load: libcudart.so.12: cannot open shared "
-            "object file: No such file or directory");
+  EXPECT_EQ(
+      r.result.reason,
+      "torch 2.5.0a0+872d972e41.nv24.08 (CUDA 12.6) uses Orin, capability 8.7: runs sm_87 kernels; "
+      "elementwise, matmul (cuBLAS) and conv2d (cuDNN 90300) match the CPU; bitsandbytes 0.45.0 "
+      "is installed but its native CUDA library does not load: libcudart.so.12: cannot open shared "
+      "object file: No such file or directory");
   // The facts survive a round trip through text, as evidence does.
   EXPECT_EQ(json::parse(f.dump()), f);
 }
@@ -291,17 +309,21 @@ TEST(PythonProbeOutput, RejectsMalformedOutputsWithWhatWasSeen) {
   std::string whole = recorded("orin_jp61_torch.json");
   std::string half = whole.substr(0, whole.size() / 2);
   EXPECT_EQ(what(half).rfind("probe script output is not JSON: {\"facts\"", 0), 0u);
-  EXPECT_EQ(what(std::string("\x7f" "ELF\x02\x01\x01\0\0", 9)),
+  EXPECT_EQ(what(std::string("\x7f"
+                             "ELF\x02\x01\x01\0\0",
+                             9)),
             "probe script output is not JSON: \\x7fELF\\x02\\x01\\x01\\x00\\x00");
-  EXPECT_EQ(what("[1, 2]"), "probe script output is not a jetgate probe document (format 1): [1, 2]");
+  EXPECT_EQ(what("[1, 2]"),
+            "probe script output is not a jetgate probe document (format 1): [1, 2]");
   EXPECT_EQ(what(R"({"jetgate_python_probe": 2, "step": "torch", "facts": {}})")
                 .rfind("probe script output is not a jetgate probe document", 0),
             0u);
   EXPECT_EQ(what(whole, "basics"), "probe script answered step \"torch\" instead of basics");
   EXPECT_EQ(what(R"({"jetgate_python_probe": 1, "step": "torch"})"),
             "probe script document for step torch has no \"facts\" object");
-  EXPECT_EQ(what(R"({"jetgate_python_probe": 1, "step": "torch", "error": "unknown step 'torch'"})"),
-            "probe script: unknown step 'torch'");
+  EXPECT_EQ(
+      what(R"({"jetgate_python_probe": 1, "step": "torch", "error": "unknown step 'torch'"})"),
+      "probe script: unknown step 'torch'");
   std::string huge(3u << 20, 'x');
   std::string message = what(huge);
   EXPECT_LT(message.size(), 300u);
@@ -340,15 +362,18 @@ TEST(PythonProbeOutput, CrashNamesTheLastStepTheScriptStarted) {
   s.torch = proc::ChildOutcome{};
   s.torch->kind = proc::ChildOutcome::Kind::signaled;
   s.torch->signal = 6;
-  s.torch->error_text = "jetgate-step: import torch\njetgate-step: torch.cuda.is_available\n"
-                        "terminate called after throwing an instance of 'c10::Error'\n";
+  s.torch->error_text =
+      "jetgate-step: import torch\njetgate-step: torch.cuda.is_available\n"
+      "terminate called after throwing an instance of 'c10::Error'\n";
   auto r = interpret_python_steps("python3", s);
   EXPECT_EQ(r.facts["torch"]["error"],
-            "killed by signal 6 (SIGABRT) during torch.cuda.is_available: terminate called after throwing an "
+            "killed by signal 6 (SIGABRT) during torch.cuda.is_available: terminate called after "
+            "throwing an "
             "instance of 'c10::Error'");
   EXPECT_EQ(r.result.status, ProbeStatus::fail);
   // The version from package metadata still names the torch that crashed.
-  EXPECT_TRUE(contains(r.result.reason, "torch 2.5.0a0+872d972e41.nv24.08 is installed")) << r.result.reason;
+  EXPECT_TRUE(contains(r.result.reason, "torch 2.5.0a0+872d972e41.nv24.08 is installed"))
+      << r.result.reason;
 }
 
 TEST(PythonProbeOutput, SpawnFailureIsNotRun) {
@@ -367,7 +392,8 @@ TEST(PythonProbeOutput, GarbageInStderrIsMadePrintable) {
   s.torch->exit_code = 1;
   s.torch->error_text = std::string("jetgate-step: import torch\nOSError: \xff\xfe bad\n");
   auto r = interpret_python_steps("python3", s);
-  EXPECT_EQ(r.facts["torch"]["error"], "exit status 1 during import torch: OSError: \\xff\\xfe bad");
+  EXPECT_EQ(r.facts["torch"]["error"],
+            "exit status 1 during import torch: OSError: \\xff\\xfe bad");
   EXPECT_NO_THROW((void)r.facts.dump());
 }
 

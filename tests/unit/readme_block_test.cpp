@@ -1,7 +1,8 @@
+#include "jetgate/claims/readme_block.hpp"
+
 #include <gtest/gtest.h>
 
 #include "claims_test_helpers.hpp"
-#include "jetgate/claims/readme_block.hpp"
 #include "jetgate/claims/support_table.hpp"
 #include "jetgate/report/support_markdown.hpp"
 
@@ -12,17 +13,22 @@ using test::loaded;
 using test::orin_evidence_json;
 
 const char* kReadme =
-    "# Project\n\nSome text.\n\n<!-- jetgate:support:begin -->\nold content\n<!-- jetgate:support:end -->\n\nAfter.\n";
+    "# Project\n\nSome text.\n\n<!-- jetgate:support:begin -->\nold content\n<!-- "
+    "jetgate:support:end -->\n\nAfter.\n";
 
 SupportMatrix matrix_of(std::vector<LoadedEvidence> v, const char* today = "2026-11-29") {
-  return build_support_matrix(EvidenceSet{std::move(v), {}}, JudgeRules{*evidence::parse_iso_date(today), 14, "", false});
+  return build_support_matrix(EvidenceSet{std::move(v), {}},
+                              JudgeRules{*evidence::parse_iso_date(today), 14, "", false});
 }
 
 SupportMatrix orin_matrix() {
-  return matrix_of({loaded("e/jetson-cuda-runtime.json", orin_evidence_json("2026-11-29T16:23:05Z")),
-                    loaded("e/cuda-runtime.json", orin_evidence_json("2026-11-28T16:23:05Z", {{"gate", "cuda-runtime"}})),
-                    loaded("e/old.json", orin_evidence_json("2026-11-01T00:00:00Z",
-                                                            {{"gate", "bnb"}, {"platform", {{"tegra", {{"l4t", "36.3.0"}}}}}}))});
+  return matrix_of(
+      {loaded("e/jetson-cuda-runtime.json", orin_evidence_json("2026-11-29T16:23:05Z")),
+       loaded("e/cuda-runtime.json",
+              orin_evidence_json("2026-11-28T16:23:05Z", {{"gate", "cuda-runtime"}})),
+       loaded("e/old.json", orin_evidence_json("2026-11-01T00:00:00Z",
+                                               {{"gate", "bnb"},
+                                                {"platform", {{"tegra", {{"l4t", "36.3.0"}}}}}}))});
 }
 
 std::vector<std::string> verify(const std::string& content, const SupportMatrix& m) {
@@ -44,7 +50,9 @@ std::string joined(const std::vector<std::string>& lines) {
 TEST(ClaimsReadmeBlock, FindsTheBlockBetweenMarkerLines) {
   auto span = find_support_block(kReadme, "README.md");
   ASSERT_TRUE(span) << span.error().message();
-  EXPECT_EQ(std::string(kReadme).substr(span->content_begin, span->content_end - span->content_begin), "old content\n");
+  EXPECT_EQ(
+      std::string(kReadme).substr(span->content_begin, span->content_end - span->content_begin),
+      "old content\n");
   EXPECT_EQ(span->first_line, 6);
 }
 
@@ -52,13 +60,16 @@ TEST(ClaimsReadmeBlock, ReplaceKeepsEverythingOutsideByteForByte) {
   auto span = find_support_block(kReadme, "README.md");
   ASSERT_TRUE(span);
   EXPECT_EQ(replace_block(kReadme, *span, "new\n"),
-            "# Project\n\nSome text.\n\n<!-- jetgate:support:begin -->\nnew\n<!-- jetgate:support:end -->\n\nAfter.\n");
+            "# Project\n\nSome text.\n\n<!-- jetgate:support:begin -->\nnew\n<!-- "
+            "jetgate:support:end -->\n\nAfter.\n");
   EXPECT_EQ(replace_block(kReadme, *span, "no newline"),
-            "# Project\n\nSome text.\n\n<!-- jetgate:support:begin -->\nno newline\n<!-- jetgate:support:end -->\n\nAfter.\n");
+            "# Project\n\nSome text.\n\n<!-- jetgate:support:begin -->\nno newline\n<!-- "
+            "jetgate:support:end -->\n\nAfter.\n");
 }
 
 TEST(ClaimsReadmeBlock, CrlfAndIndentedMarkersAreFound) {
-  std::string crlf = "a\r\n  <!-- jetgate:support:begin -->\r\nx\r\n<!-- jetgate:support:end -->  \r\n";
+  std::string crlf =
+      "a\r\n  <!-- jetgate:support:begin -->\r\nx\r\n<!-- jetgate:support:end -->  \r\n";
   EXPECT_TRUE(find_support_block(crlf, "R"));
 }
 
@@ -70,14 +81,17 @@ TEST(ClaimsReadmeBlock, MissingDuplicatedAndMisorderedMarkersAreErrors) {
   EXPECT_FALSE(find_support_block("<!-- jetgate:support:begin -->\n", "R"));
   EXPECT_FALSE(find_support_block("<!-- jetgate:support:end -->\n", "R"));
   // A marker quoted inside prose is not a marker line.
-  EXPECT_FALSE(find_support_block("Put `<!-- jetgate:support:begin -->` and `<!-- jetgate:support:end -->` in.\n", "R"));
+  EXPECT_FALSE(find_support_block(
+      "Put `<!-- jetgate:support:begin -->` and `<!-- jetgate:support:end -->` in.\n", "R"));
   auto twice = find_support_block(
-      "<!-- jetgate:support:begin -->\n<!-- jetgate:support:end -->\n<!-- jetgate:support:begin -->\n"
+      "<!-- jetgate:support:begin -->\n<!-- jetgate:support:end -->\n<!-- jetgate:support:begin "
+      "-->\n"
       "<!-- jetgate:support:end -->\n",
       "R");
   ASSERT_FALSE(twice);
   EXPECT_NE(twice.error().what.find("lines 1, 3"), std::string::npos) << twice.error().what;
-  auto reversed = find_support_block("<!-- jetgate:support:end -->\n<!-- jetgate:support:begin -->\n", "R");
+  auto reversed =
+      find_support_block("<!-- jetgate:support:end -->\n<!-- jetgate:support:begin -->\n", "R");
   ASSERT_FALSE(reversed);
   EXPECT_NE(reversed.error().what.find("before"), std::string::npos);
 }
@@ -93,13 +107,15 @@ TEST(ClaimsReadmeBlock, MarkersInCodeExamplesAreNotMarkers) {
     for (const std::string& text : {example + real, real + example}) {
       auto span = find_support_block(text, "README.md");
       ASSERT_TRUE(span) << span.error().message() << "\n" << text;
-      EXPECT_EQ(text.substr(span->content_begin, span->content_end - span->content_begin), "real\n") << text;
+      EXPECT_EQ(text.substr(span->content_begin, span->content_end - span->content_begin), "real\n")
+          << text;
     }
   }
   // A fence that is never closed runs to the end of the file (CommonMark): no block.
   auto unclosed = find_support_block("```\n" + real, "README.md");
   ASSERT_FALSE(unclosed);
-  EXPECT_NE(unclosed.error().message().find("code"), std::string::npos) << unclosed.error().message();
+  EXPECT_NE(unclosed.error().message().find("code"), std::string::npos)
+      << unclosed.error().message();
   // A closing fence must be at least as long as the opening one and carry no info string.
   EXPECT_FALSE(find_support_block("````\n```\n" + real + "````\n", "R"));
   EXPECT_FALSE(find_support_block("```\n``` not a close\n" + real + "```\n", "R"));
@@ -108,7 +124,8 @@ TEST(ClaimsReadmeBlock, MarkersInCodeExamplesAreNotMarkers) {
 }
 
 TEST(ClaimsReadmeBlock, AByteOrderMarkDoesNotHideTheFirstLine) {
-  std::string text = "\xEF\xBB\xBF" + std::string(kBeginMarker) + "\nx\n" + std::string(kEndMarker) + "\n";
+  std::string text =
+      "\xEF\xBB\xBF" + std::string(kBeginMarker) + "\nx\n" + std::string(kEndMarker) + "\n";
   auto span = find_support_block(text, "README.md");
   ASSERT_TRUE(span) << span.error().message();
   EXPECT_EQ(span->first_line, 2);
@@ -119,18 +136,21 @@ TEST(ClaimsReadmeBlock, AByteOrderMarkDoesNotHideTheFirstLine) {
 }
 
 TEST(ClaimsReadmeBlock, CrlfFilesGetCrlfContent) {
-  std::string text = "a\r\n" + std::string(kBeginMarker) + "\r\nold\r\n" + std::string(kEndMarker) + "\r\nz\r\n";
+  std::string text =
+      "a\r\n" + std::string(kBeginMarker) + "\r\nold\r\n" + std::string(kEndMarker) + "\r\nz\r\n";
   auto span = find_support_block(text, "README.md");
   ASSERT_TRUE(span);
-  EXPECT_EQ(replace_block(text, *span, "one\ntwo\n"),
-            "a\r\n" + std::string(kBeginMarker) + "\r\none\r\ntwo\r\n" + std::string(kEndMarker) + "\r\nz\r\n");
+  EXPECT_EQ(replace_block(text, *span, "one\ntwo\n"), "a\r\n" + std::string(kBeginMarker) +
+                                                          "\r\none\r\ntwo\r\n" +
+                                                          std::string(kEndMarker) + "\r\nz\r\n");
 }
 
 TEST(ClaimsReadmeBlock, GeneratedBlockVerifiesAndIsDeterministic) {
   auto m = orin_matrix();
   std::string block = report::render_support_markdown(m);
   EXPECT_EQ(block, report::render_support_markdown(orin_matrix()));
-  EXPECT_NE(block.find("| Jetson AGX Orin 64GB | JetPack 6.2 (L4T 36.4.3), CUDA 12.6, torch 2.5.0a0+872d972e41.nv24.08 | "
+  EXPECT_NE(block.find("| Jetson AGX Orin 64GB | JetPack 6.2 (L4T 36.4.3), CUDA 12.6, torch "
+                       "2.5.0a0+872d972e41.nv24.08 | "
                        "cuda-runtime (2026-11-28), jetson-cuda-runtime (2026-11-29) |"),
             std::string::npos)
       << block;
@@ -141,7 +161,9 @@ TEST(ClaimsReadmeBlock, GeneratedBlockVerifiesAndIsDeterministic) {
 TEST(ClaimsReadmeBlock, ARowAddedByHandIsAViolation) {
   auto m = orin_matrix();
   std::string block = report::render_support_markdown(m);
-  std::string row = "| Jetson Orin Nano 8GB | JetPack 6.2 (L4T 36.4.3), CUDA 12.6 | jetson-cuda-runtime (2026-11-29) |\n";
+  std::string row =
+      "| Jetson Orin Nano 8GB | JetPack 6.2 (L4T 36.4.3), CUDA 12.6 | jetson-cuda-runtime "
+      "(2026-11-29) |\n";
   auto pos = block.find(std::string(kClaimsSeparator)) + kClaimsSeparator.size() + 1;
   block.insert(pos, row);
   auto v = verify(block, m);
@@ -154,7 +176,9 @@ TEST(ClaimsReadmeBlock, ARowAddedByHandIsAViolation) {
 TEST(ClaimsReadmeBlock, ClaimingMoreOrLessThanTheEvidenceIsADifference) {
   auto m = orin_matrix();
   std::string block = report::render_support_markdown(m);
-  std::string prefix = "| Jetson AGX Orin 64GB | JetPack 6.2 (L4T 36.4.3), CUDA 12.6, torch 2.5.0a0+872d972e41.nv24.08 | ";
+  std::string prefix =
+      "| Jetson AGX Orin 64GB | JetPack 6.2 (L4T 36.4.3), CUDA 12.6, torch "
+      "2.5.0a0+872d972e41.nv24.08 | ";
   std::string row = prefix + "cuda-runtime (2026-11-28), jetson-cuda-runtime (2026-11-29) |";
   ASSERT_NE(block.find(row), std::string::npos) << block;
   auto with_row = [&](const std::string& replacement) {
@@ -162,9 +186,12 @@ TEST(ClaimsReadmeBlock, ClaimingMoreOrLessThanTheEvidenceIsADifference) {
     edited.replace(edited.find(row), row.size(), replacement);
     return verify(edited, m);
   };
-  // Fewer gates, older or absurd dates, an empty block: all differ from what the evidence says today.
-  for (const std::string& r : {prefix + "jetson-cuda-runtime (2026-11-29) |", prefix + "cuda-runtime (2026-11-20), jetson-cuda-runtime |",
-                               prefix + "cuda-runtime (1970-01-01), jetson-cuda-runtime (2026-11-29) |"}) {
+  // Fewer gates, older or absurd dates, an empty block: all differ from what the evidence says
+  // today.
+  for (const std::string& r :
+       {prefix + "jetson-cuda-runtime (2026-11-29) |",
+        prefix + "cuda-runtime (2026-11-20), jetson-cuda-runtime |",
+        prefix + "cuda-runtime (1970-01-01), jetson-cuda-runtime (2026-11-29) |"}) {
     auto v = with_row(r);
     ASSERT_FALSE(v.empty()) << r;
     EXPECT_TRUE(any_has(v, "not the one the evidence generates")) << joined(v);
@@ -176,18 +203,24 @@ TEST(ClaimsReadmeBlock, ClaimingMoreOrLessThanTheEvidenceIsADifference) {
   // Claiming more: each unbacked gate is named with why.
   auto newer = with_row(prefix + "cuda-runtime (2026-11-29), jetson-cuda-runtime (2026-11-29) |");
   EXPECT_TRUE(any_has(newer, "newest fresh green evidence is of 2026-11-28")) << joined(newer);
-  auto extra_gate = with_row(prefix + "cuda-runtime (2026-11-28), jetson-cuda-runtime (2026-11-29), bnb |");
-  EXPECT_TRUE(any_has(extra_gate, "claims gate bnb") && any_has(extra_gate, "no evidence for this gate")) << joined(extra_gate);
-  auto stale = verify(block + "\n" + std::string(kClaimsHeader) + "\n" + std::string(kClaimsSeparator) +
-                          "\n| Jetson AGX Orin 64GB | JetPack 6.2 (L4T 36.3.0), CUDA 12.6, torch 2.5.0a0+872d972e41.nv24.08 | bnb |\n",
-                      m);
+  auto extra_gate =
+      with_row(prefix + "cuda-runtime (2026-11-28), jetson-cuda-runtime (2026-11-29), bnb |");
+  EXPECT_TRUE(any_has(extra_gate, "claims gate bnb") &&
+              any_has(extra_gate, "no evidence for this gate"))
+      << joined(extra_gate);
+  auto stale =
+      verify(block + "\n" + std::string(kClaimsHeader) + "\n" + std::string(kClaimsSeparator) +
+                 "\n| Jetson AGX Orin 64GB | JetPack 6.2 (L4T 36.3.0), CUDA 12.6, torch "
+                 "2.5.0a0+872d972e41.nv24.08 | bnb |\n",
+             m);
   EXPECT_TRUE(any_has(stale, "is stale: 28 days old")) << joined(stale);
 }
 
 TEST(ClaimsReadmeBlock, ASupportedRowInTheNotClaimedTableIsAViolation) {
   auto m = orin_matrix();
   std::string block = report::render_support_markdown(m);
-  std::string forged = "| Jetson Orin Nano 8GB | JetPack 6.2 (L4T 36.4.3), CUDA 12.6 | cuda-runtime | supported |\n";
+  std::string forged =
+      "| Jetson Orin Nano 8GB | JetPack 6.2 (L4T 36.4.3), CUDA 12.6 | cuda-runtime | supported |\n";
   auto v = verify(block + forged, m);
   ASSERT_EQ(v.size(), 1u) << joined(v);
   EXPECT_NE(v[0].find("not-claimed table"), std::string::npos) << v[0];
@@ -195,7 +228,8 @@ TEST(ClaimsReadmeBlock, ASupportedRowInTheNotClaimedTableIsAViolation) {
   std::string edited = block;
   auto pos = edited.find("stale (evidence of 2026-11-01)");
   ASSERT_NE(pos, std::string::npos) << block;
-  edited.replace(pos, std::string("stale (evidence of 2026-11-01)").size(), "fresh green (evidence of 2026-11-29)");
+  edited.replace(pos, std::string("stale (evidence of 2026-11-01)").size(),
+                 "fresh green (evidence of 2026-11-29)");
   EXPECT_FALSE(verify(edited, m).empty());
 }
 
@@ -215,9 +249,11 @@ TEST(ClaimsReadmeBlock, OnlyLineEndingsMayDiffer) {
 TEST(ClaimsReadmeBlock, StaleByTheDayOfVerificationIsAViolation) {
   auto m = orin_matrix();
   std::string block = report::render_support_markdown(m);
-  auto later = matrix_of({loaded("e/jetson-cuda-runtime.json", orin_evidence_json("2026-11-29T16:23:05Z")),
-                          loaded("e/cuda-runtime.json", orin_evidence_json("2026-11-28T16:23:05Z", {{"gate", "cuda-runtime"}}))},
-                         "2026-12-13");
+  auto later =
+      matrix_of({loaded("e/jetson-cuda-runtime.json", orin_evidence_json("2026-11-29T16:23:05Z")),
+                 loaded("e/cuda-runtime.json",
+                        orin_evidence_json("2026-11-28T16:23:05Z", {{"gate", "cuda-runtime"}}))},
+                "2026-12-13");
   auto v = verify(block, later);
   // cuda-runtime is 15 days old on 2026-12-13; the other gate is exactly 14
   EXPECT_TRUE(any_has(v, "claims gate cuda-runtime")) << joined(v);
@@ -233,8 +269,11 @@ TEST(ClaimsReadmeBlock, HandWrittenTextAndForeignTablesAreViolations) {
   EXPECT_NE(v[0].find("does not generate"), std::string::npos);
   auto foreign = verify("| Board | Status |\n|---|---|\n| Orin Nano | works |\n", m);
   ASSERT_GE(foreign.size(), 3u);
-  for (int i = 0; i < 3; ++i) EXPECT_NE(foreign[i].find("outside jetgate's tables"), std::string::npos) << foreign[i];
-  auto bad_cells = verify(std::string(kClaimsHeader) + "\n" + std::string(kClaimsSeparator) + "\n| a | b |\n| a | b | not a gate! |\n", m);
+  for (int i = 0; i < 3; ++i)
+    EXPECT_NE(foreign[i].find("outside jetgate's tables"), std::string::npos) << foreign[i];
+  auto bad_cells = verify(std::string(kClaimsHeader) + "\n" + std::string(kClaimsSeparator) +
+                              "\n| a | b |\n| a | b | not a gate! |\n",
+                          m);
   EXPECT_TRUE(any_has(bad_cells, "needs 3 cells")) << joined(bad_cells);
   EXPECT_TRUE(any_has(bad_cells, "cannot read the gates cell")) << joined(bad_cells);
 }
@@ -273,9 +312,11 @@ TEST(ClaimsSupportTable, RowsSplitOnUnescapedBars) {
 }
 
 TEST(ClaimsSupportTable, HostileNamesAndGateIdsAreEscapedAndVerify) {
-  auto m = matrix_of({loaded("e.json", orin_evidence_json("2026-11-29T16:23:05Z",
-                                                          {{"gate", "x | y\n| z"},
-                                                           {"platform", {{"tegra", {{"module", "M\u202e <!-- -->"}}}}}}))});
+  auto m = matrix_of(
+      {loaded("e.json",
+              orin_evidence_json("2026-11-29T16:23:05Z",
+                                 {{"gate", "x | y\n| z"},
+                                  {"platform", {{"tegra", {{"module", "M\u202e <!-- -->"}}}}}}))});
   std::string block = report::render_support_markdown(m);
   EXPECT_NE(block.find("| M\\u202e &lt;!-- --&gt; |"), std::string::npos) << block;
   EXPECT_NE(block.find("| x \\| y \\| z (2026-11-29) |"), std::string::npos) << block;
@@ -284,8 +325,10 @@ TEST(ClaimsSupportTable, HostileNamesAndGateIdsAreEscapedAndVerify) {
 }
 
 TEST(ClaimsSupportTable, AnEscapedPlatformNameRoundTripsThroughVerify) {
-  auto m = matrix_of({loaded("e.json", orin_evidence_json("2026-11-29T16:23:05Z",
-                                                          {{"platform", {{"tegra", {{"module", "Odd | <Module> & co"}}}}}}))});
+  auto m = matrix_of(
+      {loaded("e.json", orin_evidence_json(
+                            "2026-11-29T16:23:05Z",
+                            {{"platform", {{"tegra", {{"module", "Odd | <Module> & co"}}}}}}))});
   std::string block = report::render_support_markdown(m);
   EXPECT_NE(block.find("Odd \\| &lt;Module&gt; &amp; co"), std::string::npos) << block;
   EXPECT_TRUE(verify(block, m).empty());

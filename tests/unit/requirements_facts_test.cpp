@@ -13,15 +13,17 @@ namespace jetgate::gate {
 namespace {
 
 nlohmann::json platform_of(const std::string& fixture) {
-  auto doc = nlohmann::json::parse(test::read_file(test::fixtures_dir() + "/" + fixture + "/expected.json"));
+  auto doc = nlohmann::json::parse(
+      test::read_file(test::fixtures_dir() + "/" + fixture + "/expected.json"));
   return doc["platform"];
 }
 
 Requirements requires_of(const std::string& json) {
-  auto p = parse_policy(R"({"schema_version": 1, "owner": "o", "cadence": "c", "evidence_retention_days": 9,
+  auto p = parse_policy(
+      R"({"schema_version": 1, "owner": "o", "cadence": "c", "evidence_retention_days": 9,
       "maximum_evidence_age_days": 9, "gates": [{"id": "g", "probes": [{"probe": "launch", "status": "PASS"}], "requires": )" +
-                            json + "}]}",
-                        "p.json", ".");
+          json + "}]}",
+      "p.json", ".");
   EXPECT_TRUE(p.ok());
   EXPECT_TRUE(p->issues.empty()) << (p->issues.empty() ? "" : p->issues[0].line());
   return p->policy.gates.at(0).requirements;
@@ -68,17 +70,21 @@ TEST(RequirementsFacts, JetpackRangesOnRecordedReleases) {
 }
 
 TEST(RequirementsFacts, MisspeltOrMistypedKeysAreErrors) {
-  auto p = parse_policy(R"({"schema_version": 1, "owner": "o", "cadence": "c", "evidence_retention_days": 9,
+  auto p = parse_policy(
+      R"({"schema_version": 1, "owner": "o", "cadence": "c", "evidence_retention_days": 9,
       "maximum_evidence_age_days": 9, "gates": [{"id": "g", "probes": [{"probe": "launch", "status": "PASS"}],
       "requires": {"modul": "p3701-0005", "soc": 234, "jetpack": "6.2", "power_mode": []}}]})",
-                        "p.json", ".");
+      "p.json", ".");
   ASSERT_TRUE(p.ok());
   std::string all;
   for (const auto& i : p->issues) all += i.line() + "\n";
   EXPECT_NE(all.find("unknown key \"modul\" (did you mean \"module\"?)"), std::string::npos) << all;
-  EXPECT_NE(all.find("requires.soc must be a string or a non-empty list of strings"), std::string::npos) << all;
+  EXPECT_NE(all.find("requires.soc must be a string or a non-empty list of strings"),
+            std::string::npos)
+      << all;
   EXPECT_NE(all.find("requires.jetpack must be an object"), std::string::npos) << all;
-  EXPECT_NE(all.find("requires.power_mode must be a string or a non-empty list"), std::string::npos) << all;
+  EXPECT_NE(all.find("requires.power_mode must be a string or a non-empty list"), std::string::npos)
+      << all;
 }
 
 }  // namespace

@@ -1,13 +1,12 @@
 #include "jetgate/fs/root_fs.hpp"
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
-
-#include <gtest/gtest.h>
 
 #include "test_support.hpp"
 
@@ -121,7 +120,8 @@ TEST(RootFsPortable, LinksAndDotDotStayInsideTheRoot) {
   t.write("sys/firmware/devicetree/base/model", "inside");
   t.write("etc/os-release", "ID=recorded\n");
   std::filesystem::create_directories(t.path("proc"));
-  std::filesystem::create_directory_symlink("/sys/firmware/devicetree/base", t.path("proc/device-tree"));
+  std::filesystem::create_directory_symlink("/sys/firmware/devicetree/base",
+                                            t.path("proc/device-tree"));
   std::filesystem::create_symlink("../../../../../../etc/os-release", t.path("escape"));
   std::filesystem::create_symlink("loop", t.path("loop"));
   int root = ::open(t.dir().c_str(), O_RDONLY | O_DIRECTORY);

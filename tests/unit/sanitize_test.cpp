@@ -1,11 +1,11 @@
+#include "jetgate/report/sanitize.hpp"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <set>
 #include <string>
 #include <vector>
-
-#include "jetgate/report/sanitize.hpp"
 
 namespace jetgate::report {
 namespace {
@@ -22,40 +22,65 @@ void expect_redacted(const std::string& input, const std::string& secret, const 
   EXPECT_EQ(sanitize(out, o), out) << "not idempotent on: " << input;
 }
 
-void expect_kept(const std::string& input) { EXPECT_EQ(sanitize(input), input); }
+void expect_kept(const std::string& input) {
+  EXPECT_EQ(sanitize(input), input);
+}
 
 TEST(Sanitize, KeepsVersionsShasDatesAndPublicUrls) {
-  for (const char* s : {"L4T 36.4.3, JetPack 6.2.1", "torch 2.5.0a0+872d972e41.nv24.08",
-                        "torch==2.11.0+cu130", "NVIDIA driver 580.159.04", "cuDNN 9.3.0.75", "TensorRT: 10.3.0.30",
-                        "libnvinfer version=10.3.0.30", "CUDA toolkit 12.6.68", "compute capability 8.7",
-                        "git sha 3f1c2a9d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39", "generated at 2026-11-29T16:23:05Z",
-                        "2026-11-29T16:23:05.123456+00:00", "https://github.com/elder-plinius/OBLITERATUS/issues/31",
-                        "nvidia,p3737-0000+p3701-0005", "Jetson AGX Orin 64GB (p3701-0005, tegra234)",
-                        "| cuda-runtime | passed | aarch64; Jetson (Tegra); L4T >= 36.0 | none |",
-                        "probe bandwidth: PASS (83.6% of the 204.8 GB/s peak)", "jetgate::claims::sanitize",
-                        "# R36 (release), REVISION: 4.3, GCID: 38968081, BOARD: generic, EABI: aarch64",
-                        "host memory 64 GiB", "serial console", "counts.tests=12", "/usr/local/cuda-12.6/lib64",
-                        "/etc/nv_tegra_release", "max_tokens=128", "nvidia-l4t-core 36.3.0-20240506102626"})
+  for (const char* s :
+       {"L4T 36.4.3, JetPack 6.2.1",
+        "torch 2.5.0a0+872d972e41.nv24.08",
+        "torch==2.11.0+cu130",
+        "NVIDIA driver 580.159.04",
+        "cuDNN 9.3.0.75",
+        "TensorRT: 10.3.0.30",
+        "libnvinfer version=10.3.0.30",
+        "CUDA toolkit 12.6.68",
+        "compute capability 8.7",
+        "git sha 3f1c2a9d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39",
+        "generated at 2026-11-29T16:23:05Z",
+        "2026-11-29T16:23:05.123456+00:00",
+        "https://github.com/elder-plinius/OBLITERATUS/issues/31",
+        "nvidia,p3737-0000+p3701-0005",
+        "Jetson AGX Orin 64GB (p3701-0005, tegra234)",
+        "| cuda-runtime | passed | aarch64; Jetson (Tegra); L4T >= 36.0 | none |",
+        "probe bandwidth: PASS (83.6% of the 204.8 GB/s peak)",
+        "jetgate::claims::sanitize",
+        "# R36 (release), REVISION: 4.3, GCID: 38968081, BOARD: generic, EABI: aarch64",
+        "host memory 64 GiB",
+        "serial console",
+        "counts.tests=12",
+        "/usr/local/cuda-12.6/lib64",
+        "/etc/nv_tegra_release",
+        "max_tokens=128",
+        "nvidia-l4t-core 36.3.0-20240506102626"})
     expect_kept(s);
 }
 
 TEST(Sanitize, EnvironmentVariableValues) {
   expect_redacted("env: LD_LIBRARY_PATH=/usr/local/cuda/lib64:/opt/x", "/opt/x", "env");
-  expect_redacted("CUDA_VISIBLE_DEVICES=0 HF_HOME=\"/data/hf cache\" python", "/data/hf cache", "env");
+  expect_redacted("CUDA_VISIBLE_DEVICES=0 HF_HOME=\"/data/hf cache\" python", "/data/hf cache",
+                  "env");
   std::string out = sanitize("export AWS_REGION=eu-west-1");
   EXPECT_EQ(out, "export AWS_REGION=[redacted:env]");
 }
 
 TEST(Sanitize, Tokens) {
-  expect_redacted("token ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R", "ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R", "token");
-  expect_redacted("github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEF0123456789abcdefghijklmn",
-                  "github_pat_11ABCDEFG", "token");
+  expect_redacted("token ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R",
+                  "ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R", "token");
+  expect_redacted(
+      "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEF0123456789abcdefghijklmn",
+      "github_pat_11ABCDEFG", "token");
   expect_redacted("CI_JOB_TOKEN glpat-x2Yz3AbCdEfGh4IjKlMn", "glpat-x2Yz3AbCdEfGh4IjKlMn", "token");
-  expect_redacted("slack xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx", "xoxb-1234", "token");
+  expect_redacted("slack xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx", "xoxb-1234",
+                  "token");
   expect_redacted("key AKIAIOSFODNN7EXAMPLE in use", "AKIAIOSFODNN7EXAMPLE", "token");
-  expect_redacted("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI", "token");
-  expect_redacted("Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig", "eyJhbGci", "token");
-  expect_redacted("curl -H 'authorization: token abcdef0123456789abcdef'", "abcdef0123456789abcdef", "token");
+  expect_redacted("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+                  "wJalrXUtnFEMI", "token");
+  expect_redacted("Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig", "eyJhbGci",
+                  "token");
+  expect_redacted("curl -H 'authorization: token abcdef0123456789abcdef'", "abcdef0123456789abcdef",
+                  "token");
   expect_redacted("GITHUB_TOKEN=ghs_16C7e42F292c6912E7710c838347Ae178B4a", "ghs_16C7e42F", "token");
   expect_redacted("password: hunter2-correct-horse", "hunter2", "token");
 }
@@ -66,10 +91,12 @@ TEST(Sanitize, EmailAddresses) {
 }
 
 TEST(Sanitize, LocalPaths) {
-  expect_redacted("ImportError: /home/alice/venv/lib/python3.10/site-packages/torch/_C.so", "alice", "path");
+  expect_redacted("ImportError: /home/alice/venv/lib/python3.10/site-packages/torch/_C.so", "alice",
+                  "path");
   expect_redacted("wrote /Users/bob/work/evidence.json", "bob", "path");
   expect_redacted("cwd=/root/jetgate", "/root/jetgate", "path");
-  expect_redacted("junit at /tmp/pytest-of-runner/pytest-3/junit.xml: 3 tests", "pytest-of-runner", "path");
+  expect_redacted("junit at /tmp/pytest-of-runner/pytest-3/junit.xml: 3 tests", "pytest-of-runner",
+                  "path");
   expect_redacted("see ~/projects/secret-plan/notes.md", "secret-plan", "path");
   expect_redacted("open file:///home/carol/report.html", "carol", "path");
   expect_redacted(R"(C:\Users\dave\AppData\Local\Temp\x.log)", "dave", "path");
@@ -81,15 +108,17 @@ TEST(Sanitize, LocalPaths) {
 
 TEST(Sanitize, EveryNonSystemAbsolutePathIsRedacted) {
   expect_redacted("cache in /data/alice/hf/models", "alice", "path");
-  expect_redacted("evidence at /work/acme-robot/conditional-evidence/cuda-runtime.json", "acme-robot", "path");
+  expect_redacted("evidence at /work/acme-robot/conditional-evidence/cuda-runtime.json",
+                  "acme-robot", "path");
   expect_redacted("mounted /mnt/bobs-ssd/venv", "bobs-ssd", "path");
   expect_redacted("/srv/secret-project/run.log: 3 tests", "secret-project", "path");
   expect_redacted("open file:///opt/carol-tools/x.html", "carol-tools", "path");
   expect_redacted("(/homework/dave/x.py)", "dave", "path");
-  for (const char* s : {"/dev/nvhost-ctrl-gpu", "/proc/device-tree/model", "/sys/class/devfreq", "/lib/firmware",
-                        "/usr/lib/aarch64-linux-gnu/tegra/libcuda.so", "/opt/nvidia/l4t-packages", "/lib64/ld.so",
-                        "83.6% of the 204.8 GB/s peak", "./build/jetgate", "tests/unit/x.cpp", "and/or",
-                        "https://github.com/elder-plinius/OBLITERATUS/issues/31"})
+  for (const char* s :
+       {"/dev/nvhost-ctrl-gpu", "/proc/device-tree/model", "/sys/class/devfreq", "/lib/firmware",
+        "/usr/lib/aarch64-linux-gnu/tegra/libcuda.so", "/opt/nvidia/l4t-packages", "/lib64/ld.so",
+        "83.6% of the 204.8 GB/s peak", "./build/jetgate", "tests/unit/x.cpp", "and/or",
+        "https://github.com/elder-plinius/OBLITERATUS/issues/31"})
     expect_kept(s);
   expect_redacted("inet 192.168.55.1/24 and /scratch/eve/x", "eve", "path");
 }
@@ -146,7 +175,8 @@ TEST(Sanitize, MalformedInputIsBoundedAndNeverCrashes) {
   std::string binary;
   for (int i = 0; i < 1024; ++i) binary += static_cast<char>(i % 256);
   std::string out = sanitize(binary);
-  for (char c : out) EXPECT_TRUE(c == '\n' || static_cast<unsigned char>(c) >= 0x20) << static_cast<int>(c);
+  for (char c : out)
+    EXPECT_TRUE(c == '\n' || static_cast<unsigned char>(c) >= 0x20) << static_cast<int>(c);
   EXPECT_EQ(sanitize(""), "");
   EXPECT_EQ(sanitize("\n\n"), "\n\n");
   EXPECT_EQ(sanitize("a\r\nb"), "a\nb");
@@ -161,7 +191,8 @@ TEST(Sanitize, MalformedInputIsBoundedAndNeverCrashes) {
   std::string spaceless(1u << 20, 'a');
   EXPECT_LT(sanitize(spaceless).size(), 64u);
   std::string many_lines;
-  for (int i = 0; i < 2000; ++i) many_lines += "inet 10.1.2." + std::to_string(i % 250) + " /home/u" + std::to_string(i) + "\n";
+  for (int i = 0; i < 2000; ++i)
+    many_lines += "inet 10.1.2." + std::to_string(i % 250) + " /home/u" + std::to_string(i) + "\n";
   std::string many = sanitize(many_lines);
   EXPECT_FALSE(contains(many, "10.1.2."));
   EXPECT_FALSE(contains(many, "/home/"));
@@ -199,7 +230,8 @@ TEST(SanitizeCorpus, EverySecretIsRedacted) {
   ASSERT_GE(cases.size(), 60u);
   for (const auto& c : cases) {
     std::string out = sanitize(c.line);
-    EXPECT_FALSE(contains(out, c.secret)) << c.rule << "\ninput:  " << c.line << "\noutput: " << out;
+    EXPECT_FALSE(contains(out, c.secret))
+        << c.rule << "\ninput:  " << c.line << "\noutput: " << out;
     EXPECT_TRUE(contains(out, "[redacted:")) << c.rule << ": " << out;
     EXPECT_EQ(sanitize(out), out) << "not idempotent: " << c.line;
   }
@@ -209,16 +241,19 @@ TEST(SanitizeCorpus, EveryRuleHasACaseAndFiresOnIt) {
   std::set<std::string> covered;
   for (const auto& c : secret_cases()) {
     auto r = sanitize_counting(c.line);
-    EXPECT_TRUE(r.redactions.count(c.rule)) << c.rule << " did not fire on: " << c.line << "\noutput: " << r.text;
+    EXPECT_TRUE(r.redactions.count(c.rule))
+        << c.rule << " did not fire on: " << c.line << "\noutput: " << r.text;
     covered.insert(c.rule);
   }
   std::set<std::string> ids;
   for (const auto& rule : redaction_rules()) {
     EXPECT_TRUE(ids.insert(rule.id).second) << "duplicate rule id " << rule.id;
-    EXPECT_TRUE(covered.count(rule.id)) << rule.id << " has no case in tests/fixtures/sanitize/secrets.tsv";
+    EXPECT_TRUE(covered.count(rule.id))
+        << rule.id << " has no case in tests/fixtures/sanitize/secrets.tsv";
     EXPECT_FALSE(rule.what.empty()) << rule.id;
   }
-  for (const auto& id : covered) EXPECT_TRUE(ids.count(id)) << "secrets.tsv names an unknown rule " << id;
+  for (const auto& id : covered)
+    EXPECT_TRUE(ids.count(id)) << "secrets.tsv names an unknown rule " << id;
 }
 
 TEST(SanitizeCorpus, LookAlikesAreKeptByteForByte) {
@@ -229,7 +264,8 @@ TEST(SanitizeCorpus, LookAlikesAreKeptByteForByte) {
 
 TEST(Sanitize, PrivateKeyBlocksOverSeveralLines) {
   std::string text =
-      "before\nkey follows: -----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAAB\n"
+      "before\nkey follows: -----BEGIN OPENSSH PRIVATE "
+      "KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAAB\n"
       "AAAAMwAAAAtzc2gtZWQyNTUxOQAAACDv0Ad2o7FQ1\n-----END OPENSSH PRIVATE KEY----- after\nlast\n";
   std::string out = sanitize(text);
   EXPECT_FALSE(contains(out, "b3BlbnNzaC1rZXkt")) << out;

@@ -38,15 +38,21 @@ gate::LoadedPolicy policy() {
   return *p;
 }
 
-Date today() { return *evidence::parse_iso_date("2026-11-29"); }
+Date today() {
+  return *evidence::parse_iso_date("2026-11-29");
+}
 
 EvidenceSet evidence_set() {
   EvidenceSet set;
-  set.loaded.push_back(loaded("e/jetson-cuda-runtime.json", orin_evidence_json("2026-11-27T08:00:00Z")));
-  set.loaded.push_back(loaded("e/extra-gate.json", orin_evidence_json("2026-11-29T08:00:00Z",
-                                                                       {{"gate", "extra-gate"}, {"status", "failed"},
-                                                                        {"reason", "pytest exit 1: 2 failures"}})));
-  set.skipped.push_back({"e/bad.json", "e/bad.json: not valid JSON (empty, truncated or corrupt)", "bad"});
+  set.loaded.push_back(
+      loaded("e/jetson-cuda-runtime.json", orin_evidence_json("2026-11-27T08:00:00Z")));
+  set.loaded.push_back(loaded(
+      "e/extra-gate.json",
+      orin_evidence_json("2026-11-29T08:00:00Z", {{"gate", "extra-gate"},
+                                                  {"status", "failed"},
+                                                  {"reason", "pytest exit 1: 2 failures"}})));
+  set.skipped.push_back(
+      {"e/bad.json", "e/bad.json: not valid JSON (empty, truncated or corrupt)", "bad"});
   return set;
 }
 
@@ -71,19 +77,24 @@ TEST(ClaimsSummary, RequirementsInWords) {
   r.min_cuda_driver = "12.2";
   r.min_memory_bytes = 32LL * 1024 * 1024 * 1024;
   EXPECT_EQ(describe_requirements(r),
-            "aarch64 or x86_64; Jetson (Tegra); L4T 36.0 to 36; a CUDA device; CUDA driver >= 12.2; GPU memory >= 32 GiB");
+            "aarch64 or x86_64; Jetson (Tegra); L4T 36.0 to 36; a CUDA device; CUDA driver >= "
+            "12.2; GPU memory >= 32 GiB");
 }
 
 TEST(ClaimsSummary, RowsFollowThePolicyThenOtherEvidence) {
   auto s = build_gate_summary(inputs(evidence_set(), policy()));
   ASSERT_EQ(s.rows.size(), 4u);
   EXPECT_EQ(s.rows[0].gate, "jetson-cuda-runtime");
-  EXPECT_EQ(s.rows[0].constraint, "aarch64; Jetson (Tegra); L4T 36.0 to 36; a CUDA device; CUDA driver >= 12.2; GPU memory >= 30 GiB");
+  EXPECT_EQ(s.rows[0].constraint,
+            "aarch64; Jetson (Tegra); L4T 36.0 to 36; a CUDA device; CUDA driver >= 12.2; GPU "
+            "memory >= 30 GiB");
   EXPECT_EQ(s.rows[0].decision.verdict.state, GateState::fresh_green);
   ASSERT_TRUE(s.rows[0].platform);
   EXPECT_EQ(s.rows[0].platform->platform, "Jetson AGX Orin 64GB");
   EXPECT_EQ(s.rows[1].decision.verdict.state, GateState::missing);
-  EXPECT_EQ(s.rows[1].next, "run `jetgate run cuda-runtime --policy policy.json --evidence-dir e` on the target platform");
+  EXPECT_EQ(s.rows[1].next,
+            "run `jetgate run cuda-runtime --policy policy.json --evidence-dir e` on the target "
+            "platform");
   ASSERT_TRUE(s.rows[1].waiver);
   EXPECT_TRUE(s.rows[1].waiver->active);
   EXPECT_EQ(s.rows[1].waiver->expires, "2026-12-10");
@@ -95,25 +106,39 @@ TEST(ClaimsSummary, RowsFollowThePolicyThenOtherEvidence) {
 }
 
 TEST(ClaimsSummary, StepSummaryTableThenOneLinePerReason) {
-  std::string md = report::render_step_summary(build_gate_summary(inputs(evidence_set(), policy())));
+  std::string md =
+      report::render_step_summary(build_gate_summary(inputs(evidence_set(), policy())));
   EXPECT_NE(md.find("| Gate | Status | Commit | Platform | Evidence |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| jetson-cuda-runtime | holds | 3f1c2a9d8e7b | Jetson AGX Orin 64GB · JetPack 6.2 (L4T 36.4.3), "
-                    "CUDA 12.6, torch 2.5.0a0+872d972e41.nv24.08 | 2026-11-27, 2 days old (max 14) |"),
-            std::string::npos) << md;
-  EXPECT_NE(md.find("| cuda-runtime | no evidence (waived) | - | - | none |"), std::string::npos) << md;
-  EXPECT_NE(md.find("- **cuda-runtime**: no evidence (waived)\n  - requires: a CUDA device\n  - waived until "
-                    "2026-12-10, tracked in https://github.com/acme/robot-stack/issues/412: the GPU runner is being "
-                    "re-flashed\n"),
-            std::string::npos) << md;
-  EXPECT_NE(md.find("  - invalid waiver: environment waiver waives a software-only gate"), std::string::npos) << md;
-  EXPECT_NE(md.find("- **extra-gate**: failed\n  - not in the policy: nothing requires it\n  - the gate failed: "
+  EXPECT_NE(
+      md.find("| jetson-cuda-runtime | holds | 3f1c2a9d8e7b | Jetson AGX Orin 64GB · JetPack 6.2 "
+              "(L4T 36.4.3), "
+              "CUDA 12.6, torch 2.5.0a0+872d972e41.nv24.08 | 2026-11-27, 2 days old (max 14) |"),
+      std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| cuda-runtime | no evidence (waived) | - | - | none |"), std::string::npos)
+      << md;
+  EXPECT_NE(
+      md.find(
+          "- **cuda-runtime**: no evidence (waived)\n  - requires: a CUDA device\n  - waived until "
+          "2026-12-10, tracked in https://github.com/acme/robot-stack/issues/412: the GPU runner "
+          "is being "
+          "re-flashed\n"),
+      std::string::npos)
+      << md;
+  EXPECT_NE(md.find("  - invalid waiver: environment waiver waives a software-only gate"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("- **extra-gate**: failed\n  - not in the policy: nothing requires it\n  - the "
+                    "gate failed: "
                     "pytest exit 1: 2 failures\n"),
-            std::string::npos) << md;
+            std::string::npos)
+      << md;
   EXPECT_NE(md.find("- e/bad.json: not valid JSON"), std::string::npos) << md;
 }
 
 TEST(ClaimsSummary, WithoutPolicyEveryEvidencedGateIsListed) {
-  std::string md = report::render_step_summary(build_gate_summary(inputs(evidence_set(), std::nullopt)));
+  std::string md =
+      report::render_step_summary(build_gate_summary(inputs(evidence_set(), std::nullopt)));
   EXPECT_NE(md.find("with no policy"), std::string::npos);
   EXPECT_NE(md.find("| extra-gate | failed | 3f1c2a9d8e7b |"), std::string::npos) << md;
   EXPECT_NE(md.find("| jetson-cuda-runtime | holds | 3f1c2a9d8e7b |"), std::string::npos) << md;
@@ -121,11 +146,14 @@ TEST(ClaimsSummary, WithoutPolicyEveryEvidencedGateIsListed) {
 
 TEST(ClaimsSummary, IssueBodyCarriesFactsAndIsSanitized) {
   EvidenceSet set;
-  auto j = orin_evidence_json("2026-11-29T08:00:00Z",
-                              {{"status", "failed"},
-                               {"reason", "pytest failed in /home/alice/robot/tests, see 192.168.55.1 and ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R"},
-                               {"platform", {{"hostname", "orin-lab-07"}, {"tegra", {{"serial_number", "1422921234567"}}}}},
-                               {"probes", {{"bandwidth", {{"status", "PASS"}, {"reason", "171 GB/s on orin-lab-07"}}}}}});
+  auto j = orin_evidence_json(
+      "2026-11-29T08:00:00Z",
+      {{"status", "failed"},
+       {"reason",
+        "pytest failed in /home/alice/robot/tests, see 192.168.55.1 and "
+        "ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R"},
+       {"platform", {{"hostname", "orin-lab-07"}, {"tegra", {{"serial_number", "1422921234567"}}}}},
+       {"probes", {{"bandwidth", {{"status", "PASS"}, {"reason", "171 GB/s on orin-lab-07"}}}}}});
   set.loaded.push_back(loaded("e/jetson-cuda-runtime.json", j));
   auto s = build_gate_summary(inputs(set, std::nullopt));
   report::SanitizeOptions o;
@@ -133,16 +161,21 @@ TEST(ClaimsSummary, IssueBodyCarriesFactsAndIsSanitized) {
   std::string body = report::render_issue_body(s, o);
   for (const char* secret : {"alice", "192.168.55.1", "ghp_", "orin-lab-07", "1422921234567"})
     EXPECT_EQ(body.find(secret), std::string::npos) << secret << " leaked:\n" << body;
-  for (const char* fact : {"- L4T: 36.4.3", "- JetPack: 6.2", "- torch: 2.5.0a0+872d972e41.nv24.08, CUDA 12.6",
-                           "- module: Jetson AGX Orin 64GB", "- CUDA toolkit: 12.6.68", "- GPU: Orin, compute capability 8.7",
-                           "- probe bandwidth: PASS", "- verdict: failed", "tests 12, failures 0"})
+  for (const char* fact :
+       {"- L4T: 36.4.3", "- JetPack: 6.2", "- torch: 2.5.0a0+872d972e41.nv24.08, CUDA 12.6",
+        "- module: Jetson AGX Orin 64GB", "- CUDA toolkit: 12.6.68",
+        "- GPU: Orin, compute capability 8.7", "- probe bandwidth: PASS", "- verdict: failed",
+        "tests 12, failures 0"})
     EXPECT_NE(body.find(fact), std::string::npos) << fact << " missing:\n" << body;
 }
 
 TEST(ClaimsSummary, ObliteratusEvidenceSaysFactsWereNotRecorded) {
   EvidenceSet set;
-  set.loaded.push_back(loaded("o.json", {{"schema_version", 1}, {"gate", "jetson-cuda-runtime"}, {"status", "passed"},
-                                         {"generated_at", "2026-11-29T16:23:05.123456+00:00"}, {"git_sha", "local"},
+  set.loaded.push_back(loaded("o.json", {{"schema_version", 1},
+                                         {"gate", "jetson-cuda-runtime"},
+                                         {"status", "passed"},
+                                         {"generated_at", "2026-11-29T16:23:05.123456+00:00"},
+                                         {"git_sha", "local"},
                                          {"counts", {{"tests", 9}}}}));
   std::string body = report::render_issue_body(build_gate_summary(inputs(set, std::nullopt)), {});
   EXPECT_NE(body.find("platform facts: not recorded"), std::string::npos) << body;

@@ -1,9 +1,10 @@
+#include "jetgate/claims/support_matrix.hpp"
+
 #include <gtest/gtest.h>
 
 #include "claims_test_helpers.hpp"
 #include "jetgate/claims/evidence_verdict.hpp"
 #include "jetgate/claims/platform_key.hpp"
-#include "jetgate/claims/support_matrix.hpp"
 #include "jetgate/report/support_markdown.hpp"
 #include "test_support.hpp"
 
@@ -14,7 +15,9 @@ using test::evidence_of;
 using test::loaded;
 using test::orin_evidence_json;
 
-Date day(const char* text) { return *evidence::parse_iso_date(text); }
+Date day(const char* text) {
+  return *evidence::parse_iso_date(text);
+}
 
 GateVerdict judge(const nlohmann::json& j, const char* today = "2026-11-29", int max_age = 14) {
   return judge_evidence(evidence_of(j), JudgeRules{day(today), max_age, "", false});
@@ -31,8 +34,10 @@ TEST(ClaimsFreshness, ExactlyMaxAgeOldIsFreshOneDayMoreIsStale) {
 }
 
 TEST(ClaimsFreshness, MaxAgeZeroAcceptsOnlyToday) {
-  EXPECT_EQ(judge(orin_evidence_json("2026-11-29T00:00:00Z"), "2026-11-29", 0).state, GateState::fresh_green);
-  EXPECT_EQ(judge(orin_evidence_json("2026-11-28T23:59:59Z"), "2026-11-29", 0).state, GateState::stale);
+  EXPECT_EQ(judge(orin_evidence_json("2026-11-29T00:00:00Z"), "2026-11-29", 0).state,
+            GateState::fresh_green);
+  EXPECT_EQ(judge(orin_evidence_json("2026-11-28T23:59:59Z"), "2026-11-29", 0).state,
+            GateState::stale);
 }
 
 TEST(ClaimsFreshness, TomorrowIsFutureDatedButAnOffsetIsConvertedToUtcFirst) {
@@ -58,8 +63,10 @@ TEST(ClaimsFreshness, TimestampsOrderWithinADayAndHonourOffsets) {
 
 TEST(ClaimsVerdict, PassedWithInconsistentCountsIsRejected) {
   auto with_counts = [](int tests, int failures, int errors, int skipped) {
-    return orin_evidence_json("2026-11-29T16:23:05Z",
-                              {{"counts", {{"tests", tests}, {"failures", failures}, {"errors", errors}, {"skipped", skipped}}}});
+    return orin_evidence_json(
+        "2026-11-29T16:23:05Z",
+        {{"counts",
+          {{"tests", tests}, {"failures", failures}, {"errors", errors}, {"skipped", skipped}}}});
   };
   EXPECT_EQ(judge(with_counts(0, 0, 0, 0)).state, GateState::inconsistent);
   EXPECT_EQ(judge(with_counts(5, 1, 0, 0)).state, GateState::inconsistent);
@@ -67,15 +74,18 @@ TEST(ClaimsVerdict, PassedWithInconsistentCountsIsRejected) {
   auto skipped = judge(with_counts(5, 0, 0, 1));
   EXPECT_EQ(skipped.state, GateState::inconsistent);
   EXPECT_NE(skipped.detail.find("without skips"), std::string::npos);
-  EXPECT_EQ(judge(orin_evidence_json("2026-11-29T16:23:05Z", {{"exit_code", 1}})).state, GateState::inconsistent);
+  EXPECT_EQ(judge(orin_evidence_json("2026-11-29T16:23:05Z", {{"exit_code", 1}})).state,
+            GateState::inconsistent);
   EXPECT_EQ(judge(with_counts(1, 0, 0, 0)).state, GateState::fresh_green);
 }
 
 TEST(ClaimsVerdict, FailedAndNotRunKeepTheirReason) {
-  auto failed = judge(orin_evidence_json("2026-11-29T16:23:05Z", {{"status", "failed"}, {"reason", "2 failures"}}));
+  auto failed = judge(
+      orin_evidence_json("2026-11-29T16:23:05Z", {{"status", "failed"}, {"reason", "2 failures"}}));
   EXPECT_EQ(failed.state, GateState::failed);
   EXPECT_EQ(failed.detail, "the gate failed: 2 failures");
-  EXPECT_EQ(judge(orin_evidence_json("2026-11-29T16:23:05Z", {{"status", "not_run"}})).state, GateState::not_run);
+  EXPECT_EQ(judge(orin_evidence_json("2026-11-29T16:23:05Z", {{"status", "not_run"}})).state,
+            GateState::not_run);
 }
 
 TEST(ClaimsPlatformKey, JetsonKeyNamesModuleJetpackL4tCudaAndTorch) {
@@ -86,31 +96,36 @@ TEST(ClaimsPlatformKey, JetsonKeyNamesModuleJetpackL4tCudaAndTorch) {
 }
 
 TEST(ClaimsPlatformKey, TorchBuiltForAnotherCudaIsNamedAndAbsentTorchIsLeftOut) {
-  auto other = platform_key(evidence_of(orin_evidence_json("2026-11-29T16:23:05Z",
-                                                           {{"python", {{"torch", {{"cuda_version", "12.4"}}}}}})));
-  EXPECT_EQ(other.runtime, "JetPack 6.2 (L4T 36.4.3), CUDA 12.6, torch 2.5.0a0+872d972e41.nv24.08 (CUDA 12.4)");
-  auto none = platform_key(evidence_of(orin_evidence_json("2026-11-29T16:23:05Z", {{"python", nullptr}})));
+  auto other = platform_key(evidence_of(orin_evidence_json(
+      "2026-11-29T16:23:05Z", {{"python", {{"torch", {{"cuda_version", "12.4"}}}}}})));
+  EXPECT_EQ(other.runtime,
+            "JetPack 6.2 (L4T 36.4.3), CUDA 12.6, torch 2.5.0a0+872d972e41.nv24.08 (CUDA 12.4)");
+  auto none =
+      platform_key(evidence_of(orin_evidence_json("2026-11-29T16:23:05Z", {{"python", nullptr}})));
   EXPECT_EQ(none.runtime, "JetPack 6.2 (L4T 36.4.3), CUDA 12.6");
 }
 
 TEST(ClaimsPlatformKey, ModuleFallsBackToModelAndPartNumber) {
   auto k = platform_key(evidence_of(orin_evidence_json(
-      "2026-11-29T16:23:05Z", {{"platform", {{"tegra", {{"module", nullptr}, {"jetpack", nullptr}}}}}})));
+      "2026-11-29T16:23:05Z",
+      {{"platform", {{"tegra", {{"module", nullptr}, {"jetpack", nullptr}}}}}})));
   EXPECT_EQ(k.platform, "NVIDIA Jetson AGX Orin Developer Kit (p3701-0005)");
   EXPECT_EQ(k.runtime.substr(0, 31), "JetPack unknown (L4T 36.4.3), C");
   EXPECT_TRUE(k.identified);
 }
 
 TEST(ClaimsPlatformKey, JetsonWithoutL4tIsNotIdentified) {
-  auto k = platform_key(evidence_of(orin_evidence_json("2026-11-29T16:23:05Z",
-                                                       {{"platform", {{"tegra", {{"l4t", nullptr}}}}}})));
+  auto k = platform_key(evidence_of(
+      orin_evidence_json("2026-11-29T16:23:05Z", {{"platform", {{"tegra", {{"l4t", nullptr}}}}}})));
   EXPECT_FALSE(k.identified);
   EXPECT_FALSE(k.missing.empty());
 }
 
 TEST(ClaimsPlatformKey, HostKeyNamesGpuArchDriverCuda) {
   nlohmann::json j = orin_evidence_json();
-  j["platform"] = {{"arch", "x86_64"}, {"tegra", {{"is_tegra", false}}}, {"cuda", {{"toolkit_version", "13.0.2"}}},
+  j["platform"] = {{"arch", "x86_64"},
+                   {"tegra", {{"is_tegra", false}}},
+                   {"cuda", {{"toolkit_version", "13.0.2"}}},
                    {"nvidia_driver", {{"version", "580.159.04"}}}};
   j["gpu"]["devices"] = {{{"name", "NVIDIA H200"}}, {{"name", "NVIDIA H200"}}};
   j["python"]["torch"] = {{"version", "2.11.0+cu130"}, {"cuda_version", "13.0"}};
@@ -121,14 +136,16 @@ TEST(ClaimsPlatformKey, HostKeyNamesGpuArchDriverCuda) {
 }
 
 TEST(ClaimsPlatformKey, ObliteratusEvidenceAndMistypedBlocksNeverCrashAndNeverIdentify) {
-  nlohmann::json bare = {{"schema_version", 1}, {"gate", "g"}, {"status", "passed"},
-                         {"generated_at", "2026-11-29T16:23:05.123456+00:00"}, {"git_sha", "local"},
-                         {"counts", {{"tests", 1}}}};
+  nlohmann::json bare = {
+      {"schema_version", 1}, {"gate", "g"},
+      {"status", "passed"},  {"generated_at", "2026-11-29T16:23:05.123456+00:00"},
+      {"git_sha", "local"},  {"counts", {{"tests", 1}}}};
   EXPECT_FALSE(platform_key(evidence_of(bare)).identified);
-  for (const nlohmann::json& odd : {nlohmann::json{{"platform", "aarch64"}}, nlohmann::json{{"platform", {{"tegra", {1, 2}}}}},
-                                    nlohmann::json{{"gpu", {{"devices", "Orin"}}}},
-                                    nlohmann::json{{"gpu", {{"devices", {1, nullptr, {{"name", 7}}}}}}},
-                                    nlohmann::json{{"platform", {{"tegra", {{"is_tegra", "yes"}, {"l4t", 36}}}}}}}) {
+  for (const nlohmann::json& odd :
+       {nlohmann::json{{"platform", "aarch64"}}, nlohmann::json{{"platform", {{"tegra", {1, 2}}}}},
+        nlohmann::json{{"gpu", {{"devices", "Orin"}}}},
+        nlohmann::json{{"gpu", {{"devices", {1, nullptr, {{"name", 7}}}}}}},
+        nlohmann::json{{"platform", {{"tegra", {{"is_tegra", "yes"}, {"l4t", 36}}}}}}}) {
     nlohmann::json j = bare;
     j.update(odd);
     auto k = platform_key(evidence_of(j));
@@ -144,12 +161,15 @@ TEST(ClaimsPlatformKey, CudaMajorMinor) {
   EXPECT_EQ(cuda_major_minor(""), "");
 }
 
-EvidenceSet set_of(std::vector<LoadedEvidence> v) { return EvidenceSet{std::move(v), {}}; }
+EvidenceSet set_of(std::vector<LoadedEvidence> v) {
+  return EvidenceSet{std::move(v), {}};
+}
 
 TEST(ClaimsMatrix, NewestEvidenceDecidesSoANewerFailureWithdrawsSupport) {
   auto green = orin_evidence_json("2026-11-28T10:00:00Z");
   auto red = orin_evidence_json("2026-11-29T10:00:00Z", {{"status", "failed"}, {"reason", "oom"}});
-  auto m = build_support_matrix(set_of({loaded("a/green.json", green), loaded("b/red.json", red)}), JudgeRules{day("2026-11-29"), 14, "", false});
+  auto m = build_support_matrix(set_of({loaded("a/green.json", green), loaded("b/red.json", red)}),
+                                JudgeRules{day("2026-11-29"), 14, "", false});
   ASSERT_EQ(m.rows.size(), 1u);
   ASSERT_EQ(m.rows[0].gates.size(), 1u);
   EXPECT_EQ(m.rows[0].gates[0].verdict.state, GateState::failed);
@@ -158,7 +178,8 @@ TEST(ClaimsMatrix, NewestEvidenceDecidesSoANewerFailureWithdrawsSupport) {
   EXPECT_TRUE(supported_claims(m).empty());
 
   auto newer_green = orin_evidence_json("2026-11-29T11:00:00Z");
-  m = build_support_matrix(set_of({loaded("b/red.json", red), loaded("c/green.json", newer_green)}), JudgeRules{day("2026-11-29"), 14, "", false});
+  m = build_support_matrix(set_of({loaded("b/red.json", red), loaded("c/green.json", newer_green)}),
+                           JudgeRules{day("2026-11-29"), 14, "", false});
   EXPECT_EQ(m.rows[0].gates[0].verdict.state, GateState::fresh_green);
   ASSERT_EQ(supported_claims(m).size(), 1u);
 }
@@ -176,24 +197,32 @@ TEST(ClaimsMatrix, AtTheSameInstantRedBeatsGreen) {
 
 TEST(ClaimsMatrix, RowsAreKeyedByCombinationAndSorted) {
   auto orin62 = orin_evidence_json();
-  auto orin61 = orin_evidence_json("2026-11-29T10:00:00Z",
-                                   {{"gate", "cuda-runtime"}, {"platform", {{"tegra", {{"l4t", "36.4.0"}, {"jetpack", "6.1"}}}}}});
+  auto orin61 = orin_evidence_json(
+      "2026-11-29T10:00:00Z", {{"gate", "cuda-runtime"},
+                               {"platform", {{"tegra", {{"l4t", "36.4.0"}, {"jetpack", "6.1"}}}}}});
   auto second_gate = orin_evidence_json("2026-11-29T10:00:00Z", {{"gate", "cuda-runtime"}});
-  auto m = build_support_matrix(set_of({loaded("1.json", orin62), loaded("2.json", orin61), loaded("3.json", second_gate)}),
-                                JudgeRules{day("2026-11-29"), 14, "", false});
+  auto m = build_support_matrix(
+      set_of({loaded("1.json", orin62), loaded("2.json", orin61), loaded("3.json", second_gate)}),
+      JudgeRules{day("2026-11-29"), 14, "", false});
   ASSERT_EQ(m.rows.size(), 2u);
   EXPECT_EQ(m.rows[0].key.runtime.substr(0, 11), "JetPack 6.1");
-  EXPECT_EQ(m.rows[1].supported_gates(), (std::vector<std::string>{"cuda-runtime", "jetson-cuda-runtime"}));
+  EXPECT_EQ(m.rows[1].supported_gates(),
+            (std::vector<std::string>{"cuda-runtime", "jetson-cuda-runtime"}));
   auto claims = supported_claims(m);
   ASSERT_EQ(claims.size(), 3u);
-  EXPECT_EQ(claims[0], (Claim{"Jetson AGX Orin 64GB", m.rows[0].key.runtime, "cuda-runtime", "2026-11-29"}));
+  EXPECT_EQ(claims[0],
+            (Claim{"Jetson AGX Orin 64GB", m.rows[0].key.runtime, "cuda-runtime", "2026-11-29"}));
 }
 
 TEST(ClaimsMatrix, UnidentifiedPlatformsNeverBackAClaim) {
-  nlohmann::json bare = {{"schema_version", 1}, {"gate", "jetson-cuda-runtime"}, {"status", "passed"},
+  nlohmann::json bare = {{"schema_version", 1},
+                         {"gate", "jetson-cuda-runtime"},
+                         {"status", "passed"},
                          {"generated_at", "2026-11-29T16:23:05.123456+00:00"},
-                         {"git_sha", "3f1c2a9d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39"}, {"counts", {{"tests", 9}}}};
-  auto m = build_support_matrix(set_of({loaded("o.json", bare)}), JudgeRules{day("2026-11-29"), 14, "", false});
+                         {"git_sha", "3f1c2a9d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39"},
+                         {"counts", {{"tests", 9}}}};
+  auto m = build_support_matrix(set_of({loaded("o.json", bare)}),
+                                JudgeRules{day("2026-11-29"), 14, "", false});
   ASSERT_EQ(m.rows.size(), 1u);
   EXPECT_EQ(m.rows[0].gates[0].verdict.state, GateState::fresh_green);
   EXPECT_TRUE(m.rows[0].supported_gates().empty());
@@ -234,9 +263,10 @@ TEST(ClaimsVerdict, LocalEvidenceNeverBacksAClaim) {
   EXPECT_EQ(v.state, GateState::no_commit);
   EXPECT_FALSE(backs_claim(v));
   EXPECT_NE(v.detail.find("names no commit (git_sha \"local\")"), std::string::npos) << v.detail;
-  auto m = build_support_matrix(set_of({loaded("e/jetson-cuda-runtime.json",
-                                               orin_evidence_json("2026-11-29T10:00:00Z", {{"git_sha", "local"}}))}),
-                                JudgeRules{day("2026-11-29"), 14, "", false});
+  auto m = build_support_matrix(
+      set_of({loaded("e/jetson-cuda-runtime.json",
+                     orin_evidence_json("2026-11-29T10:00:00Z", {{"git_sha", "local"}}))}),
+      JudgeRules{day("2026-11-29"), 14, "", false});
   EXPECT_TRUE(supported_claims(m).empty());
   EXPECT_NE(report::render_support_markdown(m).find("no commit recorded (git_sha is not a commit)"),
             std::string::npos);
@@ -246,13 +276,15 @@ TEST(ClaimsEvidenceSet, OnlyGateDotJsonCountsForItsGate) {
   test::TempDir t;
   auto green = orin_evidence_json("2026-11-29T10:00:00Z");
   t.write("copy-of-green.json", green.dump());
-  t.write("cuda-runtime.json", orin_evidence_json("2026-11-29T10:00:00Z", {{"gate", "cuda-runtime"}}).dump());
+  t.write("cuda-runtime.json",
+          orin_evidence_json("2026-11-29T10:00:00Z", {{"gate", "cuda-runtime"}}).dump());
   auto set = load_evidence_dirs({t.dir()});
   ASSERT_TRUE(set) << set.error().message();
   ASSERT_EQ(set->loaded.size(), 1u);
   EXPECT_EQ(set->loaded[0].evidence.gate, "cuda-runtime");
   ASSERT_EQ(set->skipped.size(), 1u);
-  EXPECT_NE(set->skipped[0].why.find("copy-of-green.json"), std::string::npos) << set->skipped[0].why;
+  EXPECT_NE(set->skipped[0].why.find("copy-of-green.json"), std::string::npos)
+      << set->skipped[0].why;
   EXPECT_NE(set->skipped[0].why.find("(DIR/GATE.json)"), std::string::npos) << set->skipped[0].why;
 }
 

@@ -84,8 +84,14 @@ CliRun run_jetgate(const std::vector<std::string>& args, const std::vector<std::
   return run;
 }
 
-std::string fixtures_dir() { return JETGATE_FIXTURES_DIR; }
-std::string source_dir() { return JETGATE_SOURCE_DIR; }
-std::string jetgate_binary() { return JETGATE_BINARY; }
+std::string fixtures_dir() {
+  return JETGATE_FIXTURES_DIR;
+}
+std::string source_dir() {
+  return JETGATE_SOURCE_DIR;
+}
+std::string jetgate_binary() {
+  return JETGATE_BINARY;
+}
 
 }  // namespace jetgate::test

@@ -24,24 +24,34 @@ const T& pick(std::mt19937& rng, const std::vector<T>& v) {
   return v[std::uniform_int_distribution<std::size_t>(0, v.size() - 1)(rng)];
 }
 
-bool coin(std::mt19937& rng, double p = 0.5) { return std::bernoulli_distribution(p)(rng); }
+bool coin(std::mt19937& rng, double p = 0.5) {
+  return std::bernoulli_distribution(p)(rng);
+}
 
 nlohmann::json random_platform(std::mt19937& rng) {
   if (coin(rng, 0.5))
     return {{"arch", "aarch64"},
-            {"tegra", {{"is_tegra", true}, {"l4t", pick(rng, std::vector<std::string>{"36.4.3", "35.6.1"})},
-                       {"jetpack", "6.2"}, {"module", pick(rng, std::vector<std::string>{"Jetson AGX Orin 64GB", "Jetson Orin NX 16GB"})}}},
+            {"tegra",
+             {{"is_tegra", true},
+              {"l4t", pick(rng, std::vector<std::string>{"36.4.3", "35.6.1"})},
+              {"jetpack", "6.2"},
+              {"module", pick(rng, std::vector<std::string>{"Jetson AGX Orin 64GB",
+                                                            "Jetson Orin NX 16GB"})}}},
             {"cuda", {{"toolkit_version", "12.6.68"}}}};
-  return {{"arch", "x86_64"}, {"nvidia_driver", {{"version", "580.159.04"}}}, {"cuda", {{"toolkit_version", "13.0.1"}}}};
+  return {{"arch", "x86_64"},
+          {"nvidia_driver", {{"version", "580.159.04"}}},
+          {"cuda", {{"toolkit_version", "13.0.1"}}}};
 }
 
 // One evidence document with every field drawn at random; today is 2026-11-29.
 nlohmann::json random_evidence(std::mt19937& rng, const std::string& gate) {
   nlohmann::json j = {{"schema_version", 1}, {"gate", gate}};
-  j["status"] = pick(rng, std::vector<std::string>{"passed", "passed", "passed", "failed", "not_run"});
+  j["status"] =
+      pick(rng, std::vector<std::string>{"passed", "passed", "passed", "failed", "not_run"});
   j["git_sha"] = pick(rng, std::vector<std::string>{kCandidate, kCandidate, kOther, "local"});
-  const std::vector<std::string> dates = {"2026-11-29T10:00:00Z", "2026-11-28T23:59:59Z", "2026-11-15T00:00:00Z",
-                                          "2026-11-14T23:59:59Z", "2026-11-30T00:00:01Z", "2026-11-30T01:00:00+02:00",
+  const std::vector<std::string> dates = {"2026-11-29T10:00:00Z", "2026-11-28T23:59:59Z",
+                                          "2026-11-15T00:00:00Z", "2026-11-14T23:59:59Z",
+                                          "2026-11-30T00:00:01Z", "2026-11-30T01:00:00+02:00",
                                           "2026-10-01T12:00:00Z", "2026-11-29T08:00:00.5+00:00"};
   j["generated_at"] = pick(rng, dates);
   j["reason"] = coin(rng) ? "" : "pytest exit 1: 2 failures";
@@ -65,8 +75,11 @@ std::string random_waivers(std::mt19937& rng) {
   nlohmann::json w = nlohmann::json::array();
   for (const auto& g : kGates) {
     if (!coin(rng, 0.2)) continue;
-    w.push_back({{"gate", g}, {"reason", "runner down"}, {"issue", "https://github.com/acme/robot/issues/3"},
-                 {"opened", "2026-11-20"}, {"expires", pick(rng, std::vector<std::string>{"2026-11-29", "2026-11-28"})},
+    w.push_back({{"gate", g},
+                 {"reason", "runner down"},
+                 {"issue", "https://github.com/acme/robot/issues/3"},
+                 {"opened", "2026-11-20"},
+                 {"expires", pick(rng, std::vector<std::string>{"2026-11-29", "2026-11-28"})},
                  {"blocked_claim", "support"}});
   }
   return w.dump();
@@ -83,9 +96,11 @@ struct Corpus {
     for (const auto& g : kGates)
       gates += (gates.empty() ? "" : ",") + std::string(R"({"id": ")") + g +
                R"(", "probes": [{"probe": "launch", "status": "PASS"}]})";
-    options.policy = t.write("ci/policy.json", R"({"schema_version": 1, "owner": "o", "cadence": "c",
+    options.policy =
+        t.write("ci/policy.json", R"({"schema_version": 1, "owner": "o", "cadence": "c",
         "evidence_retention_days": 90, "maximum_evidence_age_days": 14, "repository": "acme/robot",
-        "gates": [)" + gates + "], \"environment_waivers\": " + random_waivers(rng) + "}");
+        "gates": [)" + gates +
+                                      "], \"environment_waivers\": " + random_waivers(rng) + "}");
     std::string dir = "set" + std::to_string(n);
     options.evidence_dirs = {t.path(dir + "/a")};
     std::filesystem::create_directories(options.evidence_dirs[0]);
@@ -141,10 +156,12 @@ TEST(VerdictAgreement, CheckSupportAndSummaryAgreeOnFiveHundredGeneratedEvidence
       states_seen[to_string(verdict.state)]++;
       all_required_green = all_required_green && backs_claim(verdict);
       // summary: the same state, from the same file.
-      EXPECT_EQ(to_string(s_row->decision.verdict.state), to_string(verdict.state)) << "set " << n << " " << row.gate;
+      EXPECT_EQ(to_string(s_row->decision.verdict.state), to_string(verdict.state))
+          << "set " << n << " " << row.gate;
       EXPECT_EQ(s_row->decision.file, row.decision->file) << "set " << n;
       EXPECT_EQ(row.state == "holds", backs_claim(s_row->decision.verdict)) << "set " << n;
-      // support: the deciding file is decided the same on its platform, and claimed exactly when green.
+      // support: the deciding file is decided the same on its platform, and claimed exactly when
+      // green.
       if (!row.decision->evidence) continue;
       auto key = platform_key(*row.decision->evidence);
       bool found = false;
@@ -154,13 +171,15 @@ TEST(VerdictAgreement, CheckSupportAndSummaryAgreeOnFiveHundredGeneratedEvidence
           if (g.gate != row.gate) continue;
           found = true;
           EXPECT_EQ(g.file, row.decision->file) << "set " << n;
-          EXPECT_EQ(to_string(g.verdict.state), to_string(verdict.state)) << "set " << n << " " << row.gate;
+          EXPECT_EQ(to_string(g.verdict.state), to_string(verdict.state))
+              << "set " << n << " " << row.gate;
         }
       }
       EXPECT_TRUE(found) << "set " << n << " " << row.gate;
       bool claimed = false;
-      for (const auto& cl : claims) claimed = claimed || (cl.gate == row.gate && cl.platform == key.platform &&
-                                                          cl.runtime == key.runtime);
+      for (const auto& cl : claims)
+        claimed = claimed ||
+                  (cl.gate == row.gate && cl.platform == key.platform && cl.runtime == key.runtime);
       EXPECT_EQ(claimed, backs_claim(verdict) && key.identified) << "set " << n << " " << row.gate;
     }
     bool policy_clean = in->policy->issues.empty() && in->stale_exception_problems.empty();
@@ -172,8 +191,9 @@ TEST(VerdictAgreement, CheckSupportAndSummaryAgreeOnFiveHundredGeneratedEvidence
     }
   }
   // The corpus must reach every verdict, or it proves less than it claims.
-  for (const char* st : {"fresh_green", "failed", "not_run", "inconsistent", "not_live", "dirty", "no_commit",
-                         "other_commit", "future_dated", "stale", "missing", "unreadable"})
+  for (const char* st :
+       {"fresh_green", "failed", "not_run", "inconsistent", "not_live", "dirty", "no_commit",
+        "other_commit", "future_dated", "stale", "missing", "unreadable"})
     EXPECT_GT(states_seen[st], 0) << st << " never generated";
   EXPECT_GT(judged, 800);
 }

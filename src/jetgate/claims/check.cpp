@@ -1,8 +1,8 @@
 #include "jetgate/claims/check.hpp"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "jetgate/evidence/dates.hpp"
 #include "jetgate/gate/waivers.hpp"
@@ -10,7 +10,8 @@
 namespace jetgate::claims {
 namespace {
 
-std::vector<std::string> required_gates(const gate::Policy& p, const std::vector<std::string>& asked,
+std::vector<std::string> required_gates(const gate::Policy& p,
+                                        const std::vector<std::string>& asked,
                                         const gate::WaiverReview& w) {
   if (!asked.empty()) return asked;
   std::vector<std::string> out;
@@ -20,8 +21,11 @@ std::vector<std::string> required_gates(const gate::Policy& p, const std::vector
 }
 
 nlohmann::json waiver_json(const gate::Waiver& w) {
-  return {{"reason", w.reason}, {"issue", w.issue}, {"opened", evidence::to_string(w.opened)},
-          {"expires", evidence::to_string(w.expires)}, {"blocked_claim", w.blocked_claim}};
+  return {{"reason", w.reason},
+          {"issue", w.issue},
+          {"opened", evidence::to_string(w.opened)},
+          {"expires", evidence::to_string(w.expires)},
+          {"blocked_claim", w.blocked_claim}};
 }
 
 nlohmann::json decision_json(const GateEntry& d) {
@@ -35,8 +39,11 @@ nlohmann::json decision_json(const GateEntry& d) {
                      {"generated_at", e->generated_at},
                      {"git_sha", e->git_sha},
                      {"reason", e->reason},
-                     {"counts", {{"tests", e->counts.tests}, {"failures", e->counts.failures},
-                                 {"errors", e->counts.errors}, {"skipped", e->counts.skipped}}}};
+                     {"counts",
+                      {{"tests", e->counts.tests},
+                       {"failures", e->counts.failures},
+                       {"errors", e->counts.errors},
+                       {"skipped", e->counts.skipped}}}};
   } else {
     j["evidence"] = nullptr;
   }
@@ -65,20 +72,23 @@ CheckResult check_claim(const ClaimInputs& in, const std::vector<std::string>& a
   auto waivers = gate::review_waivers(policy, in.rules.today);
   for (const auto& i : waivers.issues) r.violations.push_back({i.subject, i.what, i.next});
   for (const auto& p : in.stale_exception_problems)
-    r.violations.push_back({"policy", "stale-evidence exception is invalid: " + p,
-                            "give a reason, a canonical issue URL and an expiry at most 30 days away"});
+    r.violations.push_back(
+        {"policy", "stale-evidence exception is invalid: " + p,
+         "give a reason, a canonical issue URL and an expiry at most 30 days away"});
 
   auto required = required_gates(policy, asked, waivers);
   for (const auto& id : required)
     if (!gate::find_gate(policy, id))
-      r.violations.push_back({id, "the policy does not define this gate", "fix --require-gate or the policy"});
+      r.violations.push_back(
+          {id, "the policy does not define this gate", "fix --require-gate or the policy"});
 
   const bool judge = !in.evidence_dirs.empty();
   for (const auto& g : policy.gates) {
     bool is_required = std::find(required.begin(), required.end(), g.id) != required.end();
     GateRow row{g.id, is_required ? "unchecked" : "not_required", std::nullopt, nullptr};
     if (is_required && judge) {
-      row.decision = decide_gate(g.id, evidence_of_gate(in.evidence, g.id), in.evidence.skipped, in.rules);
+      row.decision =
+          decide_gate(g.id, evidence_of_gate(in.evidence, g.id), in.evidence.skipped, in.rules);
       row.state = backs_claim(row.decision->verdict) ? "holds" : "violated";
       add_violations(*row.decision, in.commands, r.violations);
     }
@@ -94,24 +104,26 @@ CheckResult check_claim(const ClaimInputs& in, const std::vector<std::string>& a
 nlohmann::json to_json(const CheckResult& r, const ClaimInputs& in) {
   nlohmann::json violations = nlohmann::json::array(), gates = nlohmann::json::array();
   for (const auto& v : r.violations)
-    violations.push_back({{"gate", v.gate}, {"what", v.what}, {"next", v.next}, {"line", v.line()}});
+    violations.push_back(
+        {{"gate", v.gate}, {"what", v.what}, {"next", v.next}, {"line", v.line()}});
   for (const auto& g : r.gates)
     gates.push_back({{"gate", g.gate},
                      {"state", g.state},
                      {"verdict", g.decision ? decision_json(*g.decision) : nlohmann::json(nullptr)},
                      {"waiver", g.waiver}});
   const auto& policy = in.policy->policy;
-  return {{"schema_version", 1},
-          {"holds", r.holds()},
-          {"policy", policy.source},
-          {"today", evidence::to_string(in.rules.today)},
-          {"candidate_sha", in.rules.candidate_sha.empty() ? nlohmann::json(nullptr)
-                                                           : nlohmann::json(in.rules.candidate_sha)},
-          {"evidence_dirs", in.evidence_dirs},
-          {"maximum_evidence_age_days", in.rules.max_age_days},
-          {"gates", gates},
-          {"violations", violations},
-          {"warnings", r.warnings}};
+  return {
+      {"schema_version", 1},
+      {"holds", r.holds()},
+      {"policy", policy.source},
+      {"today", evidence::to_string(in.rules.today)},
+      {"candidate_sha", in.rules.candidate_sha.empty() ? nlohmann::json(nullptr)
+                                                       : nlohmann::json(in.rules.candidate_sha)},
+      {"evidence_dirs", in.evidence_dirs},
+      {"maximum_evidence_age_days", in.rules.max_age_days},
+      {"gates", gates},
+      {"violations", violations},
+      {"warnings", r.warnings}};
 }
 
 }  // namespace jetgate::claims

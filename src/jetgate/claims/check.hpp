@@ -8,10 +8,9 @@
 // most maximum_evidence_age_days old (exactly that old is still fresh).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "jetgate/claims/claim_inputs.hpp"
 #include "jetgate/claims/gate_decision.hpp"
@@ -28,7 +27,7 @@ struct Violation {
 // One row per policy gate: what check decided about it.
 struct GateRow {
   std::string gate;
-  std::string state;  // "holds", "violated", "waived", "not_required", "unchecked"
+  std::string state;                  // "holds", "violated", "waived", "not_required", "unchecked"
   std::optional<GateEntry> decision;  // when its evidence was judged
   nlohmann::json waiver = nullptr;    // the active waiver, when any
 };

@@ -11,7 +11,9 @@ namespace {
 constexpr int kMaxAgeLimitDays = 3650;
 
 Result<gate::LoadedPolicy> load_policy(const ClaimOptions& o) {
-  if (o.policy.empty()) return make_error("--policy is empty", "--policy", "name the policy file, e.g. ci/conditional-test-policy.json");
+  if (o.policy.empty())
+    return make_error("--policy is empty", "--policy",
+                      "name the policy file, e.g. ci/conditional-test-policy.json");
   return gate::load_policy_file(o.policy, o.repo_root);
 }
 
@@ -21,22 +23,25 @@ Result<int> resolve_max_age(std::optional<int> option, const gate::LoadedPolicy*
   // One freshness rule: a policy that is given sets it, and a second rule on
   // the command line would let two runs judge the same evidence differently.
   if (option && policy)
-    return make_error("the policy sets the freshness rule (maximum_evidence_age_days), so --max-age-days cannot "
-                      "change it",
-                      "--max-age-days",
-                      "drop --max-age-days, or change maximum_evidence_age_days in " + policy->policy.source);
+    return make_error(
+        "the policy sets the freshness rule (maximum_evidence_age_days), so --max-age-days cannot "
+        "change it",
+        "--max-age-days",
+        "drop --max-age-days, or change maximum_evidence_age_days in " + policy->policy.source);
   if (option) {
     if (*option < 0 || *option > kMaxAgeLimitDays)
-      return make_error(fmt::format("must be between 0 and {} days", kMaxAgeLimitDays), "--max-age-days");
+      return make_error(fmt::format("must be between 0 and {} days", kMaxAgeLimitDays),
+                        "--max-age-days");
     return *option;
   }
   if (!policy) return kDefaultMaxEvidenceAgeDays;
   const auto& age = policy->policy.maximum_evidence_age_days;
   if (!age || *age < 0 || *age > kMaxAgeLimitDays)
-    return make_error(fmt::format("maximum_evidence_age_days is missing or not a whole number from 1 to {}",
-                                  kMaxAgeLimitDays),
-                      policy->policy.source + "#/maximum_evidence_age_days",
-                      "set \"maximum_evidence_age_days\" (e.g. 14) in the policy, or pass --max-age-days N");
+    return make_error(
+        fmt::format("maximum_evidence_age_days is missing or not a whole number from 1 to {}",
+                    kMaxAgeLimitDays),
+        policy->policy.source + "#/maximum_evidence_age_days",
+        "set \"maximum_evidence_age_days\" (e.g. 14) in the policy, or pass --max-age-days N");
   return static_cast<int>(*age);
 }
 
@@ -46,8 +51,9 @@ Result<ClaimInputs> resolve_claim_inputs(const ClaimOptions& o) {
   if (!today) return today.error();
   in.rules.today = *today;
   if (!o.candidate_sha.empty() && !evidence::is_commit_sha(o.candidate_sha))
-    return make_error(fmt::format("{} is not a commit: 40 lowercase hex digits", quoted_text(o.candidate_sha)),
-                      "--candidate-sha", "pass the full commit id, e.g. --candidate-sha \"$GITHUB_SHA\"");
+    return make_error(
+        fmt::format("{} is not a commit: 40 lowercase hex digits", quoted_text(o.candidate_sha)),
+        "--candidate-sha", "pass the full commit id, e.g. --candidate-sha \"$GITHUB_SHA\"");
   in.rules.candidate_sha = o.candidate_sha;
   if (!o.policy.empty()) {
     auto p = load_policy(o);
@@ -63,11 +69,12 @@ Result<ClaimInputs> resolve_claim_inputs(const ClaimOptions& o) {
   }
   if (!o.stale_reason.empty() || !o.stale_issue.empty() || !o.stale_expires.empty()) {
     if (!o.stale_expires.empty() && !evidence::parse_iso_date(o.stale_expires))
-      return make_error(fmt::format("{} is not a date", quoted_text(o.stale_expires)), "--stale-evidence-expires",
-                        "write it as YYYY-MM-DD");
+      return make_error(fmt::format("{} is not a date", quoted_text(o.stale_expires)),
+                        "--stale-evidence-expires", "write it as YYYY-MM-DD");
     in.stale_exception = gate::StaleException{o.stale_reason, o.stale_issue, o.stale_expires};
     std::optional<std::string> repository = in.policy ? in.policy->policy.repository : std::nullopt;
-    in.stale_exception_problems = gate::stale_exception_problems(*in.stale_exception, repository, in.rules.today);
+    in.stale_exception_problems =
+        gate::stale_exception_problems(*in.stale_exception, repository, in.rules.today);
     in.rules.stale_exception = in.stale_exception_problems.empty();
   }
   in.evidence_dirs = o.evidence_dirs;

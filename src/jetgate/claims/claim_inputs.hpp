@@ -33,7 +33,8 @@ struct ClaimInputs {
   std::optional<gate::LoadedPolicy> policy;
   JudgeRules rules;
   std::optional<gate::StaleException> stale_exception;  // as given
-  std::vector<std::string> stale_exception_problems;    // why it is not valid (then it admits nothing)
+  std::vector<std::string>
+      stale_exception_problems;  // why it is not valid (then it admits nothing)
   std::vector<std::string> evidence_dirs;
   EvidenceSet evidence;
   CommandContext commands;

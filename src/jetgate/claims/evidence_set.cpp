@@ -1,10 +1,10 @@
 #include "jetgate/claims/evidence_set.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <system_error>
-
-#include <fmt/format.h>
 
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/evidence/gate_id.hpp"
@@ -17,7 +17,8 @@ namespace stdfs = std::filesystem;
 Result<std::vector<std::string>> json_files_in(const std::string& dir) {
   std::error_code ec;
   if (!stdfs::is_directory(dir, ec))
-    return make_error("not a directory", dir, "pass the folder `jetgate run --evidence-dir` wrote to");
+    return make_error("not a directory", dir,
+                      "pass the folder `jetgate run --evidence-dir` wrote to");
   std::vector<std::string> files;
   stdfs::directory_iterator it(dir, ec), end;
   if (ec) return make_error("cannot list directory: " + ec.message(), dir);
@@ -48,11 +49,12 @@ Result<EvidenceSet> load_evidence_dirs(const std::vector<std::string>& dirs) {
       // Only DIR/GATE.json is the gate's evidence (what `jetgate run` and OBLITERATUS write);
       // a copy under another name could be any old run and must not speak for the gate.
       if (stem != e->gate) {
-        set.skipped.push_back({file,
-                               fmt::format("{}: records gate {}, but a gate's evidence is the file named after it "
-                                           "(DIR/GATE.json), so this file speaks for no gate",
-                                           file, quoted_text(e->gate)),
-                               named_gate});
+        set.skipped.push_back(
+            {file,
+             fmt::format("{}: records gate {}, but a gate's evidence is the file named after it "
+                         "(DIR/GATE.json), so this file speaks for no gate",
+                         file, quoted_text(e->gate)),
+             named_gate});
         continue;
       }
       set.loaded.push_back({file, std::move(*e)});

@@ -20,13 +20,18 @@ std::string inconsistency(const evidence::Evidence& e) {
   const auto& c = e.counts;
   if (c.tests <= 0) return "status passed but no tests ran (counts.tests = 0)";
   if (c.failures > 0 || c.errors > 0)
-    return fmt::format("status passed but counts record {} failures and {} errors", c.failures, c.errors);
-  if (c.skipped > 0) return fmt::format("status passed with {} skipped tests: green means without skips", c.skipped);
-  if (e.exit_code && *e.exit_code != 0) return fmt::format("status passed but exit_code is {}", *e.exit_code);
+    return fmt::format("status passed but counts record {} failures and {} errors", c.failures,
+                       c.errors);
+  if (c.skipped > 0)
+    return fmt::format("status passed with {} skipped tests: green means without skips", c.skipped);
+  if (e.exit_code && *e.exit_code != 0)
+    return fmt::format("status passed but exit_code is {}", *e.exit_code);
   return {};
 }
 
-std::string plural_days(long n) { return fmt::format("{} day{}", n, n == 1 ? "" : "s"); }
+std::string plural_days(long n) {
+  return fmt::format("{} day{}", n, n == 1 ? "" : "s");
+}
 
 // Evidence written by jetgate records where its facts came from; only facts
 // read on the live machine speak for it. OBLITERATUS' evidence records no
@@ -37,43 +42,58 @@ std::string liveness_problem(const nlohmann::json& extra) {
   std::string source = keys::string_at(extra, keys::kFactsSource);
   if (source == "live") return {};
   if (source.empty())
-    return "the evidence does not say where its facts came from (facts_source), so they may be a recording";
-  return fmt::format("the evidence's facts come from {} ({}), not from the machine that ran the gate: recorded "
-                     "roots never back a claim",
-                     quoted_text(source), quoted_text(keys::string_at(extra, keys::kRoot)));
+    return "the evidence does not say where its facts came from (facts_source), so they may be a "
+           "recording";
+  return fmt::format(
+      "the evidence's facts come from {} ({}), not from the machine that ran the gate: recorded "
+      "roots never back a claim",
+      quoted_text(source), quoted_text(keys::string_at(extra, keys::kRoot)));
 }
 
-std::vector<Finding> findings(const evidence::Evidence& e, const JudgeRules& rules, const GateVerdict& v,
-                              const std::optional<Date>& day) {
+std::vector<Finding> findings(const evidence::Evidence& e, const JudgeRules& rules,
+                              const GateVerdict& v, const std::optional<Date>& day) {
   std::vector<Finding> out;
   if (e.status == evidence::GateStatus::failed)
-    out.push_back({GateState::failed, "the gate failed" + (e.reason.empty() ? std::string() : ": " + e.reason)});
+    out.push_back({GateState::failed,
+                   "the gate failed" + (e.reason.empty() ? std::string() : ": " + e.reason)});
   else if (e.status == evidence::GateStatus::not_run)
-    out.push_back({GateState::not_run, "the gate did not run" + (e.reason.empty() ? std::string() : ": " + e.reason)});
+    out.push_back({GateState::not_run,
+                   "the gate did not run" + (e.reason.empty() ? std::string() : ": " + e.reason)});
   else if (auto why = inconsistency(e); !why.empty())
     out.push_back({GateState::inconsistent, "evidence is inconsistent: " + why});
   if (auto why = liveness_problem(e.extra); !why.empty()) out.push_back({GateState::not_live, why});
   if (keys::bool_at(e.extra, keys::kDirty).value_or(false))
-    out.push_back({GateState::dirty, "tracked files had uncommitted changes when the gate ran, so the commit the "
-                                     "evidence names is not what was tested"});
+    out.push_back({GateState::dirty,
+                   "tracked files had uncommitted changes when the gate ran, so the commit the "
+                   "evidence names is not what was tested"});
   if (!evidence::is_commit_sha(e.git_sha)) {
     // "local" evidence names no commit, so nobody can tell what code it tested.
-    out.push_back({GateState::no_commit,
-                   fmt::format("evidence names no commit (git_sha {}), so nobody can tell what code it tested",
-                               quoted_text(e.git_sha, 64))});
-  } else if (!rules.candidate_sha.empty() && e.git_sha != rules.candidate_sha && !rules.stale_exception) {
-    out.push_back({GateState::other_commit,
-                   fmt::format("evidence is for commit {}, not the candidate {}", e.git_sha, rules.candidate_sha)});
+    out.push_back(
+        {GateState::no_commit,
+         fmt::format(
+             "evidence names no commit (git_sha {}), so nobody can tell what code it tested",
+             quoted_text(e.git_sha, 64))});
+  } else if (!rules.candidate_sha.empty() && e.git_sha != rules.candidate_sha &&
+             !rules.stale_exception) {
+    out.push_back(
+        {GateState::other_commit, fmt::format("evidence is for commit {}, not the candidate {}",
+                                              e.git_sha, rules.candidate_sha)});
   }
   if (!day) {
-    out.push_back({GateState::undated, fmt::format("evidence is undated: generated_at {} is not an ISO-8601 timestamp with a zone",
-                                                   quoted_text(e.generated_at, 64))});
+    out.push_back(
+        {GateState::undated,
+         fmt::format(
+             "evidence is undated: generated_at {} is not an ISO-8601 timestamp with a zone",
+             quoted_text(e.generated_at, 64))});
   } else if (v.age_days < 0) {
-    out.push_back({GateState::future_dated, fmt::format("evidence is dated in the future ({}, today is {})",
-                                                        e.generated_at.substr(0, 40), evidence::to_string(rules.today))});
+    out.push_back({GateState::future_dated,
+                   fmt::format("evidence is dated in the future ({}, today is {})",
+                               e.generated_at.substr(0, 40), evidence::to_string(rules.today))});
   } else if (v.age_days > rules.max_age_days) {
-    out.push_back({GateState::stale, fmt::format("evidence is stale: {} old (generated {}), the freshness rule allows {}",
-                                                 plural_days(v.age_days), v.evidence_date, plural_days(rules.max_age_days))});
+    out.push_back(
+        {GateState::stale,
+         fmt::format("evidence is stale: {} old (generated {}), the freshness rule allows {}",
+                     plural_days(v.age_days), v.evidence_date, plural_days(rules.max_age_days))});
   }
   return out;
 }
@@ -82,19 +102,32 @@ std::vector<Finding> findings(const evidence::Evidence& e, const JudgeRules& rul
 
 const char* to_string(GateState s) {
   switch (s) {
-    case GateState::fresh_green: return "fresh_green";
-    case GateState::failed: return "failed";
-    case GateState::not_run: return "not_run";
-    case GateState::inconsistent: return "inconsistent";
-    case GateState::not_live: return "not_live";
-    case GateState::dirty: return "dirty";
-    case GateState::no_commit: return "no_commit";
-    case GateState::other_commit: return "other_commit";
-    case GateState::undated: return "undated";
-    case GateState::future_dated: return "future_dated";
-    case GateState::stale: return "stale";
-    case GateState::missing: return "missing";
-    case GateState::unreadable: return "unreadable";
+    case GateState::fresh_green:
+      return "fresh_green";
+    case GateState::failed:
+      return "failed";
+    case GateState::not_run:
+      return "not_run";
+    case GateState::inconsistent:
+      return "inconsistent";
+    case GateState::not_live:
+      return "not_live";
+    case GateState::dirty:
+      return "dirty";
+    case GateState::no_commit:
+      return "no_commit";
+    case GateState::other_commit:
+      return "other_commit";
+    case GateState::undated:
+      return "undated";
+    case GateState::future_dated:
+      return "future_dated";
+    case GateState::stale:
+      return "stale";
+    case GateState::missing:
+      return "missing";
+    case GateState::unreadable:
+      return "unreadable";
   }
   return "unknown";
 }

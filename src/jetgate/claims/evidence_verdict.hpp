@@ -55,6 +55,8 @@ GateVerdict judge_evidence(const evidence::Evidence& e, const JudgeRules& rules)
 GateVerdict verdict_without_evidence(GateState state, std::string why);
 
 // Only fresh green evidence backs a claim.
-inline bool backs_claim(const GateVerdict& v) { return v.state == GateState::fresh_green; }
+inline bool backs_claim(const GateVerdict& v) {
+  return v.state == GateState::fresh_green;
+}
 
 }  // namespace jetgate::claims

@@ -18,8 +18,9 @@ Result<std::chrono::sys_seconds> parse_timestamp(std::string_view text) {
   auto day = evidence::utc_date_of_timestamp(text);
   int hh = 0, mi = 0, ss = 0;
   if (!day || !two_digits(text, 11, hh) || !two_digits(text, 14, mi) || !two_digits(text, 17, ss))
-    return make_error("not an ISO-8601 timestamp with a zone: '" + std::string(text.substr(0, 64)) + "'", "",
-                      "expected e.g. 2026-11-29T16:23:05Z");
+    return make_error(
+        "not an ISO-8601 timestamp with a zone: '" + std::string(text.substr(0, 64)) + "'", "",
+        "expected e.g. 2026-11-29T16:23:05Z");
   auto local_day = evidence::parse_iso_date(text.substr(0, 10));
   std::string_view zone = text.substr(19);
   if (!zone.empty() && zone.front() == '.') {
@@ -31,15 +32,16 @@ Result<std::chrono::sys_seconds> parse_timestamp(std::string_view text) {
   int oh = 0, om = 0;
   if (zone.size() == 6 && two_digits(zone, 1, oh) && two_digits(zone, 4, om))
     offset_s = (oh * 3600L + om * 60L) * (zone[0] == '-' ? -1 : 1);
-  auto local = std::chrono::sys_seconds{std::chrono::sys_days{*local_day}} + std::chrono::hours{hh} +
-               std::chrono::minutes{mi} + std::chrono::seconds{ss};
+  auto local = std::chrono::sys_seconds{std::chrono::sys_days{*local_day}} +
+               std::chrono::hours{hh} + std::chrono::minutes{mi} + std::chrono::seconds{ss};
   return local - std::chrono::seconds{offset_s};
 }
 
 Result<Date> today_from_option(const std::string& text) {
   if (text.empty()) return evidence::today_utc();
   auto d = evidence::parse_iso_date(text);
-  if (!d) return make_error("not a calendar date: '" + text + "'", "--today", "write it as YYYY-MM-DD");
+  if (!d)
+    return make_error("not a calendar date: '" + text + "'", "--today", "write it as YYYY-MM-DD");
   return *d;
 }
 

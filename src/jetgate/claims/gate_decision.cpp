@@ -29,7 +29,8 @@ Recency recency_of(const LoadedEvidence& le, const GateVerdict& v) {
 
 }  // namespace
 
-std::vector<const LoadedEvidence*> evidence_of_gate(const EvidenceSet& set, const std::string& gate) {
+std::vector<const LoadedEvidence*> evidence_of_gate(const EvidenceSet& set,
+                                                    const std::string& gate) {
   std::vector<const LoadedEvidence*> out;
   for (const auto& le : set.loaded)
     if (le.evidence.gate == gate) out.push_back(&le);
@@ -45,10 +46,12 @@ GateEntry decide_gate(const std::string& gate, const std::vector<const LoadedEvi
     for (const auto& s : skipped)
       if (s.gate == gate) {
         best.file = s.file;
-        best.verdict = verdict_without_evidence(GateState::unreadable, "evidence is unreadable: " + s.why);
+        best.verdict =
+            verdict_without_evidence(GateState::unreadable, "evidence is unreadable: " + s.why);
         return best;
       }
-    best.verdict = verdict_without_evidence(GateState::missing, "no evidence (no " + gate + ".json in the evidence directories)");
+    best.verdict = verdict_without_evidence(
+        GateState::missing, "no evidence (no " + gate + ".json in the evidence directories)");
     return best;
   }
   std::optional<Recency> newest;

@@ -18,7 +18,7 @@ struct GateEntry {
   std::string file;  // the evidence that decided; "" when missing
   std::string git_sha;
   std::string generated_at;
-  int evidence_files = 0;  // how many files spoke for this gate here
+  int evidence_files = 0;                        // how many files spoke for this gate here
   const evidence::Evidence* evidence = nullptr;  // the deciding evidence (owned by the EvidenceSet)
 };
 
@@ -28,6 +28,7 @@ GateEntry decide_gate(const std::string& gate, const std::vector<const LoadedEvi
                       const std::vector<SkippedFile>& skipped, const JudgeRules& rules);
 
 // Every loaded evidence of GATE in the set.
-std::vector<const LoadedEvidence*> evidence_of_gate(const EvidenceSet& set, const std::string& gate);
+std::vector<const LoadedEvidence*> evidence_of_gate(const EvidenceSet& set,
+                                                    const std::string& gate);
 
 }  // namespace jetgate::claims

@@ -1,10 +1,10 @@
 #include "jetgate/claims/gate_summary.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "jetgate/gate/waivers.hpp"
 
@@ -58,7 +58,8 @@ GateSummary build_gate_summary(const ClaimInputs& in) {
   s.matrix = build_support_matrix(in.evidence, in.rules);
   s.evidence = in.evidence.loaded;
   auto decide = [&](SummaryRow& row) {
-    row.decision = decide_gate(row.gate, evidence_of_gate(in.evidence, row.gate), in.evidence.skipped, in.rules);
+    row.decision = decide_gate(row.gate, evidence_of_gate(in.evidence, row.gate),
+                               in.evidence.skipped, in.rules);
     if (row.decision.evidence) row.platform = platform_key(*row.decision.evidence);
     row.next = next_step(row.decision.verdict, row.gate, in.commands);
   };
@@ -70,7 +71,8 @@ GateSummary build_gate_summary(const ClaimInputs& in) {
       row.gate = g.id;
       row.in_policy = true;
       row.constraint = describe_requirements(g.requirements);
-      if (g.software_only) row.constraint += (row.constraint.empty() ? "" : "; ") + std::string("software only");
+      if (g.software_only)
+        row.constraint += (row.constraint.empty() ? "" : "; ") + std::string("software only");
       if (auto n = notes.find(g.id); n != notes.end()) row.waiver = n->second;
       decide(row);
       s.rows.push_back(std::move(row));
@@ -79,7 +81,8 @@ GateSummary build_gate_summary(const ClaimInputs& in) {
   std::set<std::string> others;
   for (const auto& le : in.evidence.loaded) others.insert(le.evidence.gate);
   for (const auto& gate : others) {
-    bool listed = std::any_of(s.rows.begin(), s.rows.end(), [&](const SummaryRow& r) { return r.gate == gate; });
+    bool listed = std::any_of(s.rows.begin(), s.rows.end(),
+                              [&](const SummaryRow& r) { return r.gate == gate; });
     if (listed) continue;
     SummaryRow row;
     row.gate = gate;

@@ -25,18 +25,18 @@ struct WaiverNote {
 struct SummaryRow {
   std::string gate;
   bool in_policy = false;
-  std::string constraint;              // the gate's requires in words; "" when none or no policy
+  std::string constraint;  // the gate's requires in words; "" when none or no policy
   std::optional<WaiverNote> waiver;
-  GateEntry decision;                  // the gate's verdict, decided like `check` decides it
-  std::optional<PlatformKey> platform; // where the deciding evidence was recorded
-  std::string next;                    // what to do when it is not fresh green ("" when it is)
+  GateEntry decision;                   // the gate's verdict, decided like `check` decides it
+  std::optional<PlatformKey> platform;  // where the deciding evidence was recorded
+  std::string next;                     // what to do when it is not fresh green ("" when it is)
 };
 
 struct GateSummary {
   JudgeRules rules;
-  std::string policy_source;           // "" without a policy
-  std::vector<SummaryRow> rows;        // policy gates in policy order, then others sorted
-  SupportMatrix matrix;                // the same evidence by platform (for the issue body)
+  std::string policy_source;     // "" without a policy
+  std::vector<SummaryRow> rows;  // policy gates in policy order, then others sorted
+  SupportMatrix matrix;          // the same evidence by platform (for the issue body)
   std::vector<LoadedEvidence> evidence;
 };
 

@@ -20,8 +20,10 @@ std::string shell_quote(const std::string& word) {
     return word;
   std::string out = "'";
   for (char c : word) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += c;
   }
   return out + "'";
 }
@@ -30,31 +32,44 @@ std::string run_command(const std::string& gate, const CommandContext& ctx) {
   if (ctx.policy.empty() && !in_default_policy(gate)) return {};
   std::string cmd = "jetgate run " + shell_quote(gate);
   if (!ctx.policy.empty()) cmd += " --policy " + shell_quote(ctx.policy);
-  if (!ctx.evidence_dirs.empty()) cmd += " --evidence-dir " + shell_quote(ctx.evidence_dirs.front());
+  if (!ctx.evidence_dirs.empty())
+    cmd += " --evidence-dir " + shell_quote(ctx.evidence_dirs.front());
   return cmd;
 }
 
 std::string next_step(const GateVerdict& v, const std::string& gate, const CommandContext& ctx) {
   std::string cmd = run_command(gate, ctx);
   // Without a runnable command, say what to run in words.
-  std::string run = cmd.empty() ? "run the gate with the policy that defines it" : "run `" + cmd + "`";
+  std::string run =
+      cmd.empty() ? "run the gate with the policy that defines it" : "run `" + cmd + "`";
   switch (v.state) {
-    case GateState::fresh_green: return {};
-    case GateState::failed: return "fix what failed, then " + run + " on the target platform";
-    case GateState::not_run: return run + " on a machine that meets the gate's requirements";
+    case GateState::fresh_green:
+      return {};
+    case GateState::failed:
+      return "fix what failed, then " + run + " on the target platform";
+    case GateState::not_run:
+      return run + " on a machine that meets the gate's requirements";
     case GateState::inconsistent:
       return run + " again: passed evidence needs tests > 0 and no skips, failures or errors";
-    case GateState::not_live: return run + " on the machine itself, without --root";
-    case GateState::dirty: return "commit or stash your changes, then " + run;
-    case GateState::no_commit: return run + " in a git checkout or CI job";
+    case GateState::not_live:
+      return run + " on the machine itself, without --root";
+    case GateState::dirty:
+      return "commit or stash your changes, then " + run;
+    case GateState::no_commit:
+      return run + " in a git checkout or CI job";
     case GateState::other_commit:
-      return run + " for the candidate commit, or grant a stale-evidence exception "
-                   "(--stale-evidence-reason, --stale-evidence-issue, --stale-evidence-expires)";
-    case GateState::future_dated: return "check the runner's clock and --today, then " + run;
+      return run +
+             " for the candidate commit, or grant a stale-evidence exception "
+             "(--stale-evidence-reason, --stale-evidence-issue, --stale-evidence-expires)";
+    case GateState::future_dated:
+      return "check the runner's clock and --today, then " + run;
     case GateState::undated:
-    case GateState::stale: return run + " again";
-    case GateState::missing: return run + " on the target platform";
-    case GateState::unreadable: return run + " again to replace the file";
+    case GateState::stale:
+      return run + " again";
+    case GateState::missing:
+      return run + " on the target platform";
+    case GateState::unreadable:
+      return run + " again to replace the file";
   }
   return run;
 }

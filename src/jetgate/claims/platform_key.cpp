@@ -25,7 +25,8 @@ std::string gpu_names(const nlohmann::json& extra) {
   if (names.empty()) return {};
   bool all_same = true;
   for (const auto& n : names) all_same = all_same && n == names.front();
-  if (all_same) return names.size() == 1 ? names.front() : std::to_string(names.size()) + "x " + names.front();
+  if (all_same)
+    return names.size() == 1 ? names.front() : std::to_string(names.size()) + "x " + names.front();
   std::string joined;
   for (const auto& n : names) joined += (joined.empty() ? "" : " + ") + n;
   return joined;
@@ -58,17 +59,28 @@ PlatformKey jetson_key(const nlohmann::json& extra) {
   std::string l4t = keys::string_at(extra, keys::kL4t);
   std::string jetpack = keys::string_at(extra, keys::kJetpack);
   std::string cuda = cuda_version(extra);
-  if (!module.empty()) k.platform = module;
-  else if (!model.empty()) k.platform = part.empty() ? model : model + " (" + part + ")";
-  else if (!soc.empty()) k.platform = "Jetson " + soc;
-  else k.platform = "Jetson, module " + std::string(kNotRecorded);
+  if (!module.empty())
+    k.platform = module;
+  else if (!model.empty())
+    k.platform = part.empty() ? model : model + " (" + part + ")";
+  else if (!soc.empty())
+    k.platform = "Jetson " + soc;
+  else
+    k.platform = "Jetson, module " + std::string(kNotRecorded);
   k.runtime = "JetPack " + (jetpack.empty() ? std::string("unknown") : jetpack) + " (L4T " +
-              (l4t.empty() ? std::string("unknown") : l4t) + "), CUDA " + (cuda.empty() ? "unknown" : cuda) +
-              torch_part(extra, cuda);
+              (l4t.empty() ? std::string("unknown") : l4t) + "), CUDA " +
+              (cuda.empty() ? "unknown" : cuda) + torch_part(extra, cuda);
   k.identified = k.platform.rfind("Jetson, module", 0) != 0 && !l4t.empty();
-  if (!k.identified) k.missing = "the evidence records neither the Jetson module nor its L4T release";
-  k.facts = {{"kind", "jetson"}, {"module", module}, {"model", model}, {"part_number", part}, {"soc", soc},
-             {"l4t", l4t}, {"jetpack", jetpack}, {"cuda", cuda},
+  if (!k.identified)
+    k.missing = "the evidence records neither the Jetson module nor its L4T release";
+  k.facts = {{"kind", "jetson"},
+             {"module", module},
+             {"model", model},
+             {"part_number", part},
+             {"soc", soc},
+             {"l4t", l4t},
+             {"jetpack", jetpack},
+             {"cuda", cuda},
              {"torch", keys::string_at(extra, keys::kTorchVersion)}};
   return k;
 }
@@ -79,13 +91,16 @@ PlatformKey host_key(const nlohmann::json& extra) {
   std::string arch = keys::string_at(extra, keys::kArch);
   std::string driver = keys::string_at(extra, keys::kNvidiaDriverVersion);
   std::string cuda = cuda_version(extra);
-  k.platform = (gpus.empty() ? "GPU " + std::string(kNotRecorded) : gpus) + (arch.empty() ? "" : " (" + arch + ")");
+  k.platform = (gpus.empty() ? "GPU " + std::string(kNotRecorded) : gpus) +
+               (arch.empty() ? "" : " (" + arch + ")");
   k.runtime = "driver " + (driver.empty() ? std::string("unknown") : driver) + ", CUDA " +
               (cuda.empty() ? "unknown" : cuda) + torch_part(extra, cuda);
   k.identified = !gpus.empty() && (!driver.empty() || !cuda.empty());
-  if (!k.identified) k.missing = "the evidence records no GPU name, or neither driver nor CUDA version";
-  k.facts = {{"kind", "host"}, {"gpu", gpus}, {"arch", arch}, {"driver", driver}, {"cuda", cuda},
-             {"torch", keys::string_at(extra, keys::kTorchVersion)}};
+  if (!k.identified)
+    k.missing = "the evidence records no GPU name, or neither driver nor CUDA version";
+  k.facts = {{"kind", "host"}, {"gpu", gpus},
+             {"arch", arch},   {"driver", driver},
+             {"cuda", cuda},   {"torch", keys::string_at(extra, keys::kTorchVersion)}};
   return k;
 }
 

@@ -9,9 +9,8 @@
 // "not recorded" and can never back a claim.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "jetgate/evidence/evidence.hpp"
 

@@ -1,11 +1,11 @@
 #include "jetgate/claims/readme_block.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <optional>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "jetgate/claims/support_table.hpp"
 
@@ -17,7 +17,8 @@ constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -57,9 +58,12 @@ std::string line_list(const std::vector<int>& numbers) {
 std::size_t indent_columns(std::string_view s) {
   std::size_t cols = 0;
   for (char c : s) {
-    if (c == ' ') ++cols;
-    else if (c == '\t') cols += 4 - cols % 4;
-    else break;
+    if (c == ' ')
+      ++cols;
+    else if (c == '\t')
+      cols += 4 - cols % 4;
+    else
+      break;
   }
   return cols;
 }
@@ -70,7 +74,9 @@ struct Fence {
   int line = 0;
 };
 
-bool is_space(char c) { return c == ' ' || c == '\t'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\t';
+}
 
 // Drops what may stand before a fence inside containers: indentation, block
 // quote markers and (for an opening fence) list item markers.
@@ -83,7 +89,8 @@ std::string_view strip_containers(std::string_view s, bool list_items) {
     }
     if (!list_items || s.empty()) return s;
     std::size_t n = 0;
-    if (s.front() == '-' || s.front() == '*' || s.front() == '+') n = 1;
+    if (s.front() == '-' || s.front() == '*' || s.front() == '+')
+      n = 1;
     else {
       while (n < s.size() && n < 9 && s[n] >= '0' && s[n] <= '9') ++n;
       if (n == 0 || n >= s.size() || (s[n] != '.' && s[n] != ')')) return s;
@@ -128,8 +135,8 @@ Marker marker_in(std::string_view text) {
 
 struct MarkerScan {
   std::vector<Line> begins, ends;
-  std::vector<int> in_code;           // marker lines inside code, which do not count
-  std::optional<Fence> unclosed;      // a fence still open at the end of the file
+  std::vector<int> in_code;       // marker lines inside code, which do not count
+  std::optional<Fence> unclosed;  // a fence still open at the end of the file
 };
 
 MarkerScan scan_markers(std::string_view readme) {
@@ -139,16 +146,20 @@ MarkerScan scan_markers(std::string_view readme) {
   for (const auto& l : split_lines(readme, bom)) {
     Marker m = marker_in(l.text);
     if (fence) {
-      if (closes(l.text, *fence)) fence.reset();
-      else if (m != Marker::none) scan.in_code.push_back(l.number);
+      if (closes(l.text, *fence))
+        fence.reset();
+      else if (m != Marker::none)
+        scan.in_code.push_back(l.number);
       continue;
     }
     if (m == Marker::none) {
       fence = opening_fence(l.text, l.number);
       continue;
     }
-    if (indent_columns(l.text) >= 4) scan.in_code.push_back(l.number);
-    else (m == Marker::begin ? scan.begins : scan.ends).push_back(l);
+    if (indent_columns(l.text) >= 4)
+      scan.in_code.push_back(l.number);
+    else
+      (m == Marker::begin ? scan.begins : scan.ends).push_back(l);
   }
   scan.unclosed = fence;
   return scan;
@@ -157,19 +168,23 @@ MarkerScan scan_markers(std::string_view readme) {
 std::string why_markers_did_not_count(const MarkerScan& scan) {
   std::string out;
   if (!scan.in_code.empty())
-    out += fmt::format(" (line{} {} hold{} a marker inside code, a fenced or indented code example, which does not "
-                       "count)",
-                       scan.in_code.size() == 1 ? "" : "s", line_list(scan.in_code),
-                       scan.in_code.size() == 1 ? "s" : "");
+    out += fmt::format(
+        " (line{} {} hold{} a marker inside code, a fenced or indented code example, which does "
+        "not "
+        "count)",
+        scan.in_code.size() == 1 ? "" : "s", line_list(scan.in_code),
+        scan.in_code.size() == 1 ? "s" : "");
   if (scan.unclosed)
-    out += fmt::format(" (the code fence opened on line {} is never closed, so everything after it is code)",
-                       scan.unclosed->line);
+    out += fmt::format(
+        " (the code fence opened on line {} is never closed, so everything after it is code)",
+        scan.unclosed->line);
   return out;
 }
 
 // ---- Verification ----
 
-const MatrixRow* find_row(const SupportMatrix& m, const std::string& platform, const std::string& runtime) {
+const MatrixRow* find_row(const SupportMatrix& m, const std::string& platform,
+                          const std::string& runtime) {
   for (const auto& row : m.rows)
     if (row.key.platform == platform && row.key.runtime == runtime) return &row;
   return nullptr;
@@ -184,15 +199,17 @@ const GateEntry* find_gate(const MatrixRow& row, const std::string& gate) {
 // Why this claimed gate is not backed, or "" when it is.
 std::string unbacked_reason(const MatrixRow* row, const GateClaim& claim) {
   if (!row) return "no evidence was recorded on this platform combination";
-  if (!row->key.identified) return "the evidence does not name the platform (" + row->key.missing + ")";
+  if (!row->key.identified)
+    return "the evidence does not name the platform (" + row->key.missing + ")";
   const GateEntry* entry = find_gate(*row, claim.gate);
   if (!entry) return "no evidence for this gate on this platform combination";
   if (!backs_claim(entry->verdict))
-    return fmt::format("its newest evidence ({}) is {}: {}", entry->file, to_string(entry->verdict.state),
-                       entry->verdict.detail);
+    return fmt::format("its newest evidence ({}) is {}: {}", entry->file,
+                       to_string(entry->verdict.state), entry->verdict.detail);
   if (!claim.evidence_date.empty() && claim.evidence_date > entry->verdict.evidence_date)
-    return fmt::format("the block cites evidence of {}, but the newest fresh green evidence is of {}",
-                       claim.evidence_date, entry->verdict.evidence_date);
+    return fmt::format(
+        "the block cites evidence of {}, but the newest fresh green evidence is of {}",
+        claim.evidence_date, entry->verdict.evidence_date);
   return {};
 }
 
@@ -267,12 +284,15 @@ class BlockVerifier {
   // Generated lines the block lacks, reported on the end marker's line.
   void missing(int end_line) {
     std::vector<std::pair<int, std::string>> lines;
-    for (const auto& [key, generated_line] : expected_) lines.push_back({generated_line, key.second});
+    for (const auto& [key, generated_line] : expected_)
+      lines.push_back({generated_line, key.second});
     std::sort(lines.begin(), lines.end());
     for (std::size_t i = 0; i < lines.size() && i < kMissingLinesShown; ++i)
-      violation(end_line, "the block lacks a line the evidence generates: \"" + lines[i].second + "\"");
+      violation(end_line,
+                "the block lacks a line the evidence generates: \"" + lines[i].second + "\"");
     if (lines.size() > kMissingLinesShown)
-      violation(end_line, fmt::format("and {} more generated lines", lines.size() - kMissingLinesShown));
+      violation(end_line,
+                fmt::format("and {} more generated lines", lines.size() - kMissingLinesShown));
   }
 
   void violation(int number, const std::string& what) {
@@ -285,17 +305,21 @@ class BlockVerifier {
  private:
   void explain(Table table, Kind kind, std::string_view text, int number) {
     if (kind == Kind::prose)
-      return violation(number, "text jetgate does not generate, so --verify cannot tell what it claims");
+      return violation(number,
+                       "text jetgate does not generate, so --verify cannot tell what it claims");
     if (table == Table::none)
-      return violation(number, "a table row outside jetgate's tables, so --verify cannot tell what it claims");
+      return violation(
+          number, "a table row outside jetgate's tables, so --verify cannot tell what it claims");
     auto cells = *split_row(trim(text));
     if (kind == Kind::separator) {
       auto separator = table == Table::claims ? kClaimsSeparator : kNotClaimedSeparator;
       // The right separator under a header that was already reported needs no line of its own.
-      if (trim(text) != separator) violation(number, "expected the table's separator row " + std::string(separator));
+      if (trim(text) != separator)
+        violation(number, "expected the table's separator row " + std::string(separator));
       return;
     }
-    if (kind == Kind::header) return violation(number, "a table the evidence does not generate here");
+    if (kind == Kind::header)
+      return violation(number, "a table the evidence does not generate here");
     if (table == Table::not_claimed) return not_claimed_row(cells, number);
     claim_row(cells, number);
   }
@@ -303,14 +327,16 @@ class BlockVerifier {
   void not_claimed_row(const std::vector<std::string>& cells, int number) {
     std::string what = "a row of the not-claimed table that the evidence does not generate";
     if (cells.size() == 4)
-      what += fmt::format(" (gate {} on \"{}\" with \"{}\": \"{}\")", unescape_cell(cells[2]), unescape_cell(cells[0]),
-                          unescape_cell(cells[1]), unescape_cell(cells[3]));
+      what +=
+          fmt::format(" (gate {} on \"{}\" with \"{}\": \"{}\")", unescape_cell(cells[2]),
+                      unescape_cell(cells[0]), unescape_cell(cells[1]), unescape_cell(cells[3]));
     violation(number, what);
   }
 
   void claim_row(const std::vector<std::string>& cells, int number) {
     if (cells.size() != 3)
-      return violation(number, fmt::format("a claims row needs 3 cells, this one has {}", cells.size()));
+      return violation(number,
+                       fmt::format("a claims row needs 3 cells, this one has {}", cells.size()));
     std::string platform = unescape_cell(cells[0]), runtime = unescape_cell(cells[1]);
     auto gates = parse_gate_cell(cells[2]);
     if (!gates) return violation(number, "cannot read the gates cell: " + gates.error().what);
@@ -320,10 +346,13 @@ class BlockVerifier {
       std::string why = unbacked_reason(row, g);
       if (why.empty()) continue;
       any = true;
-      violation(number, fmt::format("claims gate {} on \"{}\" with \"{}\", but {}", g.gate, platform, runtime, why));
+      violation(number, fmt::format("claims gate {} on \"{}\" with \"{}\", but {}", g.gate,
+                                    platform, runtime, why));
     }
     if (!any)
-      violation(number, "this claims row is not the one the evidence generates today (its gates or dates differ)");
+      violation(number,
+                "this claims row is not the one the evidence generates today (its gates or dates "
+                "differ)");
   }
 
   const std::string& where_;
@@ -338,49 +367,59 @@ class BlockVerifier {
 
 Result<BlockSpan> find_support_block(std::string_view readme, const std::string& where) {
   if (readme.substr(0, 2) == "\xFF\xFE" || readme.substr(0, 2) == "\xFE\xFF")
-    return make_error("is UTF-16 (it starts with a UTF-16 byte order mark); jetgate reads UTF-8", where,
-                      "convert it, e.g. iconv -f UTF-16 -t UTF-8");
+    return make_error("is UTF-16 (it starts with a UTF-16 byte order mark); jetgate reads UTF-8",
+                      where, "convert it, e.g. iconv -f UTF-16 -t UTF-8");
   MarkerScan scan = scan_markers(readme);
   auto numbers = [](const std::vector<Line>& ls) {
     std::vector<int> n;
     for (const auto& l : ls) n.push_back(l.number);
     return line_list(n);
   };
-  std::string markers = fmt::format("{} and {}, each alone on its own line, outside code", kBeginMarker, kEndMarker);
+  std::string markers =
+      fmt::format("{} and {}, each alone on its own line, outside code", kBeginMarker, kEndMarker);
   if (scan.begins.empty() || scan.ends.empty())
     return make_error(fmt::format("no support block: the line {} is missing{}",
-                                  scan.begins.empty() ? kBeginMarker : kEndMarker, why_markers_did_not_count(scan)),
-                      where, "add the two lines " + markers + ", where the support table should go");
+                                  scan.begins.empty() ? kBeginMarker : kEndMarker,
+                                  why_markers_did_not_count(scan)),
+                      where,
+                      "add the two lines " + markers + ", where the support table should go");
   if (scan.begins.size() > 1 || scan.ends.size() > 1)
-    return make_error(fmt::format("the support block markers appear more than once (begin on lines {}; end on lines {})",
-                                  numbers(scan.begins), numbers(scan.ends)),
-                      where, "keep exactly one pair: " + markers);
+    return make_error(
+        fmt::format(
+            "the support block markers appear more than once (begin on lines {}; end on lines {})",
+            numbers(scan.begins), numbers(scan.ends)),
+        where, "keep exactly one pair: " + markers);
   const Line& begin = scan.begins.front();
   const Line& end = scan.ends.front();
   if (end.number < begin.number)
-    return make_error(fmt::format("the end marker (line {}) comes before the begin marker (line {})", end.number,
-                                  begin.number),
-                      where, "put " + std::string(kBeginMarker) + " first");
+    return make_error(
+        fmt::format("the end marker (line {}) comes before the begin marker (line {})", end.number,
+                    begin.number),
+        where, "put " + std::string(kBeginMarker) + " first");
   return BlockSpan{begin.end, end.begin, begin.number + 1, begin.crlf};
 }
 
-std::string replace_block(std::string_view readme, const BlockSpan& span, std::string_view content) {
+std::string replace_block(std::string_view readme, const BlockSpan& span,
+                          std::string_view content) {
   const char* newline = span.crlf ? "\r\n" : "\n";
   std::string out(readme.substr(0, span.content_begin));
   // A begin marker on the file's last line without a newline cannot happen
   // (the end marker follows), but keep the marker on its own line regardless.
   if (!out.empty() && out.back() != '\n') out += newline;
   for (char c : content) {
-    if (c == '\n') out += newline;
-    else if (c != '\r') out += c;
+    if (c == '\n')
+      out += newline;
+    else if (c != '\r')
+      out += c;
   }
   if (!content.empty() && content.back() != '\n') out += newline;
   out += readme.substr(span.content_end);
   return out;
 }
 
-std::vector<std::string> verify_block(std::string_view content, std::string_view generated, int first_line,
-                                      const std::string& where, const SupportMatrix& matrix) {
+std::vector<std::string> verify_block(std::string_view content, std::string_view generated,
+                                      int first_line, const std::string& where,
+                                      const SupportMatrix& matrix) {
   std::string actual = normalise_newlines(content), expected = normalise_newlines(generated);
   if (actual == expected) return {};
   BlockVerifier verifier(where, matrix, expected);
@@ -392,9 +431,10 @@ std::vector<std::string> verify_block(std::string_view content, std::string_view
     auto want = split_lines(expected);
     std::size_t i = 0;
     while (i < lines.size() && i < want.size() && lines[i].text == want[i].text) ++i;
-    verifier.violation(first_line + static_cast<int>(i),
-                       "the block is not what the evidence generates (it differs from this line on: order or "
-                       "blank lines)");
+    verifier.violation(
+        first_line + static_cast<int>(i),
+        "the block is not what the evidence generates (it differs from this line on: order or "
+        "blank lines)");
   }
   return verifier.take();
 }

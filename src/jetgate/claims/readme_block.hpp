@@ -48,7 +48,8 @@ std::string replace_block(std::string_view readme, const BlockSpan& span, std::s
 // (the block is regenerated, not edited). Returns one line per difference,
 // "README.md:LINE: what is wrong; what to do", saying for a claims row which
 // claimed gate the evidence does not back and why. Empty: the block holds.
-std::vector<std::string> verify_block(std::string_view content, std::string_view generated, int first_line,
-                                      const std::string& where, const SupportMatrix& matrix);
+std::vector<std::string> verify_block(std::string_view content, std::string_view generated,
+                                      int first_line, const std::string& where,
+                                      const SupportMatrix& matrix);
 
 }  // namespace jetgate::claims

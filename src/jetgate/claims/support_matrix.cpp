@@ -18,8 +18,10 @@ nlohmann::json to_json(const GateEntry& g) {
                       {"git_sha", g.git_sha},
                       {"file", g.file},
                       {"evidence_files", g.evidence_files}};
-  if (!g.verdict.evidence_date.empty()) j["age_days"] = g.verdict.age_days;
-  else j["age_days"] = nullptr;
+  if (!g.verdict.evidence_date.empty())
+    j["age_days"] = g.verdict.age_days;
+  else
+    j["age_days"] = nullptr;
   return j;
 }
 

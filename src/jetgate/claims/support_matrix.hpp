@@ -4,10 +4,9 @@
 // combination is fresh green (docs/claims.md).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "jetgate/claims/evidence_set.hpp"
 #include "jetgate/claims/evidence_verdict.hpp"
@@ -28,8 +27,8 @@ struct MatrixRow {
 
 struct SupportMatrix {
   JudgeRules rules;
-  std::vector<MatrixRow> rows;        // sorted by platform, then runtime
-  std::vector<SkippedFile> skipped;   // files that were not evidence
+  std::vector<MatrixRow> rows;       // sorted by platform, then runtime
+  std::vector<SkippedFile> skipped;  // files that were not evidence
 };
 
 // One supported (platform, runtime, gate) triple: what a README may claim.

@@ -10,20 +10,26 @@ namespace {
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
-constexpr std::pair<std::string_view, char> kEntities[] = {{"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}};
+constexpr std::pair<std::string_view, char> kEntities[] = {
+    {"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}};
 
 std::optional<unsigned> hex_value(std::string_view digits) {
   unsigned v = 0;
   for (char c : digits) {
     unsigned d = 0;
-    if (c >= '0' && c <= '9') d = static_cast<unsigned>(c - '0');
-    else if (c >= 'a' && c <= 'f') d = static_cast<unsigned>(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F') d = static_cast<unsigned>(c - 'A' + 10);
-    else return std::nullopt;
+    if (c >= '0' && c <= '9')
+      d = static_cast<unsigned>(c - '0');
+    else if (c >= 'a' && c <= 'f')
+      d = static_cast<unsigned>(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F')
+      d = static_cast<unsigned>(c - 'A' + 10);
+    else
+      return std::nullopt;
     v = v * 16 + d;
   }
   return v;
@@ -60,8 +66,10 @@ std::string unescape_cell(std::string_view cell) {
       std::size_t digits = next == 'x' ? 2 : next == 'u' ? 4 : 0;
       if (digits && i + 2 + digits <= cell.size()) {
         if (auto value = hex_value(cell.substr(i + 2, digits))) {
-          if (digits == 2) out += static_cast<char>(*value);
-          else append_utf8(out, *value);
+          if (digits == 2)
+            out += static_cast<char>(*value);
+          else
+            append_utf8(out, *value);
           i += 1 + digits;
           continue;
         }
@@ -111,7 +119,8 @@ std::optional<std::vector<std::string>> split_row(std::string_view line) {
 Result<std::vector<GateClaim>> parse_gate_cell(std::string_view cell) {
   std::vector<GateClaim> gates;
   std::string_view rest = trim(cell);
-  if (rest.empty()) return make_error("the gates cell is empty", "", "list gates as `gate-id (YYYY-MM-DD)`");
+  if (rest.empty())
+    return make_error("the gates cell is empty", "", "list gates as `gate-id (YYYY-MM-DD)`");
   while (!rest.empty()) {
     auto comma = rest.find(',');
     std::string_view item = trim(rest.substr(0, comma));
@@ -120,13 +129,15 @@ Result<std::vector<GateClaim>> parse_gate_cell(std::string_view cell) {
     auto paren = item.find(" (");
     if (paren != std::string_view::npos) {
       std::string_view date = item.substr(paren + 2);
-      if (date.empty() || date.back() != ')' || !evidence::parse_iso_date(date.substr(0, date.size() - 1)))
+      if (date.empty() || date.back() != ')' ||
+          !evidence::parse_iso_date(date.substr(0, date.size() - 1)))
         return make_error(fmt::format("'{}' is not `gate-id (YYYY-MM-DD)`", item));
       g.evidence_date = std::string(date.substr(0, date.size() - 1));
       item = trim(item.substr(0, paren));
     }
     if (!evidence::is_valid_gate_id(item))
-      return make_error(fmt::format("'{}' is not a gate id", item), "", "gate ids are [a-z0-9][a-z0-9-]*");
+      return make_error(fmt::format("'{}' is not a gate id", item), "",
+                        "gate ids are [a-z0-9][a-z0-9-]*");
     g.gate = std::string(item);
     gates.push_back(std::move(g));
   }

@@ -15,7 +15,8 @@ namespace jetgate {
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
 // The closest candidate within max(1, word.size() / 3) edits; nullopt otherwise.
-std::optional<std::string> closest_match(std::string_view word, const std::vector<std::string>& candidates);
+std::optional<std::string> closest_match(std::string_view word,
+                                         const std::vector<std::string>& candidates);
 
 // " (did you mean \"requires\"?)" or "".
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);

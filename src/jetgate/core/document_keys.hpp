@@ -5,10 +5,9 @@
 // accessors below, which never throw on documents from outside.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 namespace jetgate::keys {
 

@@ -12,9 +12,12 @@ std::optional<std::size_t> too_deep_at(std::string_view text, std::size_t max_de
   for (std::size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
     if (c == '"') {
@@ -43,15 +46,18 @@ std::string line_column(std::string_view text, std::size_t offset) {
   return fmt::format("{}:{}", line, column);
 }
 
-Result<nlohmann::json> parse_json_text(std::string_view text, const std::string& source, std::size_t max_depth) {
+Result<nlohmann::json> parse_json_text(std::string_view text, const std::string& source,
+                                       std::size_t max_depth) {
   if (auto at = too_deep_at(text, max_depth))
-    return make_error(fmt::format("JSON nested deeper than {} levels", max_depth),
-                      source + ":" + line_column(text, *at),
-                      "this is not a file jetgate writes or documents; check that the path is right");
+    return make_error(
+        fmt::format("JSON nested deeper than {} levels", max_depth),
+        source + ":" + line_column(text, *at),
+        "this is not a file jetgate writes or documents; check that the path is right");
   // JSON text never holds a NUL byte (control characters in strings must be
   // escaped), and the parser would read one as the end of the input.
   if (auto nul = text.find('\0'); nul != std::string_view::npos)
-    return make_error("not valid JSON: a NUL byte (binary data, not text)", source + ":" + line_column(text, nul),
+    return make_error("not valid JSON: a NUL byte (binary data, not text)",
+                      source + ":" + line_column(text, nul),
                       "this is not a JSON text file; check that the path is right");
   try {
     return nlohmann::json::parse(text);
@@ -59,7 +65,8 @@ Result<nlohmann::json> parse_json_text(std::string_view text, const std::string&
     // e.byte is 1-based and points just past the offending character.
     std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;
     std::string what = e.what();
-    // "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error ..." -> the part after ": "
+    // "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error ..." -> the
+    // part after ": "
     auto colon = what.find(": ");
     if (colon != std::string::npos) what = what.substr(colon + 2);
     if (text.empty()) what = "the file is empty";
@@ -68,7 +75,8 @@ Result<nlohmann::json> parse_json_text(std::string_view text, const std::string&
   }
 }
 
-std::optional<std::int64_t> integer_in_range(const nlohmann::json& v, std::int64_t lo, std::int64_t hi) {
+std::optional<std::int64_t> integer_in_range(const nlohmann::json& v, std::int64_t lo,
+                                             std::int64_t hi) {
   if (v.is_number_unsigned()) {
     auto u = v.get<std::uint64_t>();
     if (hi < 0 || u > static_cast<std::uint64_t>(hi)) return std::nullopt;
@@ -91,7 +99,8 @@ std::string quoted_text(std::string_view text, std::size_t max_chars) {
   bool cut = text.size() > max_chars;
   std::string head(text.substr(0, max_chars));
   // Cutting may split a UTF-8 sequence; the replace handler turns the stray bytes into U+FFFD.
-  std::string out = nlohmann::json(head).dump(-1, ' ', /*ensure_ascii=*/true, nlohmann::json::error_handler_t::replace);
+  std::string out = nlohmann::json(head).dump(-1, ' ', /*ensure_ascii=*/true,
+                                              nlohmann::json::error_handler_t::replace);
   if (cut) out += "...";
   return out;
 }

@@ -6,11 +6,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "jetgate/core/result.hpp"
 
@@ -28,7 +27,8 @@ Result<nlohmann::json> parse_json_text(std::string_view text, const std::string&
 
 // An integer in [lo, hi], or nullopt: floats, strings, and integers outside
 // the range (including ones that do not fit 64 bits) never wrap into range.
-std::optional<std::int64_t> integer_in_range(const nlohmann::json& v, std::int64_t lo, std::int64_t hi);
+std::optional<std::int64_t> integer_in_range(const nlohmann::json& v, std::int64_t lo,
+                                             std::int64_t hi);
 
 // JSON text that is always valid UTF-8: invalid bytes in strings become U+FFFD.
 std::string dump_json(const nlohmann::json& j, int indent = -1);

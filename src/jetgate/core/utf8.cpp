@@ -1,8 +1,8 @@
 #include "jetgate/core/utf8.hpp"
 
-#include <cstdint>
-
 #include <fmt/format.h>
+
+#include <cstdint>
 
 namespace jetgate {
 namespace {
@@ -71,8 +71,10 @@ std::string to_valid_utf8(std::string_view s) {
   out.reserve(s.size() + 8);
   for (std::size_t pos = 0; pos < s.size();) {
     auto d = decode_one(s, pos);
-    if (d.valid) out.append(s.substr(pos, d.length));
-    else out.append(kReplacementCharacter);
+    if (d.valid)
+      out.append(s.substr(pos, d.length));
+    else
+      out.append(kReplacementCharacter);
     pos += d.length;
   }
   return out;

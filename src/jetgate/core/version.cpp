@@ -2,6 +2,8 @@
 
 namespace jetgate {
 
-const char* version() { return JETGATE_VERSION; }
+const char* version() {
+  return JETGATE_VERSION;
+}
 
 }  // namespace jetgate

@@ -4,7 +4,8 @@
 
 namespace jetgate::cuda {
 
-std::string kernel_load_advice(CUresult rc, int driver_version, const std::string& toolkit_version) {
+std::string kernel_load_advice(CUresult rc, int driver_version,
+                               const std::string& toolkit_version) {
   const int toolkit = parse_cuda_version(toolkit_version);
   const bool driver_older = toolkit > 0 && driver_version > 0 && driver_version < toolkit;
   const bool version_error = rc == kCudaErrorUnsupportedPtxVersion ||
@@ -69,9 +70,9 @@ Result<CUfunction> Context::kernel(const char* name) {
       module_ = nullptr;
       int version = 0;
       api().driver_get_version(&version);
-      return make_error(fmt::format("cuModuleLoadData (jetgate's kernels) failed: {}",
-                                    driver_.describe(rc)),
-                        driver_.library(), kernel_load_advice(rc, version, image.toolkit_version));
+      return make_error(
+          fmt::format("cuModuleLoadData (jetgate's kernels) failed: {}", driver_.describe(rc)),
+          driver_.library(), kernel_load_advice(rc, version, image.toolkit_version));
     }
   }
   CUfunction f = nullptr;

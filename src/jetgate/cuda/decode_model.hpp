@@ -47,8 +47,8 @@ JETGATE_DECODE_HD std::uint32_t tensor_stream(std::uint32_t kind, std::uint32_t 
 // tensor, and any element can be generated alone, on the GPU or the CPU.
 JETGATE_DECODE_HD std::uint32_t weight_hash(std::uint32_t seed, std::uint32_t stream,
                                             std::uint64_t index) {
-  std::uint64_t z = index + ((static_cast<std::uint64_t>(stream) << 32) | seed) *
-                                0x9E3779B97F4A7C15ull;
+  std::uint64_t z =
+      index + ((static_cast<std::uint64_t>(stream) << 32) | seed) * 0x9E3779B97F4A7C15ull;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   z ^= z >> 31;
@@ -106,11 +106,11 @@ JETGATE_DECODE_HD std::uint16_t float_to_f16(float f) {
   const std::uint32_t u = float_bits(f);
   const std::uint32_t sign = (u >> 16) & 0x8000u;
   const std::uint32_t a = u & 0x7FFFFFFFu;
-  if (a > 0x7F800000u) return static_cast<std::uint16_t>(sign | 0x7E00u);        // NaN
-  if (a >= 0x477FF000u) return static_cast<std::uint16_t>(sign | 0x7C00u);       // rounds to inf
-  if (a < 0x38800000u) {                                                          // subnormal or 0
-    if (a < 0x33000000u) return static_cast<std::uint16_t>(sign);                // below half of 2^-24
-    const std::uint32_t shift = 126u - (a >> 23);                                 // 14..24
+  if (a > 0x7F800000u) return static_cast<std::uint16_t>(sign | 0x7E00u);   // NaN
+  if (a >= 0x477FF000u) return static_cast<std::uint16_t>(sign | 0x7C00u);  // rounds to inf
+  if (a < 0x38800000u) {                                                    // subnormal or 0
+    if (a < 0x33000000u) return static_cast<std::uint16_t>(sign);           // below half of 2^-24
+    const std::uint32_t shift = 126u - (a >> 23);                           // 14..24
     const std::uint32_t mant = (a & 0x7FFFFFu) | 0x800000u;
     std::uint32_t h = mant >> shift;
     const std::uint32_t rest = mant & ((1u << shift) - 1u);
@@ -182,14 +182,14 @@ struct Params {
   std::uint64_t tokens;              // uint32 [max_ctx], the generated ids
   std::uint64_t layer_stride;
   std::uint64_t off_attn_norm, off_qkv_w, off_qkv_b, off_o_w, off_mlp_norm, off_gateup_w,
-      off_down_w;                    // within a layer
+      off_down_w;  // within a layer
   std::uint64_t off_final_norm, off_embed, off_lm_head;
   std::uint64_t prefetch_end;  // where the LM head's matrix ends: nothing after it is prefetched
   std::uint32_t hidden, layers, heads, kv_heads, head_dim, intermediate, vocab;
   std::uint32_t qkv_bias, max_ctx, dtype;
   float rms_eps, attn_scale;
   std::uint32_t prefetch_window;  // bytes DRAM streams ahead of consumption into L2; 0: none
-  std::uint32_t bench_flags;     // kBench*: measurement aids, 0 in the probe
+  std::uint32_t bench_flags;      // kBench*: measurement aids, 0 in the probe
 };
 
 // The persistent kernel runs only its grid barriers (and the LM head): what
@@ -198,9 +198,9 @@ inline constexpr std::uint32_t kBenchBarriersOnly = 1;
 
 // Device-side bookkeeping between kernels and between tokens.
 struct State {
-  std::uint32_t pos;         // position of the token being fed in
-  std::uint32_t last_token;  // the id the host copies back after every token
-  std::uint32_t barrier[2];  // grid-barrier arrivals of the persistent kernel, by parity
+  std::uint32_t pos;             // position of the token being fed in
+  std::uint32_t last_token;      // the id the host copies back after every token
+  std::uint32_t barrier[2];      // grid-barrier arrivals of the persistent kernel, by parity
   unsigned long long argmax[2];  // (ordered logit << 32 | ~id), by position parity
 };
 

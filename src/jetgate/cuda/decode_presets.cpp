@@ -1,8 +1,8 @@
 #include "jetgate/cuda/decode_presets.hpp"
 
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 
 namespace jetgate::cuda::decode {
 
@@ -36,20 +36,23 @@ std::vector<ModelShape> build_presets() {
                    "https://huggingface.co/Qwen/Qwen2.5-0.5B/blob/main/config.json"));
   v.push_back(make("qwen2.5-1.5b", 1536, 28, 12, 2, 128, 8960, 151936, true, true, 1e-6f, 1e6,
                    "https://huggingface.co/Qwen/Qwen2.5-1.5B/blob/main/config.json"));
-  ModelShape llama = make("llama-3.2-1b", 2048, 16, 32, 8, 64, 8192, 128256, true, false, 1e-5f,
-                          500000.0, "https://huggingface.co/meta-llama/Llama-3.2-1B/blob/main/config.json");
+  ModelShape llama =
+      make("llama-3.2-1b", 2048, 16, 32, 8, 64, 8192, 128256, true, false, 1e-5f, 500000.0,
+           "https://huggingface.co/meta-llama/Llama-3.2-1B/blob/main/config.json");
   llama.rope_scaling = Llama3RopeScaling{32.0, 1.0, 4.0, 8192.0};
   v.push_back(llama);
-  v.push_back(make("tinyllama-1.1b", 2048, 22, 32, 4, 64, 5632, 32000, false, false, 1e-5f,
-                   10000.0,
-                   "https://huggingface.co/TinyLlama/TinyLlama-1.1B-Chat-v1.0/blob/main/config.json"));
+  v.push_back(
+      make("tinyllama-1.1b", 2048, 22, 32, 4, 64, 5632, 32000, false, false, 1e-5f, 10000.0,
+           "https://huggingface.co/TinyLlama/TinyLlama-1.1B-Chat-v1.0/blob/main/config.json"));
   // Every feature of the real ones (grouped-query attention, q/k/v bias,
   // tied embeddings) at a size the CPU reference runs in milliseconds.
   v.push_back(make("tiny", 256, 2, 4, 2, 64, 512, 1024, true, true, 1e-6f, 10000.0, "jetgate"));
   return v;
 }
 
-std::uint64_t align256(std::uint64_t n) { return (n + 255) & ~std::uint64_t{255}; }
+std::uint64_t align256(std::uint64_t n) {
+  return (n + 255) & ~std::uint64_t{255};
+}
 
 constexpr std::uint64_t kElem = 2;  // fp16 and bf16
 
@@ -120,19 +123,28 @@ std::optional<std::uint32_t> parse_dtype(const std::string& s) {
   return std::nullopt;
 }
 
-const char* dtype_name(std::uint32_t dtype) { return dtype == kDTypeBf16 ? "bf16" : "fp16"; }
+const char* dtype_name(std::uint32_t dtype) {
+  return dtype == kDTypeBf16 ? "bf16" : "fp16";
+}
 
 float weight_scale(const ModelShape& m, std::uint32_t kind) {
   std::uint32_t fan_in = m.hidden;
   switch (kind) {
     case kEmbed:
-    case kLmHead: return 0.125f;
+    case kLmHead:
+      return 0.125f;
     case kBq:
     case kBk:
-    case kBv: return 0.0625f;
-    case kWo: fan_in = m.heads * m.head_dim; break;
-    case kWdown: fan_in = m.intermediate; break;
-    default: break;
+    case kBv:
+      return 0.0625f;
+    case kWo:
+      fan_in = m.heads * m.head_dim;
+      break;
+    case kWdown:
+      fan_in = m.intermediate;
+      break;
+    default:
+      break;
   }
   // uniform(-a, a) has variance a^2 / 3: a = sqrt(3 / fan_in) keeps unit
   // variance; rounded to a power of two so the product stays exact.

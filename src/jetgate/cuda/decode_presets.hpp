@@ -22,8 +22,8 @@ struct Llama3RopeScaling {
 
 struct ModelShape {
   std::string name;
-  std::uint32_t hidden = 0, layers = 0, heads = 0, kv_heads = 0, head_dim = 0,
-                intermediate = 0, vocab = 0;
+  std::uint32_t hidden = 0, layers = 0, heads = 0, kv_heads = 0, head_dim = 0, intermediate = 0,
+                vocab = 0;
   bool tied_embeddings = false;
   bool qkv_bias = false;
   float rms_eps = 0;

@@ -1,11 +1,11 @@
 #include "jetgate/cuda/decode_runner.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
-
-#include <fmt/format.h>
 
 namespace jetgate::cuda::decode {
 
@@ -14,7 +14,9 @@ namespace {
 constexpr unsigned kInitBlock = 256;
 constexpr std::uint64_t kAlign = 256;
 
-std::uint64_t aligned(std::uint64_t n) { return (n + kAlign - 1) & ~(kAlign - 1); }
+std::uint64_t aligned(std::uint64_t n) {
+  return (n + kAlign - 1) & ~(kAlign - 1);
+}
 
 struct TensorInit {
   std::uint32_t kind;
@@ -46,7 +48,9 @@ std::vector<TensorInit> tensors_of(const ModelShape& m, const WeightLayout& l) {
 
 }  // namespace
 
-const char* to_string(LaunchMode m) { return m == LaunchMode::graph ? "graph" : "persistent"; }
+const char* to_string(LaunchMode m) {
+  return m == LaunchMode::graph ? "graph" : "persistent";
+}
 
 Runner::Runner(Context& ctx, const ModelShape& model, const RunnerOptions& options)
     : ctx_(ctx), model_(model), options_(options), layout_(weight_layout(model)) {}
@@ -252,15 +256,17 @@ Status Runner::launch_token() {
 
 Status Runner::begin(std::uint32_t token) {
   if (token >= model_.vocab)
-    return make_error(fmt::format("start token {} is outside the vocabulary ({})", token,
-                                  model_.vocab));
+    return make_error(
+        fmt::format("start token {} is outside the vocabulary ({})", token, model_.vocab));
   auto f = ctx_.kernel("jetgate_decode_begin");
   if (!f) return f.error();
   if (auto st = ctx_.launch(*f, 1, kInitBlock, stream_.get(), params_, token); !st) return st;
   return synchronize();
 }
 
-Status Runner::enqueue() { return launch_token(); }
+Status Runner::enqueue() {
+  return launch_token();
+}
 
 Status Runner::synchronize() {
   return ctx_.check(ctx_.api().stream_synchronize(stream_.get()), "cuStreamSynchronize");
@@ -269,10 +275,10 @@ Status Runner::synchronize() {
 Result<std::uint32_t> Runner::step() {
   if (auto st = launch_token(); !st) return st.error();
   const auto& api = ctx_.api();
-  if (auto st = ctx_.check(api.memcpy_dtoh_async(host_token_.get(),
-                                                 state_.get() + offsetof(State, last_token),
-                                                 sizeof(std::uint32_t), stream_.get()),
-                           "cuMemcpyDtoHAsync (token id)");
+  if (auto st = ctx_.check(
+          api.memcpy_dtoh_async(host_token_.get(), state_.get() + offsetof(State, last_token),
+                                sizeof(std::uint32_t), stream_.get()),
+          "cuMemcpyDtoHAsync (token id)");
       !st)
     return st.error();
   if (auto st = synchronize(); !st) return st.error();
@@ -282,9 +288,9 @@ Result<std::uint32_t> Runner::step() {
 Result<std::vector<float>> Runner::logits() {
   if (auto st = synchronize(); !st) return st.error();
   std::vector<float> out(model_.vocab);
-  if (auto st = ctx_.check(ctx_.api().memcpy_dtoh(out.data(), params_.logits,
-                                                  out.size() * sizeof(float)),
-                           "cuMemcpyDtoH (logits)");
+  if (auto st =
+          ctx_.check(ctx_.api().memcpy_dtoh(out.data(), params_.logits, out.size() * sizeof(float)),
+                     "cuMemcpyDtoH (logits)");
       !st)
     return st.error();
   return out;

@@ -28,7 +28,7 @@ struct RunnerOptions {
   // Bytes of weights DRAM streams into L2 ahead of the phase that reads them
   // (capped at half the L2); 0: none.
   std::uint32_t prefetch_window = 0;
-  std::uint32_t bench_flags = 0;     // kBench* (decode_model.hpp); 0 outside benchmarks
+  std::uint32_t bench_flags = 0;  // kBench* (decode_model.hpp); 0 outside benchmarks
 };
 
 class Runner {

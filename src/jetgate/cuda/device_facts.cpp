@@ -1,8 +1,8 @@
 #include "jetgate/cuda/device_facts.hpp"
 
-#include <array>
-
 #include <fmt/format.h>
+
+#include <array>
 
 #include "jetgate/cuda/context.hpp"
 
@@ -73,10 +73,10 @@ nlohmann::json device_facts(const Driver& driver, int ordinal) {
   AttributeReader attr{driver, dev, errors};
   auto major = attr.read(kAttrComputeCapabilityMajor, "compute capability major");
   auto minor = attr.read(kAttrComputeCapabilityMinor, "compute capability minor");
-  d["compute_capability"] = major.is_number() && minor.is_number()
-                                ? nlohmann::json(fmt::format("{}.{}", major.get<int>(),
-                                                             minor.get<int>()))
-                                : nullptr;
+  d["compute_capability"] =
+      major.is_number() && minor.is_number()
+          ? nlohmann::json(fmt::format("{}.{}", major.get<int>(), minor.get<int>()))
+          : nullptr;
   d["sm_count"] = attr.read(kAttrMultiprocessorCount, "SM count");
   auto integrated = attr.read(kAttrIntegrated, "integrated");
   d["integrated"] = integrated.is_number() ? nlohmann::json(integrated.get<int>() != 0) : nullptr;
@@ -88,9 +88,10 @@ nlohmann::json device_facts(const Driver& driver, int ordinal) {
   auto bus = attr.read(kAttrPciBusId, "PCI bus");
   auto slot = attr.read(kAttrPciDeviceId, "PCI device");
   if (domain.is_number() && bus.is_number() && slot.is_number())
-    d["pci_bus_id"] = fmt::format("{:04x}:{:02x}:{:02x}.0", domain.get<int>(), bus.get<int>(),
-                                  slot.get<int>());
-  const long long clock = d["memory_clock_khz"].is_number() ? d["memory_clock_khz"].get<long long>() : 0;
+    d["pci_bus_id"] =
+        fmt::format("{:04x}:{:02x}:{:02x}.0", domain.get<int>(), bus.get<int>(), slot.get<int>());
+  const long long clock =
+      d["memory_clock_khz"].is_number() ? d["memory_clock_khz"].get<long long>() : 0;
   const long long width =
       d["memory_bus_width_bits"].is_number() ? d["memory_bus_width_bits"].get<long long>() : 0;
   const double peak = theoretical_bandwidth_gbps(clock, width);
@@ -110,8 +111,8 @@ nlohmann::json device_facts(const Driver& driver, int ordinal) {
 
 nlohmann::json collect_gpu_facts(const Driver& driver) {
   nlohmann::json gpu = {
-      {"driver", {{"loaded", true}, {"library", driver.library()}, {"version", nullptr},
-                  {"error", nullptr}}},
+      {"driver",
+       {{"loaded", true}, {"library", driver.library()}, {"version", nullptr}, {"error", nullptr}}},
       {"device_count", nullptr},
       {"devices", nlohmann::json::array()}};
   int version = 0;

@@ -2,9 +2,8 @@
 // Runs in a child process (it calls cuInit and creates a context per device).
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "jetgate/cuda/driver.hpp"
 

@@ -1,11 +1,10 @@
 #include "jetgate/cuda/driver.hpp"
 
 #include <dlfcn.h>
+#include <fmt/format.h>
 
 #include <cstdlib>
 #include <sstream>
-
-#include <fmt/format.h>
 
 namespace jetgate::cuda {
 
@@ -36,8 +35,8 @@ namespace {
 
 // Fills api from handle; returns the first symbol that is missing, or "".
 std::string resolve_entry_points(void* handle, DriverApi& api) {
-#define JETGATE_RESOLVE_ENTRY_POINT(member, symbol, type)              \
-  api.member = reinterpret_cast<std::add_pointer_t<type>>(dlsym(handle, symbol));       \
+#define JETGATE_RESOLVE_ENTRY_POINT(member, symbol, type)                         \
+  api.member = reinterpret_cast<std::add_pointer_t<type>>(dlsym(handle, symbol)); \
   if (api.member == nullptr) return symbol;
   JETGATE_CUDA_DRIVER_ENTRY_POINTS(JETGATE_RESOLVE_ENTRY_POINT)
 #undef JETGATE_RESOLVE_ENTRY_POINT
@@ -68,9 +67,10 @@ Result<Driver> Driver::load(const std::vector<std::string>& paths) {
     std::string missing = resolve_entry_points(handle, d.api_);
     if (!missing.empty()) {
       // Never dlclose a driver: its destructors are not known to be safe.
-      rejected.push_back(fmt::format("{}: lacks entry point {} (not a CUDA driver, or one older "
-                                     "than CUDA 10.2)",
-                                     path, missing));
+      rejected.push_back(
+          fmt::format("{}: lacks entry point {} (not a CUDA driver, or one older "
+                      "than CUDA 10.2)",
+                      path, missing));
       continue;
     }
     d.library_ = path;

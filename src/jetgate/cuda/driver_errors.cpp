@@ -1,9 +1,9 @@
 // jetgate's catalogue of CUDA driver errors: a name for each CUresult it may
 // meet (older drivers lack cuGetErrorName for newer codes) and, where one
 // exists, the next step a user can take.
-#include <array>
-
 #include <fmt/format.h>
+
+#include <array>
 
 #include "jetgate/cuda/driver.hpp"
 

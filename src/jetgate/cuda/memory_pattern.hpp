@@ -16,7 +16,8 @@ namespace jetgate::cuda {
 // A cheap mix so that neighbouring words, address bits and stuck bits all
 // show up as mismatches.
 JETGATE_HOST_DEVICE std::uint32_t memory_pattern(std::uint64_t i, std::uint32_t seed) {
-  std::uint32_t x = static_cast<std::uint32_t>(i) ^ static_cast<std::uint32_t>(i >> 32) * 0x9E3779B9u;
+  std::uint32_t x =
+      static_cast<std::uint32_t>(i) ^ static_cast<std::uint32_t>(i >> 32) * 0x9E3779B9u;
   x ^= seed;
   x *= 0x85EBCA6Bu;
   x ^= x >> 13;

@@ -48,8 +48,8 @@ Result<ReadBandwidth> measure_read_bandwidth(Context& ctx, CUstream stream, CUde
     if (auto st = ctx.check(api.event_synchronize(end->get()), "cuEventSynchronize"); !st)
       return st.error();
     float ms = 0;
-    if (auto st = ctx.check(api.event_elapsed_time(&ms, start->get(), end->get()),
-                            "cuEventElapsedTime");
+    if (auto st =
+            ctx.check(api.event_elapsed_time(&ms, start->get(), end->get()), "cuEventElapsedTime");
         !st)
       return st.error();
     if (!(ms > 0)) return make_error("a read sample took no measurable time");

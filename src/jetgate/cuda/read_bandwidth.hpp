@@ -14,7 +14,7 @@
 namespace jetgate::cuda {
 
 struct ReadBandwidth {
-  double gbps = 0;                  // median, 1e9 bytes read per second
+  double gbps = 0;  // median, 1e9 bytes read per second
   std::vector<double> samples_gbps;
 };
 

@@ -1,6 +1,7 @@
 #include "jetgate/evidence/atomic_write.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,8 +10,6 @@
 #include <filesystem>
 #include <random>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "jetgate/core/utf8.hpp"
 
@@ -41,7 +40,8 @@ Result<AtomicFile> AtomicFile::create(const std::string& dir, const std::string&
   // O_EXCL: no two writers ever share a temporary file.
   for (int attempt = 0; attempt < 16; ++attempt) {
     std::string tmp = fmt::format(".{}.{}.{}.tmp", name, ::getpid(), random_suffix());
-    int fd = ::openat(f.dir_fd_, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    int fd = ::openat(f.dir_fd_, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+                      0644);
     if (fd >= 0) {
       f.fd_ = fd;
       f.tmp_ = std::move(tmp);

@@ -1,9 +1,9 @@
 #include "jetgate/evidence/dates.hpp"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <ctime>
-
-#include <fmt/format.h>
 
 namespace jetgate::evidence {
 namespace {

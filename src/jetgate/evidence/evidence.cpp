@@ -1,9 +1,9 @@
 #include "jetgate/evidence/evidence.hpp"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <limits>
-
-#include <fmt/format.h>
 
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/evidence/atomic_write.hpp"
@@ -41,8 +41,8 @@ Result<std::int64_t> read_count(const nlohmann::json& counts, const char* key) {
   auto n = integer_in_range(v, 0, std::numeric_limits<std::int64_t>::max());
   if (!n)
     return field_error(std::string("counts/") + key,
-                       fmt::format("counts.{} must be a non-negative integer below 2^63, not {}", key,
-                                   quoted_text(dump_json(v), 40)));
+                       fmt::format("counts.{} must be a non-negative integer below 2^63, not {}",
+                                   key, quoted_text(dump_json(v), 40)));
   return *n;
 }
 
@@ -67,7 +67,8 @@ Result<GateStatus> read_status(const nlohmann::json& j) {
   auto s = j["status"].get<std::string>();
   for (auto st : {GateStatus::passed, GateStatus::failed, GateStatus::not_run})
     if (s == to_string(st)) return st;
-  return field_error("status", fmt::format("status {} is not passed, failed or not_run", quoted_text(s)));
+  return field_error("status",
+                     fmt::format("status {} is not passed, failed or not_run", quoted_text(s)));
 }
 
 Result<std::string> read_string(const nlohmann::json& j, const char* key, bool required) {
@@ -83,9 +84,12 @@ Result<std::string> read_string(const nlohmann::json& j, const char* key, bool r
 
 const char* to_string(GateStatus s) {
   switch (s) {
-    case GateStatus::passed: return "passed";
-    case GateStatus::failed: return "failed";
-    case GateStatus::not_run: return "not_run";
+    case GateStatus::passed:
+      return "passed";
+    case GateStatus::failed:
+      return "failed";
+    case GateStatus::not_run:
+      return "not_run";
   }
   return "not_run";
 }
@@ -112,8 +116,9 @@ Result<Evidence> evidence_from_json(const nlohmann::json& j) {
   if (!j.contains("schema_version") || !j["schema_version"].is_number_integer())
     return field_error("schema_version", "missing integer field \"schema_version\"");
   if (!integer_in_range(j["schema_version"], 1, 1))
-    return field_error("schema_version", fmt::format("schema_version {} is not supported (only 1)",
-                                                     quoted_text(dump_json(j["schema_version"]), 40)));
+    return field_error("schema_version",
+                       fmt::format("schema_version {} is not supported (only 1)",
+                                   quoted_text(dump_json(j["schema_version"]), 40)));
   auto gate = read_string(j, "gate", true);
   if (!gate) return gate.error();
   if (gate->empty()) return field_error("gate", "\"gate\" is empty");
@@ -144,10 +149,12 @@ Result<Evidence> evidence_from_json(const nlohmann::json& j) {
       return field_error("exit_code", "exit_code must be an integer or null");
     // Checked before narrowing: 4294967296 must not wrap to a "successful" 0.
     const auto& code = j["exit_code"];
-    auto value = integer_in_range(code, std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
+    auto value =
+        integer_in_range(code, std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
     if (!value)
-      return field_error("exit_code", fmt::format("exit_code {} is outside the range of an exit status",
-                                                  quoted_text(dump_json(code), 40)));
+      return field_error("exit_code",
+                         fmt::format("exit_code {} is outside the range of an exit status",
+                                     quoted_text(dump_json(code), 40)));
     e.exit_code = static_cast<int>(*value);
   }
   auto counts = read_counts(j);
@@ -172,8 +179,8 @@ Result<Evidence> read_evidence(const std::string& path) {
   auto e = evidence_from_json(*parsed);
   if (!e) {
     const auto& err = e.error();
-    return make_error(err.what, path + (err.where.empty() || err.where == "/" ? "" : "#" + err.where),
-                      err.hint);
+    return make_error(
+        err.what, path + (err.where.empty() || err.where == "/" ? "" : "#" + err.where), err.hint);
   }
   return e;
 }
@@ -183,7 +190,8 @@ Result<std::string> write_evidence(const std::string& dir, const Evidence& e) {
   // Callers repair text first (utf8_json.hpp) and say where; replacing here
   // too means a string that slipped through can never abort the write.
   return write_file_atomically(
-      dir, e.gate + ".json", to_json(e).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+      dir, e.gate + ".json",
+      to_json(e).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 }  // namespace jetgate::evidence

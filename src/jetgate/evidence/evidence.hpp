@@ -5,10 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "jetgate/core/result.hpp"
 
@@ -25,8 +24,8 @@ struct Evidence {
   int schema_version = 1;
   std::string gate;
   GateStatus status = GateStatus::not_run;
-  std::string generated_at;   // UTC ISO-8601, "2026-11-29T16:23:05Z"
-  std::string git_sha;        // 40 lowercase hex digits or "local"
+  std::string generated_at;  // UTC ISO-8601, "2026-11-29T16:23:05Z"
+  std::string git_sha;       // 40 lowercase hex digits or "local"
   std::string reason;
   std::optional<int> exit_code;
   Counts counts;

@@ -1,6 +1,7 @@
 #include "jetgate/evidence/evidence_dir.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,15 +11,14 @@
 #include <filesystem>
 #include <utility>
 
-#include <fmt/format.h>
-
 #include "jetgate/core/utf8.hpp"
 #include "jetgate/evidence/gate_id.hpp"
 
 namespace jetgate::evidence {
 namespace {
 
-constexpr const char* kDirHint = "pass --evidence-dir a writable directory (or a new one inside an existing directory)";
+constexpr const char* kDirHint =
+    "pass --evidence-dir a writable directory (or a new one inside an existing directory)";
 
 std::string read_holder_pid(int fd) {
   char buf[32] = {};
@@ -47,8 +47,9 @@ Status prepare_evidence_dir(const std::string& dir) {
   if (parent.empty()) parent = ".";
   struct stat pst {};
   if (::stat(parent.c_str(), &pst) != 0 || !S_ISDIR(pst.st_mode))
-    return make_error(fmt::format("its parent directory {} does not exist", to_valid_utf8(parent.string())),
-                      shown, kDirHint);
+    return make_error(
+        fmt::format("its parent directory {} does not exist", to_valid_utf8(parent.string())),
+        shown, kDirHint);
   if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
     return make_error(fmt::format("cannot create it: {}", std::strerror(errno)), shown, kDirHint);
   return Ok{};
@@ -62,18 +63,21 @@ Result<RunLock> RunLock::acquire(const std::string& dir, const std::string& gate
   // O_NOFOLLOW: a planted link must not make jetgate create or lock another file.
   lock.fd_ = ::open(lock.path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (lock.fd_ < 0)
-    return make_error(fmt::format("cannot create the lock file: {}", std::strerror(errno)), shown, kDirHint);
+    return make_error(fmt::format("cannot create the lock file: {}", std::strerror(errno)), shown,
+                      kDirHint);
   if (::flock(lock.fd_, LOCK_EX | LOCK_NB) != 0) {
     if (errno == EWOULDBLOCK)
-      return make_error(fmt::format("another `jetgate run {}` (pid {}) is running and will write this "
-                                    "gate's evidence",
-                                    gate, read_holder_pid(lock.fd_)),
-                        shown, "wait for it to finish, or stop it; then run the gate again");
+      return make_error(
+          fmt::format("another `jetgate run {}` (pid {}) is running and will write this "
+                      "gate's evidence",
+                      gate, read_holder_pid(lock.fd_)),
+          shown, "wait for it to finish, or stop it; then run the gate again");
     return make_error(fmt::format("cannot lock: {}", std::strerror(errno)), shown, kDirHint);
   }
   std::string pid = fmt::format("{}\n", ::getpid());
   if (::ftruncate(lock.fd_, 0) != 0 || ::pwrite(lock.fd_, pid.data(), pid.size(), 0) < 0)
-    return make_error(fmt::format("cannot write the lock file: {}", std::strerror(errno)), shown, kDirHint);
+    return make_error(fmt::format("cannot write the lock file: {}", std::strerror(errno)), shown,
+                      kDirHint);
   return lock;
 }
 

@@ -16,10 +16,11 @@ bool is_valid_gate_id(std::string_view id) {
 Status validate_gate_id(std::string_view id, const std::string& where) {
   if (is_valid_gate_id(id)) return Ok{};
   std::string shown = id.size() > 80 ? std::string(id.substr(0, 80)) + "..." : std::string(id);
-  return make_error(fmt::format("invalid gate id \"{}\"", shown), where,
-                    fmt::format("gate ids are lowercase letters, digits and '-', start with a letter "
-                                "or digit, at most {} characters (e.g. jetson-cuda-runtime)",
-                                kMaxGateIdLength));
+  return make_error(
+      fmt::format("invalid gate id \"{}\"", shown), where,
+      fmt::format("gate ids are lowercase letters, digits and '-', start with a letter "
+                  "or digit, at most {} characters (e.g. jetson-cuda-runtime)",
+                  kMaxGateIdLength));
 }
 
 }  // namespace jetgate::evidence

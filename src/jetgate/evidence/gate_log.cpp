@@ -1,8 +1,7 @@
 #include "jetgate/evidence/gate_log.hpp"
 
-#include <sodium.h>
-
 #include <fmt/format.h>
+#include <sodium.h>
 
 #include "jetgate/evidence/gate_id.hpp"
 
@@ -29,7 +28,10 @@ struct GateLog::Hash {
 };
 
 nlohmann::json to_json(const GateLogRecord& r) {
-  return {{"file", r.file}, {"sha256", r.sha256}, {"bytes", r.bytes}, {"discarded_bytes", r.discarded_bytes}};
+  return {{"file", r.file},
+          {"sha256", r.sha256},
+          {"bytes", r.bytes},
+          {"discarded_bytes", r.discarded_bytes}};
 }
 
 std::string sha256_hex(std::string_view data) {
@@ -61,7 +63,8 @@ void GateLog::write_hashed(std::string_view data) {
     error_ = st.error();
     return;
   }
-  crypto_hash_sha256_update(&hash_->state, reinterpret_cast<const unsigned char*>(data.data()), data.size());
+  crypto_hash_sha256_update(&hash_->state, reinterpret_cast<const unsigned char*>(data.data()),
+                            data.size());
   bytes_ += data.size();
 }
 
@@ -76,8 +79,9 @@ void GateLog::append(std::string_view chunk) {
 
 Result<GateLogRecord> GateLog::finish() {
   if (discarded_ > 0)
-    write_hashed(fmt::format("\n[jetgate: the log is cut at {} bytes; {} more bytes of output were not saved]\n",
-                             kMaxGateLogBytes, discarded_));
+    write_hashed(fmt::format(
+        "\n[jetgate: the log is cut at {} bytes; {} more bytes of output were not saved]\n",
+        kMaxGateLogBytes, discarded_));
   if (error_) return *error_;
   unsigned char digest[crypto_hash_sha256_BYTES];
   crypto_hash_sha256_final(&hash_->state, digest);

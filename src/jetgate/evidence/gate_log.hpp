@@ -9,11 +9,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "jetgate/core/result.hpp"
 #include "jetgate/evidence/atomic_write.hpp"
@@ -25,9 +24,9 @@ namespace jetgate::evidence {
 inline constexpr std::uint64_t kMaxGateLogBytes = std::uint64_t{256} << 20;
 
 struct GateLogRecord {
-  std::string file;        // "GATE.log", relative to the evidence file's directory
-  std::string sha256;      // 64 lowercase hex digits, of the file's bytes
-  std::uint64_t bytes = 0; // the file's size
+  std::string file;                   // "GATE.log", relative to the evidence file's directory
+  std::string sha256;                 // 64 lowercase hex digits, of the file's bytes
+  std::uint64_t bytes = 0;            // the file's size
   std::uint64_t discarded_bytes = 0;  // output beyond kMaxGateLogBytes, not saved
 };
 nlohmann::json to_json(const GateLogRecord& r);

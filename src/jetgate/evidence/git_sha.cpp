@@ -1,10 +1,10 @@
 #include "jetgate/evidence/git_sha.hpp"
 
+#include <fmt/format.h>
+
 #include <cstdlib>
 #include <optional>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "jetgate/proc/child.hpp"
 
@@ -17,13 +17,15 @@ std::string trimmed(std::string s) {
 }
 
 // The SHA `value` from `source`, or nullopt with a warning when it is not 40 lowercase hex digits.
-std::optional<std::string> accept(std::string value, const char* source, std::vector<std::string>& warnings) {
+std::optional<std::string> accept(std::string value, const char* source,
+                                  std::vector<std::string>& warnings) {
   value = trimmed(std::move(value));
   if (is_commit_sha(value)) return value;
   std::string shown = value.size() > 60 ? value.substr(0, 60) + "..." : value;
-  warnings.push_back(fmt::format("{} is \"{}\", not 40 lowercase hex digits; ignoring it and trying the next "
-                                 "source (GITHUB_SHA, CI_COMMIT_SHA, git rev-parse HEAD, else \"local\")",
-                                 source, shown));
+  warnings.push_back(
+      fmt::format("{} is \"{}\", not 40 lowercase hex digits; ignoring it and trying the next "
+                  "source (GITHUB_SHA, CI_COMMIT_SHA, git rev-parse HEAD, else \"local\")",
+                  source, shown));
   return std::nullopt;
 }
 
@@ -93,7 +95,8 @@ GitState read_git_state_live(const std::string& repo_root) {
     std::string sha = trimmed(*head);
     if (is_commit_sha(sha)) s.head = sha;
   }
-  if (auto status = run_git(repo_root, {"status", "--porcelain", "--untracked-files=no", "--ignore-submodules=none"}))
+  if (auto status = run_git(
+          repo_root, {"status", "--porcelain", "--untracked-files=no", "--ignore-submodules=none"}))
     s.dirty = !status->empty();
   return s;
 }

@@ -1,9 +1,8 @@
 #include "jetgate/evidence/probe_document.hpp"
 
-#include "jetgate/core/document_keys.hpp"
-
 #include <ctime>
 
+#include "jetgate/core/document_keys.hpp"
 #include "jetgate/core/version.hpp"
 #include "jetgate/cuda/kernel_image.hpp"
 
@@ -21,7 +20,8 @@ nlohmann::json jetgate_identity() {
   }
   return {{"version", version()},
           {"kernels",
-           {{"toolkit", image.present() ? nlohmann::json(image.toolkit_version) : nlohmann::json(nullptr)},
+           {{"toolkit",
+             image.present() ? nlohmann::json(image.toolkit_version) : nlohmann::json(nullptr)},
             {"archs", archs}}}};
 }
 
@@ -55,7 +55,8 @@ nlohmann::json build_probe_document(const ProbeDocumentInput& in) {
   if (in.python) {
     doc["python"] = in.python->facts;
     probes[in.python->result.id] = probes::to_json(in.python->result);
-    if (in.python->bitsandbytes) probes[in.python->bitsandbytes->id] = probes::to_json(*in.python->bitsandbytes);
+    if (in.python->bitsandbytes)
+      probes[in.python->bitsandbytes->id] = probes::to_json(*in.python->bitsandbytes);
   }
   if (!probes.empty()) doc["probes"] = probes;
   nlohmann::json warnings = nlohmann::json::array();

@@ -2,11 +2,10 @@
 // gate's evidence (docs/evidence-schema.md).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "jetgate/facts/platform.hpp"
 #include "jetgate/probes/cuda_section.hpp"
@@ -17,8 +16,8 @@ namespace jetgate::evidence {
 inline constexpr int kEvidenceSchemaVersion = 1;
 
 struct ProbeDocumentInput {
-  std::string root;                                 // "/" or the recorded root
-  bool live = false;                                // facts read on this machine (not a recorded root); opt in
+  std::string root;   // "/" or the recorded root
+  bool live = false;  // facts read on this machine (not a recorded root); opt in
   const facts::PlatformReport* platform = nullptr;  // required
   const probes::CudaSection* cuda = nullptr;        // live machine only
   const probes::PythonRuntime* python = nullptr;    // when asked

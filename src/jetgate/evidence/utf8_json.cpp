@@ -9,7 +9,8 @@ namespace jetgate::evidence {
 std::vector<std::string> repair_utf8(nlohmann::json& root) {
   std::vector<std::string> repaired;
   // An explicit stack: documents built from outside input may be deep.
-  std::vector<std::pair<nlohmann::json*, nlohmann::json::json_pointer>> todo{{&root, nlohmann::json::json_pointer()}};
+  std::vector<std::pair<nlohmann::json*, nlohmann::json::json_pointer>> todo{
+      {&root, nlohmann::json::json_pointer()}};
   while (!todo.empty()) {
     auto [node, where] = std::move(todo.back());
     todo.pop_back();
@@ -32,7 +33,8 @@ std::vector<std::string> repair_utf8(nlohmann::json& root) {
         node->erase(key);
         repaired.push_back((where / fixed).to_string());
       }
-      for (auto it = node->begin(); it != node->end(); ++it) todo.push_back({&it.value(), where / it.key()});
+      for (auto it = node->begin(); it != node->end(); ++it)
+        todo.push_back({&it.value(), where / it.key()});
     }
   }
   return repaired;

@@ -5,10 +5,9 @@
 // knows the text was changed and where.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace jetgate::evidence {
 

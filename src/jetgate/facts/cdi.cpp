@@ -1,12 +1,12 @@
 #include "jetgate/facts/cdi.hpp"
 
-#include <algorithm>
-#include <map>
-#include <sstream>
-
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/parser.h>
 #include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <map>
+#include <sstream>
 
 namespace jetgate::facts {
 namespace {
@@ -31,7 +31,8 @@ class ExpansionCounter : public YAML::EventHandler {
     auto it = sizes_.find(anchor);
     add(mark, it == sizes_.end() ? 1 : it->second);
   }
-  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor, const std::string&) override {
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                const std::string&) override {
     leaf(mark, anchor);
   }
   void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
@@ -57,8 +58,8 @@ class ExpansionCounter : public YAML::EventHandler {
     total_ += n;
     if (!stack_.empty()) stack_.back().size += n;
     if (total_ > kMaxExpandedNodes)
-      throw TooBig{"more than " + std::to_string(kMaxExpandedNodes) + " nodes once aliases are expanded (at " +
-                   where(mark) + ")"};
+      throw TooBig{"more than " + std::to_string(kMaxExpandedNodes) +
+                   " nodes once aliases are expanded (at " + where(mark) + ")"};
   }
   void leaf(const YAML::Mark& mark, YAML::anchor_t anchor) {
     add(mark, 1);
@@ -66,7 +67,8 @@ class ExpansionCounter : public YAML::EventHandler {
   }
   void open(const YAML::Mark& mark, YAML::anchor_t anchor) {
     if (static_cast<int>(stack_.size()) >= kMaxDepth)
-      throw TooBig{"nested more than " + std::to_string(kMaxDepth) + " levels deep (at " + where(mark) + ")"};
+      throw TooBig{"nested more than " + std::to_string(kMaxDepth) + " levels deep (at " +
+                   where(mark) + ")"};
     add(mark, 1);
     stack_.push_back({anchor, 1});
   }
@@ -134,9 +136,11 @@ void collect_nodes(const YAML::Node& edits, std::vector<CdiDeviceNode>& out) {
 }  // namespace
 
 Result<CdiSpec> parse_cdi_spec(std::string_view text) {
-  if (!nesting_within(text, kMaxDepth)) return make_error("nested more than 64 levels deep; not a CDI spec");
+  if (!nesting_within(text, kMaxDepth))
+    return make_error("nested more than 64 levels deep; not a CDI spec");
   if (auto why = expansion_problem(text); !why.empty())
-    return make_error("too large to be a CDI spec: " + why, "", "a spec from nvidia-ctk has a few hundred nodes");
+    return make_error("too large to be a CDI spec: " + why, "",
+                      "a spec from nvidia-ctk has a few hundred nodes");
   YAML::Node root;
   try {
     root = YAML::Load(std::string(text));

@@ -17,8 +17,8 @@ struct CdiDeviceNode {
 
 struct CdiSpec {
   std::string cdi_version;
-  std::string kind;                       // "nvidia.com/gpu"
-  std::vector<std::string> devices;       // device names, e.g. "all", "0"
+  std::string kind;                         // "nvidia.com/gpu"
+  std::vector<std::string> devices;         // device names, e.g. "all", "0"
   std::vector<CdiDeviceNode> device_nodes;  // from every containerEdits, de-duplicated
 };
 

@@ -30,7 +30,8 @@ void CollectContext::load_sidecar() {
   auto j = parse_json_text(*text, "", kSidecarMaxDepth);
   if (!j || !j->is_object()) {
     warn("/platform/arch", root_.display(path),
-         (j ? std::string("not a JSON object") : j.error().what + " at line:column " + j.error().where.substr(1)) +
+         (j ? std::string("not a JSON object")
+            : j.error().what + " at line:column " + j.error().where.substr(1)) +
              "; expected {\"machine\": \"aarch64\", \"nodes\": {...}} (not read)");
     return;
   }
@@ -76,19 +77,25 @@ fs::NodeInfo CollectContext::node(const std::string& path) const {
   const auto& rec = *it;
   if (rec.contains("type") && rec["type"].is_string()) {
     auto t = rec["type"].get<std::string>();
-    if (t == "char") info.type = fs::NodeType::char_device;
-    else if (t == "block") info.type = fs::NodeType::block_device;
-    else if (t == "directory") info.type = fs::NodeType::directory;
+    if (t == "char")
+      info.type = fs::NodeType::char_device;
+    else if (t == "block")
+      info.type = fs::NodeType::block_device;
+    else if (t == "directory")
+      info.type = fs::NodeType::directory;
   }
   if (rec.contains("mode") && rec["mode"].is_string()) {
     try {
-      info.mode = static_cast<unsigned>(std::stoul(rec["mode"].get<std::string>(), nullptr, 8)) & 07777u;
+      info.mode =
+          static_cast<unsigned>(std::stoul(rec["mode"].get<std::string>(), nullptr, 8)) & 07777u;
     } catch (const std::exception&) {
     }
   }
-  if (rec.contains("major") && rec["major"].is_number_unsigned() && rec["major"].get<std::uint64_t>() <= 0xFFFFFFFFu)
+  if (rec.contains("major") && rec["major"].is_number_unsigned() &&
+      rec["major"].get<std::uint64_t>() <= 0xFFFFFFFFu)
     info.major = rec["major"].get<unsigned>();
-  if (rec.contains("minor") && rec["minor"].is_number_unsigned() && rec["minor"].get<std::uint64_t>() <= 0xFFFFFFFFu)
+  if (rec.contains("minor") && rec["minor"].is_number_unsigned() &&
+      rec["minor"].get<std::uint64_t>() <= 0xFFFFFFFFu)
     info.minor = rec["minor"].get<unsigned>();
   return info;
 }

@@ -3,11 +3,10 @@
 #pragma once
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "jetgate/facts/platform.hpp"
 #include "jetgate/facts/warning.hpp"
@@ -20,7 +19,8 @@ inline constexpr int kSidecarMaxDepth = 16;
 
 class CollectContext {
  public:
-  CollectContext(const fs::RootFs& root, const CollectOptions& options, std::vector<Warning>& warnings);
+  CollectContext(const fs::RootFs& root, const CollectOptions& options,
+                 std::vector<Warning>& warnings);
 
   const fs::RootFs& root() const { return root_; }
   const CollectOptions& options() const { return options_; }

@@ -89,7 +89,8 @@ std::optional<ModuleFinding> module_from_compatible(const std::vector<std::strin
   }
   for (const auto& entry : compatible) {
     auto token = part_token(strip_vendor(entry));
-    if (token && is_module(token->part)) return ModuleFinding{token->part, "compatible", std::nullopt, token->variant};
+    if (token && is_module(token->part))
+      return ModuleFinding{token->part, "compatible", std::nullopt, token->variant};
   }
   for (const auto& entry : compatible) {
     auto token = part_token(strip_vendor(entry));
@@ -106,8 +107,10 @@ std::optional<ModuleFinding> module_from_board_ids(std::string_view ids) {
   std::optional<std::string> module;
   for (auto it = std::sregex_iterator(s.begin(), s.end(), id); it != std::sregex_iterator(); ++it) {
     std::string p = "p" + (*it)[1].str() + "-" + (*it)[2].str();
-    if (!module && is_module(p)) module = p;
-    else if (!carrier && is_carrier_or_devkit(p)) carrier = p;
+    if (!module && is_module(p))
+      module = p;
+    else if (!carrier && is_carrier_or_devkit(p))
+      carrier = p;
   }
   if (!module) return std::nullopt;
   return ModuleFinding{*module, "boardids", carrier, std::nullopt};
@@ -120,7 +123,8 @@ std::optional<ModuleFinding> module_from_dtsfilename(std::string_view path) {
   static const std::regex pair(R"(p(\d{4})-(\d{4}))");
   std::optional<std::string> carrier;
   std::optional<std::string> module;
-  for (auto it = std::sregex_iterator(base.begin(), base.end(), pair); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(base.begin(), base.end(), pair); it != std::sregex_iterator();
+       ++it) {
     std::string p = "p" + (*it)[1].str() + "-" + (*it)[2].str();
     const auto* t = table();
     if (!module && is_module(p)) {
@@ -141,7 +145,8 @@ std::optional<ModuleFinding> module_from_dtsfilename(std::string_view path) {
 }
 
 std::optional<EepromPartNumber> parse_699_part_number(std::string_view text) {
-  static const std::regex form(R"(^699-[0-9](\d{4})-(\d{4})-[0-9A-Za-z]{3}(?: [0-9A-Za-z.]{1,8})?$)");
+  static const std::regex form(
+      R"(^699-[0-9](\d{4})-(\d{4})-[0-9A-Za-z]{3}(?: [0-9A-Za-z.]{1,8})?$)");
   std::string s(trim(text));
   while (!s.empty() && s.back() == '\0') s.pop_back();
   s = std::string(trim(s));

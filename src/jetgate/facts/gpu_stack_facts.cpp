@@ -14,18 +14,19 @@ namespace {
 // Modules of the Tegra (nvgpu) and discrete (nvidia) GPU stacks. Others whose
 // names start with these prefixes are reported too.
 constexpr std::array<std::string_view, 17> kGpuModules{
-    "nvgpu", "host1x", "host1x_fence", "host1x_nvhost", "nvhost_ctrl_shim", "nvmap",
-    "mc_utils", "tegra_drm", "governor_pod_scaling", "nvhwpm", "nvidia", "nvidia_uvm",
-    "nvidia_modeset", "nvidia_drm", "nvidia_peermem", "nvsciipc", "nvidia_vrs_pseq"};
+    "nvgpu",    "host1x",         "host1x_fence",   "host1x_nvhost",        "nvhost_ctrl_shim",
+    "nvmap",    "mc_utils",       "tegra_drm",      "governor_pod_scaling", "nvhwpm",
+    "nvidia",   "nvidia_uvm",     "nvidia_modeset", "nvidia_drm",           "nvidia_peermem",
+    "nvsciipc", "nvidia_vrs_pseq"};
 constexpr std::array<std::string_view, 3> kGpuModulePrefixes{"nvgpu", "nvidia", "host1x"};
 
 constexpr std::array<std::string_view, 17> kGpuNodes{
-    "/dev/nvhost-ctrl",      "/dev/nvhost-ctrl-gpu",   "/dev/nvhost-gpu",
-    "/dev/nvhost-as-gpu",    "/dev/nvhost-prof-gpu",   "/dev/nvmap",
-    "/dev/host1x-fence",     "/dev/nvgpu/igpu0/ctrl",  "/dev/nvgpu/igpu0/as",
-    "/dev/nvgpu/igpu0/channel", "/dev/nvgpu/igpu0/tsg", "/dev/nvgpu/igpu0/prof",
-    "/dev/nvidiactl",        "/dev/nvidia-uvm",        "/dev/nvidia-uvm-tools",
-    "/dev/nvidia-modeset",   "/dev/dri/renderD128"};
+    "/dev/nvhost-ctrl",         "/dev/nvhost-ctrl-gpu",  "/dev/nvhost-gpu",
+    "/dev/nvhost-as-gpu",       "/dev/nvhost-prof-gpu",  "/dev/nvmap",
+    "/dev/host1x-fence",        "/dev/nvgpu/igpu0/ctrl", "/dev/nvgpu/igpu0/as",
+    "/dev/nvgpu/igpu0/channel", "/dev/nvgpu/igpu0/tsg",  "/dev/nvgpu/igpu0/prof",
+    "/dev/nvidiactl",           "/dev/nvidia-uvm",       "/dev/nvidia-uvm-tools",
+    "/dev/nvidia-modeset",      "/dev/dri/renderD128"};
 
 bool is_gpu_module(const std::string& name) {
   for (auto m : kGpuModules)
@@ -57,8 +58,11 @@ nlohmann::json modules_json(CollectContext& ctx) {
   if (!text) return loaded;
   for (const auto& m : parse_proc_modules(*text)) {
     if (!is_gpu_module(m.name)) continue;
-    loaded.push_back({{"name", m.name}, {"size", m.size}, {"refcount", m.refcount},
-                      {"used_by", m.used_by}, {"state", m.state}});
+    loaded.push_back({{"name", m.name},
+                      {"size", m.size},
+                      {"refcount", m.refcount},
+                      {"used_by", m.used_by},
+                      {"state", m.state}});
   }
   return loaded;
 }
@@ -86,9 +90,12 @@ nlohmann::json cdi_json(CollectContext& ctx) {
       std::string ext = dot == std::string::npos ? "" : n.substr(dot);
       if (ext != ".yaml" && ext != ".yml" && ext != ".json") continue;
       std::string path = dir + "/" + n;
-      nlohmann::json entry = {{"path", path}, {"kind", nullptr}, {"cdi_version", nullptr},
+      nlohmann::json entry = {{"path", path},
+                              {"kind", nullptr},
+                              {"cdi_version", nullptr},
                               {"devices", nlohmann::json::array()},
-                              {"device_nodes", nlohmann::json::array()}, {"missing_nodes", nullptr},
+                              {"device_nodes", nlohmann::json::array()},
+                              {"missing_nodes", nullptr},
                               {"error", nullptr}};
       auto text = ctx.read(path, "/platform/tegra/driver/cdi");
       if (!text) {
@@ -110,7 +117,8 @@ nlohmann::json cdi_json(CollectContext& ctx) {
       for (const auto& node : spec->device_nodes) {
         bool present = ctx.node(node.host_path).present();
         missing += present ? 0 : 1;
-        entry["device_nodes"].push_back({{"path", node.path}, {"host_path", node.host_path}, {"present", present}});
+        entry["device_nodes"].push_back(
+            {{"path", node.path}, {"host_path", node.host_path}, {"present", present}});
       }
       entry["missing_nodes"] = missing;
       specs.push_back(entry);
@@ -125,7 +133,8 @@ void collect_gpu_stack(CollectContext& ctx, nlohmann::json& tegra) {
   nlohmann::json nodes = nlohmann::json::array();
   for (auto p : kGpuNodes) nodes.push_back(node_json(ctx, std::string(p)));
   for (const auto& p : numbered_nvidia_nodes(ctx)) nodes.push_back(node_json(ctx, p));
-  tegra["driver"] = {{"modules", modules_json(ctx)}, {"device_nodes", nodes}, {"cdi", cdi_json(ctx)}};
+  tegra["driver"] = {
+      {"modules", modules_json(ctx)}, {"device_nodes", nodes}, {"cdi", cdi_json(ctx)}};
 }
 
 }  // namespace jetgate::facts

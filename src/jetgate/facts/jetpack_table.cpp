@@ -1,7 +1,6 @@
 #include "jetgate/facts/jetpack_table.hpp"
 
 #include <cctype>
-
 #include <nlohmann/json.hpp>
 
 #include "jetgate/core/embedded.hpp"
@@ -54,7 +53,8 @@ std::string JetpackRelease::display() const {
 std::string jetpack_number(std::string_view value) {
   auto t = trim(value);
   std::size_t end = 0;
-  while (end < t.size() && (std::isdigit(static_cast<unsigned char>(t[end])) || t[end] == '.')) ++end;
+  while (end < t.size() && (std::isdigit(static_cast<unsigned char>(t[end])) || t[end] == '.'))
+    ++end;
   return std::string(t.substr(0, end));
 }
 
@@ -70,14 +70,17 @@ std::string jetpack_marker(std::string_view value) {
 
 Result<JetpackTable> JetpackTable::parse(std::string_view json_text) {
   auto doc = nlohmann::json::parse(json_text, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object() || !doc.contains("releases") || !doc["releases"].is_array())
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("releases") ||
+      !doc["releases"].is_array())
     return make_error("not a JSON object with a \"releases\" list", "data/l4t-jetpack.json");
   JetpackTable table;
   for (std::size_t i = 0; i < doc["releases"].size(); ++i) {
     auto row = parse_row(doc["releases"][i], i);
     if (!row.ok()) return row.error();
-    if (table.find(row->l4t)) return make_error("L4T " + row->l4t + " is listed twice", "data/l4t-jetpack.json");
-    if (table.newest_.empty() || compare_versions(row->l4t, table.newest_) > 0) table.newest_ = row->l4t;
+    if (table.find(row->l4t))
+      return make_error("L4T " + row->l4t + " is listed twice", "data/l4t-jetpack.json");
+    if (table.newest_.empty() || compare_versions(row->l4t, table.newest_) > 0)
+      table.newest_ = row->l4t;
     table.releases_.push_back(std::move(row).value());
   }
   if (table.releases_.empty()) return make_error("no releases", "data/l4t-jetpack.json");

@@ -16,7 +16,8 @@ Result<std::string> parse_nv_tegra_release(std::string_view text) {
       break;
     }
   if (first.empty())
-    return make_error("empty file", "", "expected a line like \"# R36 (release), REVISION: 4.3, ...\"");
+    return make_error("empty file", "",
+                      "expected a line like \"# R36 (release), REVISION: 4.3, ...\"");
   std::string line(first);
   // Control bytes mean a binary file; other bytes (a BOARD name that is not
   // ASCII) do not stop the release and revision from being read.
@@ -24,7 +25,8 @@ Result<std::string> parse_nv_tegra_release(std::string_view text) {
     auto u = static_cast<unsigned char>(c);
     return (u < 0x20 && u != '\t') || u == 0x7f;
   });
-  if (line.size() > 512 || binary) return make_error("first line is not a release line (binary or overlong)");
+  if (line.size() > 512 || binary)
+    return make_error("first line is not a release line (binary or overlong)");
   static const std::regex release(R"((?:^|[\s#,])R(\d{1,3})\s*\(release\))");
   static const std::regex revision(R"(REVISION:\s*(\d{1,3})(?:\.(\d{1,3}))?(?=[,\s]|$))");
   std::smatch m, r;
@@ -73,9 +75,12 @@ std::map<std::string, std::string> parse_dpkg_status(std::string_view text) {
     if (colon == std::string_view::npos) continue;
     auto key = line.substr(0, colon);
     auto value = std::string(trim(line.substr(colon + 1)));
-    if (key == "Package") package = value;
-    else if (key == "Version") version = value;
-    else if (key == "Status") status = value;
+    if (key == "Package")
+      package = value;
+    else if (key == "Version")
+      version = value;
+    else if (key == "Status")
+      status = value;
   }
   flush();
   return installed;

@@ -12,12 +12,17 @@
 namespace jetgate::facts {
 namespace {
 
-constexpr std::array<const char*, 8> kLibraryDirs{
-    "/usr/lib/aarch64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/usr/local/cuda/lib64", "/usr/lib64",
-    "/usr/lib", "/usr/local/cuda/targets/aarch64-linux/lib", "/usr/local/lib", "/usr/lib/aarch64-linux-gnu/tegra"};
+constexpr std::array<const char*, 8> kLibraryDirs{"/usr/lib/aarch64-linux-gnu",
+                                                  "/usr/lib/x86_64-linux-gnu",
+                                                  "/usr/local/cuda/lib64",
+                                                  "/usr/lib64",
+                                                  "/usr/lib",
+                                                  "/usr/local/cuda/targets/aarch64-linux/lib",
+                                                  "/usr/local/lib",
+                                                  "/usr/lib/aarch64-linux-gnu/tegra"};
 constexpr std::array<const char*, 5> kIncludeDirs{"/usr/include", "/usr/include/aarch64-linux-gnu",
-                                                  "/usr/include/x86_64-linux-gnu", "/usr/local/cuda/include",
-                                                  "/usr/local/include"};
+                                                  "/usr/include/x86_64-linux-gnu",
+                                                  "/usr/local/cuda/include", "/usr/local/include"};
 
 struct Found {
   std::optional<std::string> version, source;
@@ -29,8 +34,8 @@ struct Defines {
   const char* patch;
 };
 
-Found version_from_headers(CollectContext& ctx, const std::string& fact, const std::vector<std::string>& headers,
-                           Defines d) {
+Found version_from_headers(CollectContext& ctx, const std::string& fact,
+                           const std::vector<std::string>& headers, Defines d) {
   for (const auto& h : headers) {
     auto text = ctx.read(h, fact);
     if (!text) continue;
@@ -43,7 +48,8 @@ Found version_from_headers(CollectContext& ctx, const std::string& fact, const s
 }
 
 // The newest "stemX.Y.Z" file in dirs ("libcudnn.so.9.3.0").
-Found version_from_libraries(CollectContext& ctx, const std::vector<std::string>& dirs, std::string_view stem) {
+Found version_from_libraries(CollectContext& ctx, const std::vector<std::string>& dirs,
+                             std::string_view stem) {
   Found best;
   for (const auto& dir : dirs) {
     auto names = ctx.root().list(dir);
@@ -59,7 +65,9 @@ Found version_from_libraries(CollectContext& ctx, const std::vector<std::string>
   return best;
 }
 
-std::vector<std::string> library_dirs() { return {kLibraryDirs.begin(), kLibraryDirs.end()}; }
+std::vector<std::string> library_dirs() {
+  return {kLibraryDirs.begin(), kLibraryDirs.end()};
+}
 
 std::vector<std::string> header_candidates(const std::vector<std::string>& names) {
   std::vector<std::string> out;
@@ -94,31 +102,36 @@ Found first_found(std::initializer_list<Found> tries) {
 }
 
 Found cudnn(CollectContext& ctx) {
-  auto f = version_from_headers(ctx, "/platform/libraries/cudnn",
-                                header_candidates({"cudnn_version.h", "cudnn_version_v9.h", "cudnn_version_v8.h", "cudnn.h"}),
-                                {"CUDNN_MAJOR", "CUDNN_MINOR", "CUDNN_PATCHLEVEL"});
+  auto f = version_from_headers(
+      ctx, "/platform/libraries/cudnn",
+      header_candidates({"cudnn_version.h", "cudnn_version_v9.h", "cudnn_version_v8.h", "cudnn.h"}),
+      {"CUDNN_MAJOR", "CUDNN_MINOR", "CUDNN_PATCHLEVEL"});
   if (f.version) return f;
   return first_found({version_from_libraries(ctx, library_dirs(), "libcudnn.so."),
-                      version_from_dpkg(ctx, {"libcudnn9-cuda-12", "libcudnn9-cuda-13", "libcudnn8", "libcudnn7"})});
+                      version_from_dpkg(ctx, {"libcudnn9-cuda-12", "libcudnn9-cuda-13", "libcudnn8",
+                                              "libcudnn7"})});
 }
 
 // NvInferVersion.h came with TensorRT 5; TensorRT 3 and 4 define the version in NvInfer.h.
 Found tensorrt(CollectContext& ctx) {
-  auto f = version_from_headers(ctx, "/platform/libraries/tensorrt", header_candidates({"NvInferVersion.h", "NvInfer.h"}),
+  auto f = version_from_headers(ctx, "/platform/libraries/tensorrt",
+                                header_candidates({"NvInferVersion.h", "NvInfer.h"}),
                                 {"NV_TENSORRT_MAJOR", "NV_TENSORRT_MINOR", "NV_TENSORRT_PATCH"});
   if (f.version) return f;
-  return first_found({version_from_libraries(ctx, library_dirs(), "libnvinfer.so."),
-                      version_from_dpkg(ctx, {"tensorrt", "libnvinfer10", "libnvinfer8", "libnvinfer7"})});
+  return first_found(
+      {version_from_libraries(ctx, library_dirs(), "libnvinfer.so."),
+       version_from_dpkg(ctx, {"tensorrt", "libnvinfer10", "libnvinfer8", "libnvinfer7"})});
 }
 
 // VPI installs itself under /opt/nvidia/vpiN with its own lib directory.
 Found vpi(CollectContext& ctx) {
   std::vector<std::string> dirs;
   for (std::string n : {"4", "3", "2", "1"})
-    for (std::string sub : {"/lib", "/lib64", "/lib/aarch64-linux-gnu"}) dirs.push_back("/opt/nvidia/vpi" + n + sub);
+    for (std::string sub : {"/lib", "/lib64", "/lib/aarch64-linux-gnu"})
+      dirs.push_back("/opt/nvidia/vpi" + n + sub);
   return first_found({version_from_libraries(ctx, dirs, "libnvvpi.so."),
-                      version_from_dpkg(ctx, {"libnvvpi4", "libnvvpi3", "libnvvpi2", "libnvvpi1", "vpi4-dev",
-                                              "vpi3-dev", "vpi2-dev", "vpi1-dev"})});
+                      version_from_dpkg(ctx, {"libnvvpi4", "libnvvpi3", "libnvvpi2", "libnvvpi1",
+                                              "vpi4-dev", "vpi3-dev", "vpi2-dev", "vpi1-dev"})});
 }
 
 struct OpenCv {
@@ -129,19 +142,21 @@ struct OpenCv {
 
 std::vector<std::string> opencv_headers(const std::string& file) {
   std::vector<std::string> out;
-  for (const char* dir : {"/usr/include/opencv4", "/usr/local/include/opencv4", "/usr/include", "/usr/local/include"})
+  for (const char* dir :
+       {"/usr/include/opencv4", "/usr/local/include/opencv4", "/usr/include", "/usr/local/include"})
     out.push_back(std::string(dir) + "/opencv2/" + file);
   return out;
 }
 
 OpenCv opencv(CollectContext& ctx) {
   OpenCv o;
-  o.version = version_from_headers(ctx, "/platform/libraries/opencv", opencv_headers("core/version.hpp"),
-                                   {"CV_VERSION_MAJOR", "CV_VERSION_MINOR", "CV_VERSION_REVISION"});
+  o.version =
+      version_from_headers(ctx, "/platform/libraries/opencv", opencv_headers("core/version.hpp"),
+                           {"CV_VERSION_MAJOR", "CV_VERSION_MINOR", "CV_VERSION_REVISION"});
   if (!o.version.version)
     o.version = first_found({version_from_libraries(ctx, library_dirs(), "libopencv_core.so."),
-                             version_from_dpkg(ctx, {"libopencv", "libopencv-core4.5d", "libopencv-core-dev",
-                                                     "libopencv-dev"})});
+                             version_from_dpkg(ctx, {"libopencv", "libopencv-core4.5d",
+                                                     "libopencv-core-dev", "libopencv-dev"})});
   if (!o.version.version) return o;
   // A CUDA build installs the cuda* modules and defines HAVE_CUDA in cvconfig.h.
   auto cuda_lib = version_from_libraries(ctx, library_dirs(), "libopencv_cudaarithm.so.");
@@ -173,20 +188,19 @@ Found vulkan(CollectContext& ctx) {
 void collect_libraries(CollectContext& ctx, nlohmann::json& out) {
   auto dnn = cudnn(ctx), trt = tensorrt(ctx), v = vpi(ctx), vk = vulkan(ctx);
   auto cv = opencv(ctx);
-  out["libraries"] = {
-      {"cudnn", json_or_null(dnn.version)},
-      {"tensorrt", json_or_null(trt.version)},
-      {"vpi", json_or_null(v.version)},
-      {"opencv", json_or_null(cv.version.version)},
-      {"opencv_cuda", cv.cuda ? nlohmann::json(*cv.cuda) : nlohmann::json(nullptr)},
-      {"vulkan", json_or_null(vk.version)},
-      {"sources",
-       {{"cudnn", json_or_null(dnn.source)},
-        {"tensorrt", json_or_null(trt.source)},
-        {"vpi", json_or_null(v.source)},
-        {"opencv", json_or_null(cv.version.source)},
-        {"opencv_cuda", json_or_null(cv.cuda_source)},
-        {"vulkan", json_or_null(vk.source)}}}};
+  out["libraries"] = {{"cudnn", json_or_null(dnn.version)},
+                      {"tensorrt", json_or_null(trt.version)},
+                      {"vpi", json_or_null(v.version)},
+                      {"opencv", json_or_null(cv.version.version)},
+                      {"opencv_cuda", cv.cuda ? nlohmann::json(*cv.cuda) : nlohmann::json(nullptr)},
+                      {"vulkan", json_or_null(vk.version)},
+                      {"sources",
+                       {{"cudnn", json_or_null(dnn.source)},
+                        {"tensorrt", json_or_null(trt.source)},
+                        {"vpi", json_or_null(v.source)},
+                        {"opencv", json_or_null(cv.version.source)},
+                        {"opencv_cuda", json_or_null(cv.cuda_source)},
+                        {"vulkan", json_or_null(vk.source)}}}};
 }
 
 }  // namespace jetgate::facts

@@ -1,8 +1,7 @@
 #include "jetgate/facts/module_table.hpp"
 
-#include <regex>
-
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "jetgate/core/embedded.hpp"
 
@@ -23,12 +22,17 @@ Result<JetsonPart> parse_row(const nlohmann::json& row, std::size_t index) {
     return make_error("expected [part, kind, name, memory_gb, soc, module, source]", where);
   JetsonPart p;
   p.part = row[0].get<std::string>();
-  if (!std::regex_match(p.part, part_form)) return make_error("part \"" + p.part + "\" is not pNNNN-NNNN", where);
+  if (!std::regex_match(p.part, part_form))
+    return make_error("part \"" + p.part + "\" is not pNNNN-NNNN", where);
   auto kind = row[1].get<std::string>();
-  if (kind == "module") p.kind = PartKind::module;
-  else if (kind == "carrier") p.kind = PartKind::carrier;
-  else if (kind == "devkit") p.kind = PartKind::devkit;
-  else return make_error("unknown kind \"" + kind + "\"", where);
+  if (kind == "module")
+    p.kind = PartKind::module;
+  else if (kind == "carrier")
+    p.kind = PartKind::carrier;
+  else if (kind == "devkit")
+    p.kind = PartKind::devkit;
+  else
+    return make_error("unknown kind \"" + kind + "\"", where);
   p.name = row[2].get<std::string>();
   if (row[3].is_number_integer()) p.memory_gb = row[3].get<int>();
   p.soc = optional_string(row[4]);
@@ -49,15 +53,17 @@ Result<ModuleTable> ModuleTable::parse(std::string_view json_text) {
   for (std::size_t i = 0; i < doc["parts"].size(); ++i) {
     auto row = parse_row(doc["parts"][i], i);
     if (!row.ok()) return row.error();
-    if (table.find(row->part)) return make_error(row->part + " is listed twice", "data/jetson-modules.json");
+    if (table.find(row->part))
+      return make_error(row->part + " is listed twice", "data/jetson-modules.json");
     table.parts_.push_back(std::move(row).value());
   }
   for (const auto& p : table.parts_) {
     if (!p.module) continue;
     const auto* m = table.find(*p.module);
     if (!m || m->kind != PartKind::module)
-      return make_error(p.part + " ships with " + *p.module + ", which is not a module in the table",
-                        "data/jetson-modules.json");
+      return make_error(
+          p.part + " ships with " + *p.module + ", which is not a module in the table",
+          "data/jetson-modules.json");
   }
   return table;
 }

@@ -14,7 +14,7 @@ namespace jetgate::facts {
 enum class PartKind { module, carrier, devkit };
 
 struct JetsonPart {
-  std::string part;                   // "p3767-0005"
+  std::string part;  // "p3767-0005"
   PartKind kind = PartKind::module;
   std::string name;                   // "Jetson Orin Nano 8GB (Developer Kit module)"
   std::optional<int> memory_gb;       // marketing size; nullopt when it varies

@@ -10,7 +10,8 @@ namespace {
 bool valid_key(std::string_view k) {
   if (k.empty() || k.size() > 64) return false;
   for (char c : k)
-    if (!(std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_'))
+    if (!(std::isupper(static_cast<unsigned char>(c)) ||
+          std::isdigit(static_cast<unsigned char>(c)) || c == '_'))
       return false;
   return true;
 }

@@ -55,8 +55,8 @@ std::optional<long long> mem_total_bytes(CollectContext& ctx) {
 // file name, the root path) become U+FFFD, and a warning says where.
 void keep_valid_utf8(PlatformReport& report, nlohmann::json& platform) {
   for (const auto& at : replace_invalid_utf8(platform, "/platform"))
-    report.warnings.push_back(Warning{at, "the value at " + at,
-                                      "held bytes that are not UTF-8; they were replaced with U+FFFD"});
+    report.warnings.push_back(Warning{
+        at, "the value at " + at, "held bytes that are not UTF-8; they were replaced with U+FFFD"});
   for (std::size_t i = 0; i < report.warnings.size(); ++i) {
     auto& w = report.warnings[i];
     bool changed = false;
@@ -65,7 +65,8 @@ void keep_valid_utf8(PlatformReport& report, nlohmann::json& platform) {
         *field = to_valid_utf8(*field);
         changed = true;
       }
-    if (changed) w.message += " (bytes that are not UTF-8 in this warning were replaced with U+FFFD)";
+    if (changed)
+      w.message += " (bytes that are not UTF-8 in this warning were replaced with U+FFFD)";
   }
 }
 
@@ -77,21 +78,27 @@ void collect_host(CollectContext& ctx, nlohmann::json& out) {
   std::optional<std::string> release;
   if (auto t = ctx.read("/proc/sys/kernel/osrelease", "/platform/kernel/release")) {
     release = fact_text(*t, 128);
-    if (!release) ctx.warn("/platform/kernel/release", ctx.root().display("/proc/sys/kernel/osrelease"), "not a kernel release string");
+    if (!release)
+      ctx.warn("/platform/kernel/release", ctx.root().display("/proc/sys/kernel/osrelease"),
+               "not a kernel release string");
   } else if (ctx.root().is_live()) {
     utsname u{};
     if (::uname(&u) == 0) release = u.release;
   }
   out["kernel"] = {{"release", json_or_null(release)}};
 
-  nlohmann::json os = {{"id", nullptr}, {"version_id", nullptr}, {"pretty_name", nullptr},
+  nlohmann::json os = {{"id", nullptr},
+                       {"version_id", nullptr},
+                       {"pretty_name", nullptr},
                        {"version_codename", nullptr}};
   auto text = ctx.read("/etc/os-release", "/platform/os/id");
   if (!text) text = ctx.read("/usr/lib/os-release", "/platform/os/id");
   if (text) {
     auto kv = parse_os_release(*text);
-    for (auto [key, field] : {std::pair{"ID", "id"}, {"VERSION_ID", "version_id"},
-                              {"PRETTY_NAME", "pretty_name"}, {"VERSION_CODENAME", "version_codename"}})
+    for (auto [key, field] : {std::pair{"ID", "id"},
+                              {"VERSION_ID", "version_id"},
+                              {"PRETTY_NAME", "pretty_name"},
+                              {"VERSION_CODENAME", "version_codename"}})
       if (auto it = kv.find(key); it != kv.end() && !it->second.empty()) os[field] = it->second;
   }
   out["os"] = os;

@@ -3,10 +3,9 @@
 // of the evidence schema (docs/evidence-schema.md), null where unknown.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "jetgate/facts/warning.hpp"
 #include "jetgate/fs/root_fs.hpp"
@@ -19,9 +18,9 @@ struct CollectOptions {
 };
 
 struct PlatformReport {
-  nlohmann::json platform;         // the /platform object, valid UTF-8
-  std::vector<Warning> warnings;   // facts that could not be read, each naming its file
-  std::string root;                // the root directory as given, valid UTF-8 (for /root)
+  nlohmann::json platform;        // the /platform object, valid UTF-8
+  std::vector<Warning> warnings;  // facts that could not be read, each naming its file
+  std::string root;               // the root directory as given, valid UTF-8 (for /root)
 };
 
 PlatformReport collect_platform(const fs::RootFs& root, const CollectOptions& options);

@@ -34,17 +34,21 @@ std::optional<std::int64_t> hz_at(const nlohmann::json& j, const char* pointer) 
   return v->get<std::int64_t>();
 }
 
-long mhz(std::int64_t hz) { return std::lround(static_cast<double>(hz) / 1e6); }
+long mhz(std::int64_t hz) {
+  return std::lround(static_cast<double>(hz) / 1e6);
+}
 
 // "EMC at 2133 of 3199 MHz" when the clock runs below its ceiling.
-std::optional<std::string> clock_below_max(const nlohmann::json& p, const char* name, const char* cur_ptr,
+std::optional<std::string> clock_below_max(const nlohmann::json& p, const char* name,
+                                           const char* cur_ptr,
                                            std::initializer_list<const char*> max_ptrs) {
   auto cur = hz_at(p, cur_ptr);
   std::optional<std::int64_t> max;
   for (const char* ptr : max_ptrs)
     if (auto v = hz_at(p, ptr); v && (!max || *v > *max)) max = v;
   if (!cur || !max || *cur <= 0 || mhz(*cur) >= mhz(*max)) return std::nullopt;
-  return std::string(name) + " at " + std::to_string(mhz(*cur)) + " of " + std::to_string(mhz(*max)) + " MHz";
+  return std::string(name) + " at " + std::to_string(mhz(*cur)) + " of " +
+         std::to_string(mhz(*max)) + " MHz";
 }
 
 }  // namespace
@@ -78,7 +82,8 @@ const NvpmodelMode* NvpmodelConfig::fastest() const {
 }
 
 NvpmodelConfig parse_nvpmodel_conf(std::string_view text) {
-  static const std::regex model(R"(^<\s*POWER_MODEL\s+ID\s*=\s*(\d{1,3})\s+NAME\s*=\s*([A-Za-z0-9_.+-]{1,64})\s*>$)");
+  static const std::regex model(
+      R"(^<\s*POWER_MODEL\s+ID\s*=\s*(\d{1,3})\s+NAME\s*=\s*([A-Za-z0-9_.+-]{1,64})\s*>$)");
   static const std::regex config(R"(^<\s*PM_CONFIG\s+DEFAULT\s*=\s*(\d{1,3})\s*>$)");
   NvpmodelConfig c;
   for (auto raw : split_lines(text)) {
@@ -118,7 +123,8 @@ std::optional<std::int64_t> highest_frequency(std::string_view text) {
   auto t = trim(text.substr(0, 16384));
   while (pos < t.size()) {
     auto space = t.find_first_of(" \t\n", pos);
-    auto token = t.substr(pos, space == std::string_view::npos ? std::string_view::npos : space - pos);
+    auto token =
+        t.substr(pos, space == std::string_view::npos ? std::string_view::npos : space - pos);
     if (auto v = parse_sysfs_integer(token); v && (!best || *v > *best)) best = v;
     if (space == std::string_view::npos) break;
     pos = space + 1;
@@ -137,12 +143,15 @@ std::optional<std::string> power_advice(const nlohmann::json& platform) {
   const auto* fastest = at(platform, "/power/nvpmodel/fastest_mode_id");
   if (id && id->is_number_integer() && fastest && fastest->is_number_integer() &&
       id->get<int>() != fastest->get<int>()) {
-    std::string shown = name && name->is_string() ? name->get<std::string>() : "id " + std::to_string(id->get<int>());
+    std::string shown = name && name->is_string() ? name->get<std::string>()
+                                                  : "id " + std::to_string(id->get<int>());
     findings.push_back("power mode " + shown);
     command = "sudo nvpmodel -m " + std::to_string(fastest->get<int>()) + " && sudo jetson_clocks";
   }
-  if (auto emc = clock_below_max(platform, "EMC", "/power/emc/cur_hz", {"/power/emc/max_hz"})) findings.push_back(*emc);
-  if (auto gpu = clock_below_max(platform, "GPU", "/power/gpu/cur_hz", {"/power/gpu/max_hz", "/power/gpu/available_max_hz"}))
+  if (auto emc = clock_below_max(platform, "EMC", "/power/emc/cur_hz", {"/power/emc/max_hz"}))
+    findings.push_back(*emc);
+  if (auto gpu = clock_below_max(platform, "GPU", "/power/gpu/cur_hz",
+                                 {"/power/gpu/max_hz", "/power/gpu/available_max_hz"}))
     findings.push_back(*gpu);
   const auto* clocks = at(platform, "/power/jetson_clocks/in_effect");
   bool clocks_off = clocks && clocks->is_boolean() && !clocks->get<bool>();

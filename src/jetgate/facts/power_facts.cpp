@@ -13,7 +13,9 @@ namespace {
 
 using nlohmann::json;
 
-json hz_or_null(const std::optional<std::int64_t>& v) { return v ? json(*v) : json(nullptr); }
+json hz_or_null(const std::optional<std::int64_t>& v) {
+  return v ? json(*v) : json(nullptr);
+}
 
 // sysfs and debugfs clock files are world-readable on some releases and root-only
 // on others: a permission failure is reported once per group, not per file.
@@ -23,7 +25,8 @@ struct QuietReader {
   std::optional<std::string> read(const std::string& path) {
     auto r = ctx.root().read(path, 64 * 1024);
     if (r.ok()) return std::move(r).value();
-    if (r.error().what == std::strerror(EACCES) || r.error().what == std::strerror(EPERM)) denied = true;
+    if (r.error().what == std::strerror(EACCES) || r.error().what == std::strerror(EPERM))
+      denied = true;
     return std::nullopt;
   }
   std::optional<std::int64_t> integer(const std::string& path) {
@@ -47,8 +50,11 @@ json nvpmodel_json(CollectContext& ctx) {
   const std::string status_path = "/var/lib/nvpmodel/status";
   if (auto status = ctx.read(status_path, "/platform/power/nvpmodel/mode_id", 4096)) {
     mode = parse_nvpmodel_status(*status);
-    if (mode) mode_source = status_path;
-    else ctx.warn("/platform/power/nvpmodel/mode_id", ctx.root().display(status_path), "no \"pmode:NNNN\" in it");
+    if (mode)
+      mode_source = status_path;
+    else
+      ctx.warn("/platform/power/nvpmodel/mode_id", ctx.root().display(status_path),
+               "no \"pmode:NNNN\" in it");
   }
   if (!mode && conf.default_id) {
     // nvpmodel applies PM_CONFIG DEFAULT until a mode is chosen with -m.
@@ -105,7 +111,8 @@ json gpu_json(CollectContext& ctx) {
             {"governor", json_or_null(governor)},
             {"source", *dir}};
   if (r.denied)
-    ctx.warn("/platform/power/gpu", ctx.root().display(*dir), "permission denied; run as root to read the GPU clocks");
+    ctx.warn("/platform/power/gpu", ctx.root().display(*dir),
+             "permission denied; run as root to read the GPU clocks");
   return j;
 }
 
@@ -120,7 +127,9 @@ json emc_json(CollectContext& ctx) {
     max = r.integer(bpmp + "/max_rate");
     min = r.integer(bpmp + "/min_rate");
     source = bpmp;
-  } else if (auto dir = devfreq_named(ctx, [](const std::string& n) { return n == "bwmgr" || n.find("emc") != std::string::npos; })) {
+  } else if (auto dir = devfreq_named(ctx, [](const std::string& n) {
+               return n == "bwmgr" || n.find("emc") != std::string::npos;
+             })) {
     cur = r.integer(*dir + "/cur_freq");
     max = r.integer(*dir + "/max_freq");
     min = r.integer(*dir + "/min_freq");
@@ -134,22 +143,30 @@ json emc_json(CollectContext& ctx) {
   if (!cur && !cap) {
     if (r.denied)
       ctx.warn("/platform/power/emc", ctx.root().display("/sys/kernel/debug"),
-               "permission denied; the EMC (memory) clock is only in debugfs here: run as root to read it");
+               "permission denied; the EMC (memory) clock is only in debugfs here: run as root to "
+               "read it");
     return nullptr;
   }
-  return {{"cur_hz", hz_or_null(cur)},  {"min_hz", hz_or_null(min)},   {"max_hz", hz_or_null(max)},
-          {"cap_hz", hz_or_null(cap)},  {"source", json_or_null(source)}};
+  return {{"cur_hz", hz_or_null(cur)},
+          {"min_hz", hz_or_null(min)},
+          {"max_hz", hz_or_null(max)},
+          {"cap_hz", hz_or_null(cap)},
+          {"source", json_or_null(source)}};
 }
 
 json cpu_json(CollectContext& ctx) {
   QuietReader r{ctx};
   const std::string dir = "/sys/devices/system/cpu/cpu0/cpufreq";
-  auto to_hz = [](std::optional<std::int64_t> khz) { return khz ? std::optional<std::int64_t>(*khz * 1000) : std::nullopt; };
+  auto to_hz = [](std::optional<std::int64_t> khz) {
+    return khz ? std::optional<std::int64_t>(*khz * 1000) : std::nullopt;
+  };
   auto min = to_hz(r.integer(dir + "/scaling_min_freq"));
   auto max = to_hz(r.integer(dir + "/scaling_max_freq"));
   auto hw = to_hz(r.integer(dir + "/cpuinfo_max_freq"));
   if (!min && !max && !hw) return nullptr;
-  return {{"min_hz", hz_or_null(min)}, {"max_hz", hz_or_null(max)}, {"cpuinfo_max_hz", hz_or_null(hw)},
+  return {{"min_hz", hz_or_null(min)},
+          {"max_hz", hz_or_null(max)},
+          {"cpuinfo_max_hz", hz_or_null(hw)},
           {"source", dir}};
 }
 
@@ -157,7 +174,8 @@ json cpu_json(CollectContext& ctx) {
 // sign that it is in effect is min = max for the GPU (and the CPU when readable).
 json jetson_clocks_json(const json& gpu, const json& cpu) {
   auto pinned = [](const json& j) -> std::optional<bool> {
-    if (!j.is_object() || !j["min_hz"].is_number_integer() || !j["max_hz"].is_number_integer()) return std::nullopt;
+    if (!j.is_object() || !j["min_hz"].is_number_integer() || !j["max_hz"].is_number_integer())
+      return std::nullopt;
     return j["min_hz"].get<std::int64_t>() == j["max_hz"].get<std::int64_t>();
   };
   auto g = pinned(gpu), c = pinned(cpu);

@@ -11,8 +11,8 @@ struct KernelModule {
   long long size = 0;
   int refcount = 0;
   std::vector<std::string> used_by;
-  std::string state;  // "Live", "Loading", "Unloading"
-  std::string taints; // "(O)", "(OE)", "" ...
+  std::string state;   // "Live", "Loading", "Unloading"
+  std::string taints;  // "(O)", "(OE)", "" ...
 };
 
 // /proc/modules: "nvgpu 2760704 22 - Live 0x0000000000000000 (O)". Lines that

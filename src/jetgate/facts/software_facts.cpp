@@ -40,8 +40,10 @@ Found cuda_toolkit(CollectContext& ctx) {
 
 void collect_container(CollectContext& ctx, nlohmann::json& out) {
   std::optional<std::string> sign;
-  if (ctx.root().exists("/.dockerenv")) sign = "/.dockerenv exists";
-  else if (ctx.root().exists("/run/.containerenv")) sign = "/run/.containerenv exists (podman)";
+  if (ctx.root().exists("/.dockerenv"))
+    sign = "/.dockerenv exists";
+  else if (ctx.root().exists("/run/.containerenv"))
+    sign = "/run/.containerenv exists (podman)";
   else {
     for (std::string path : {"/proc/1/cgroup", "/proc/self/cgroup"}) {
       auto text = ctx.read(path, "/platform/container/detected", 256 * 1024);
@@ -59,16 +61,19 @@ void collect_container(CollectContext& ctx, nlohmann::json& out) {
 
 void collect_cuda_stack(CollectContext& ctx, nlohmann::json& out) {
   auto toolkit = cuda_toolkit(ctx);
-  out["cuda"] = {{"toolkit_version", json_or_null(toolkit.version)}, {"source", json_or_null(toolkit.source)}};
+  out["cuda"] = {{"toolkit_version", json_or_null(toolkit.version)},
+                 {"source", json_or_null(toolkit.source)}};
 
   std::optional<std::string> driver;
   if (auto t = ctx.read("/proc/driver/nvidia/version", "/platform/nvidia_driver/version")) {
     auto v = parse_nvidia_driver_version(*t);
-    if (v.ok()) driver = *v;
-    else ctx.warn("/platform/nvidia_driver/version", ctx.root().display("/proc/driver/nvidia/version"), v.error().message());
+    if (v.ok())
+      driver = *v;
+    else
+      ctx.warn("/platform/nvidia_driver/version", ctx.root().display("/proc/driver/nvidia/version"),
+               v.error().message());
   }
   out["nvidia_driver"] = {{"version", json_or_null(driver)}};
-
 }
 
 }  // namespace jetgate::facts

@@ -10,7 +10,8 @@
 namespace jetgate::facts {
 namespace {
 
-std::optional<std::string> dt_string(CollectContext& ctx, const std::string& prop, const std::string& fact) {
+std::optional<std::string> dt_string(CollectContext& ctx, const std::string& prop,
+                                     const std::string& fact) {
   auto raw = ctx.read_device_tree(prop, fact);
   if (!raw) return std::nullopt;
   auto items = split_nul_list(*raw);
@@ -61,11 +62,13 @@ L4tFinding find_l4t(CollectContext& ctx) {
               " nor an installed nvidia-l4t-core package exists (usual on mainline-kernel "
               "bring-ups such as Talos or OE4T without the L4T release file); CUDA user space "
               "must still match an L4T release";
-  ctx.warn("/platform/tegra/l4t", ctx.root().display(path), "cannot tell the L4T release: " + problem);
+  ctx.warn("/platform/tegra/l4t", ctx.root().display(path),
+           "cannot tell the L4T release: " + problem);
   return f;
 }
 
-void add_jetpack(CollectContext& ctx, const std::optional<std::string>& l4t, bool is_tegra, nlohmann::json& t) {
+void add_jetpack(CollectContext& ctx, const std::optional<std::string>& l4t, bool is_tegra,
+                 nlohmann::json& t) {
   t["l4t_kind"] = nullptr;
   t["jetpack"] = nullptr;
   t["jetpack_versions"] = nullptr;
@@ -106,8 +109,10 @@ void add_jetpack(CollectContext& ctx, const std::optional<std::string>& l4t, boo
                  "), and no nvidia-jetpack package is installed");
   else
     ctx.warn("/platform/tegra/jetpack", "L4T " + *l4t,
-             "L4T " + *l4t + " is not in jetgate's table of JetPack releases (the newest it knows is " +
-                 table->newest_l4t() + ") and no nvidia-jetpack package is installed; update jetgate, "
+             "L4T " + *l4t +
+                 " is not in jetgate's table of JetPack releases (the newest it knows is " +
+                 table->newest_l4t() +
+                 ") and no nvidia-jetpack package is installed; update jetgate, "
                  "or report `head -1 /etc/nv_tegra_release` with the JetPack version you flashed");
 }
 
@@ -141,7 +146,8 @@ std::optional<EepromPartNumber> read_module_eeprom(CollectContext& ctx, std::str
   return std::nullopt;
 }
 
-std::optional<ModuleFinding> find_module(CollectContext& ctx, const std::vector<std::string>& compatible) {
+std::optional<ModuleFinding> find_module(CollectContext& ctx,
+                                         const std::vector<std::string>& compatible) {
   if (auto f = module_from_compatible(compatible)) return f;
   for (std::string prop : {"nvidia,boardids", "chosen/ids", "chosen/plugin-manager/ids"})
     if (auto ids = dt_string(ctx, prop, "/platform/tegra/part_number"))
@@ -151,7 +157,8 @@ std::optional<ModuleFinding> find_module(CollectContext& ctx, const std::vector<
   return std::nullopt;
 }
 
-void check_memory(CollectContext& ctx, const nlohmann::json& out, const std::string& part, int memory_gb) {
+void check_memory(CollectContext& ctx, const nlohmann::json& out, const std::string& part,
+                  int memory_gb) {
   auto ptr = nlohmann::json::json_pointer("/memory/total_bytes");
   if (!out.contains(ptr) || !out.at(ptr).is_number_integer()) return;
   double gib = static_cast<double>(out.at(ptr).get<long long>()) / (1024.0 * 1024.0 * 1024.0);
@@ -161,22 +168,26 @@ void check_memory(CollectContext& ctx, const nlohmann::json& out, const std::str
            part + " is a " + std::to_string(memory_gb) + "GB module but the machine has " +
                std::to_string(static_cast<int>(gib + 0.5)) +
                " GiB of memory: the device tree may name the developer-kit module instead of the "
-               "one fitted (the module EEPROM, /proc/device-tree/chosen/nvidia,sku, names the real one)");
+               "one fitted (the module EEPROM, /proc/device-tree/chosen/nvidia,sku, names the real "
+               "one)");
 }
 
-void add_module(CollectContext& ctx, const std::vector<std::string>& compatible, const nlohmann::json& out,
-                nlohmann::json& t) {
+void add_module(CollectContext& ctx, const std::vector<std::string>& compatible,
+                const nlohmann::json& out, nlohmann::json& t) {
   auto finding = find_module(ctx, compatible);
   std::string eeprom_source;
   auto eeprom = read_module_eeprom(ctx, eeprom_source);
   t["eeprom"] = nullptr;
   if (eeprom) {
-    t["eeprom"] = {{"part_number", eeprom->part_number}, {"board_id", eeprom->board_id},
-                   {"sku", eeprom->sku}, {"source", eeprom_source}};
+    t["eeprom"] = {{"part_number", eeprom->part_number},
+                   {"board_id", eeprom->board_id},
+                   {"sku", eeprom->sku},
+                   {"source", eeprom_source}};
     if (finding && finding->part_number != eeprom->p_number())
       ctx.warn("/platform/tegra/part_number", eeprom_source,
-               "the module EEPROM names " + eeprom->p_number() + " but the device tree (" + finding->source +
-                   ") names " + finding->part_number + "; reporting the EEPROM's");
+               "the module EEPROM names " + eeprom->p_number() + " but the device tree (" +
+                   finding->source + ") names " + finding->part_number +
+                   "; reporting the EEPROM's");
     ModuleFinding from_eeprom{eeprom->p_number(), "eeprom", std::nullopt, std::nullopt};
     if (finding) {
       from_eeprom.carrier = finding->carrier;
@@ -220,7 +231,8 @@ void collect_tegra(CollectContext& ctx, nlohmann::json& out) {
   std::optional<std::string> family;
   if (auto fam = ctx.read("/sys/devices/soc0/family", "/platform/tegra/is_tegra", 4096)) {
     family = fact_text(*fam);
-    if (family && starts_with_icase(*family, "tegra")) signs.push_back("/sys/devices/soc0/family is " + *family);
+    if (family && starts_with_icase(*family, "tegra"))
+      signs.push_back("/sys/devices/soc0/family is " + *family);
   }
   bool is_tegra = !signs.empty();
   t["is_tegra"] = is_tegra;
@@ -239,14 +251,15 @@ void collect_tegra(CollectContext& ctx, nlohmann::json& out) {
   if (is_tegra) {
     add_module(ctx, compatible, out, t);
   } else {
-    for (auto key : {"part_number", "part_number_source", "module", "module_memory_gb", "module_variant",
-                     "carrier", "carrier_name", "eeprom"})
+    for (auto key : {"part_number", "part_number_source", "module", "module_memory_gb",
+                     "module_variant", "carrier", "carrier_name", "eeprom"})
       t[key] = nullptr;
   }
   t["cuda_arch"] = json_or_null(soc && is_tegra ? cuda_arch_for_soc(*soc) : std::nullopt);
   t["soc_family"] = json_or_null(family);
   if (ctx.options().show_serial)
-    t["serial_number"] = json_or_null(dt_string(ctx, "serial-number", "/platform/tegra/serial_number"));
+    t["serial_number"] =
+        json_or_null(dt_string(ctx, "serial-number", "/platform/tegra/serial_number"));
 
   collect_gpu_stack(ctx, t);
   out["tegra"] = std::move(t);

@@ -129,14 +129,26 @@ std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
   if (b0 < 0x80) return 1;
   std::size_t len = 0;
   unsigned char lo = 0x80, hi = 0xBF;
-  if (b0 >= 0xC2 && b0 <= 0xDF) len = 2;
-  else if (b0 == 0xE0) { len = 3; lo = 0xA0; }
-  else if ((b0 >= 0xE1 && b0 <= 0xEC) || b0 == 0xEE || b0 == 0xEF) len = 3;
-  else if (b0 == 0xED) { len = 3; hi = 0x9F; }
-  else if (b0 == 0xF0) { len = 4; lo = 0x90; }
-  else if (b0 >= 0xF1 && b0 <= 0xF3) len = 4;
-  else if (b0 == 0xF4) { len = 4; hi = 0x8F; }
-  else return 0;
+  if (b0 >= 0xC2 && b0 <= 0xDF)
+    len = 2;
+  else if (b0 == 0xE0) {
+    len = 3;
+    lo = 0xA0;
+  } else if ((b0 >= 0xE1 && b0 <= 0xEC) || b0 == 0xEE || b0 == 0xEF)
+    len = 3;
+  else if (b0 == 0xED) {
+    len = 3;
+    hi = 0x9F;
+  } else if (b0 == 0xF0) {
+    len = 4;
+    lo = 0x90;
+  } else if (b0 >= 0xF1 && b0 <= 0xF3)
+    len = 4;
+  else if (b0 == 0xF4) {
+    len = 4;
+    hi = 0x8F;
+  } else
+    return 0;
   if (i + len > s.size()) return 0;
   if (byte(i + 1) < lo || byte(i + 1) > hi) return 0;
   for (std::size_t k = 2; k < len; ++k)

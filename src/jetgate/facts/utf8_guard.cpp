@@ -8,9 +8,12 @@ namespace {
 std::string escape_pointer_token(const std::string& key) {
   std::string out;
   for (char c : key) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
+    if (c == '~')
+      out += "~0";
+    else if (c == '/')
+      out += "~1";
+    else
+      out += c;
   }
   return out;
 }
@@ -35,7 +38,8 @@ void walk(nlohmann::json& v, const std::string& at, std::vector<std::string>& ch
       v.erase(key);
       changed.push_back(at + "/" + escape_pointer_token(fixed));
     }
-    for (auto it = v.begin(); it != v.end(); ++it) walk(it.value(), at + "/" + escape_pointer_token(it.key()), changed);
+    for (auto it = v.begin(); it != v.end(); ++it)
+      walk(it.value(), at + "/" + escape_pointer_token(it.key()), changed);
   }
 }
 

@@ -4,10 +4,9 @@
 // UTF-8 and `probe --json` always valid JSON. Parsers stay byte-exact.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace jetgate::facts {
 

@@ -1,9 +1,8 @@
 #include "jetgate/facts/versions.hpp"
 
 #include <charconv>
-#include <regex>
-
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "jetgate/facts/text.hpp"
 
@@ -47,12 +46,14 @@ Result<std::string> parse_nvidia_driver_version(std::string_view text) {
   std::string first = lines.empty() ? "" : std::string(trim(lines.front())) + " ";
   std::smatch m;
   if (first.size() > 512 || !std::regex_search(first, m, form))
-    return make_error("expected \"NVRM version: ... Kernel Module <version> ...\" on the first line");
+    return make_error(
+        "expected \"NVRM version: ... Kernel Module <version> ...\" on the first line");
   return m[1].str();
 }
 
 std::map<std::string, long> parse_header_defines(std::string_view text) {
-  static const std::regex define(R"(^\s*#\s*define\s+([A-Za-z_][A-Za-z0-9_]*)\s+([A-Za-z0-9_]+)\b)");
+  static const std::regex define(
+      R"(^\s*#\s*define\s+([A-Za-z_][A-Za-z0-9_]*)\s+([A-Za-z0-9_]+)\b)");
   std::map<std::string, std::string> raw;
   for (auto line : split_lines(text)) {
     if (line.size() > 1024) continue;

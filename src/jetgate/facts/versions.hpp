@@ -18,7 +18,8 @@ Result<std::string> parse_cuda_version_json(std::string_view text);
 Result<std::string> parse_cuda_version_txt(std::string_view text);
 // nvcc --version: "... release 12.6, V12.6.68" -> "12.6.68" (or "12.6").
 Result<std::string> parse_nvcc_version(std::string_view text);
-// /proc/driver/nvidia/version: "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  ..." -> "580.159.04".
+// /proc/driver/nvidia/version: "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  ..." ->
+// "580.159.04".
 Result<std::string> parse_nvidia_driver_version(std::string_view text);
 
 // The integer value of each "#define NAME VALUE" in a C header, following one

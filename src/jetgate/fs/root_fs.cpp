@@ -49,7 +49,8 @@ void push_components(std::string_view path, std::vector<std::string>& pending) {
   std::size_t start = 0;
   while (start <= path.size()) {
     auto slash = path.find('/', start);
-    auto part = path.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
+    auto part = path.substr(
+        start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
     if (!part.empty() && part != ".") parts.emplace_back(part);
     if (slash == std::string_view::npos) break;
     start = slash + 1;
@@ -90,14 +91,22 @@ int open_in_root_portable(int root_fd, std::string_view path, int flags) {
 
 const char* to_string(NodeType t) {
   switch (t) {
-    case NodeType::missing: return "missing";
-    case NodeType::regular: return "file";
-    case NodeType::directory: return "directory";
-    case NodeType::char_device: return "char";
-    case NodeType::block_device: return "block";
-    case NodeType::fifo: return "fifo";
-    case NodeType::socket: return "socket";
-    case NodeType::other: return "other";
+    case NodeType::missing:
+      return "missing";
+    case NodeType::regular:
+      return "file";
+    case NodeType::directory:
+      return "directory";
+    case NodeType::char_device:
+      return "char";
+    case NodeType::block_device:
+      return "block";
+    case NodeType::fifo:
+      return "fifo";
+    case NodeType::socket:
+      return "socket";
+    case NodeType::other:
+      return "other";
   }
   return "other";
 }

@@ -1,6 +1,7 @@
 #include "jetgate/fs/write_in_place.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -14,12 +15,12 @@
 #include <random>
 #include <utility>
 
-#include <fmt/format.h>
-
 namespace jetgate::fs {
 namespace {
 
-std::string why(int err) { return std::strerror(err); }
+std::string why(int err) {
+  return std::strerror(err);
+}
 
 struct Fd {
   int fd = -1;
@@ -48,7 +49,8 @@ Result<std::string> resolve(const std::string& path) {
     int err = errno;
     struct stat st {};
     if (err == ENOENT && ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode))
-      return make_error("is a symbolic link to a file that does not exist", path, "fix or remove the link");
+      return make_error("is a symbolic link to a file that does not exist", path,
+                        "fix or remove the link");
     if (err == ELOOP) return make_error("is a loop of symbolic links", path, "fix the link");
     return make_error("cannot open: " + why(err), path, "check the path");
   }
@@ -115,22 +117,26 @@ struct RecoveryCopy {
   void remove() const { ::unlinkat(dir_fd, name.c_str(), 0); }
 };
 
-Result<RecoveryCopy> write_recovery_copy(int dir_fd, const std::string& dir, const std::string& file_name,
-                                         std::string_view contents) {
+Result<RecoveryCopy> write_recovery_copy(int dir_fd, const std::string& dir,
+                                         const std::string& file_name, std::string_view contents) {
   RecoveryCopy copy{dir_fd, {}, {}};
   for (int attempt = 0; attempt < 16 && copy.name.empty(); ++attempt) {
-    std::string name = fmt::format("{}{}-{}.new", recovery_copy_prefix(file_name), ::getpid(), random_suffix());
-    int fd = ::openat(dir_fd, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    std::string name =
+        fmt::format("{}{}-{}.new", recovery_copy_prefix(file_name), ::getpid(), random_suffix());
+    int fd =
+        ::openat(dir_fd, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0 && errno == EEXIST) continue;
     if (fd < 0)
-      return make_error("cannot create a recovery copy next to the file: " + why(errno), dir,
-                        "jetgate writes the complete new file there first, so that an interrupted write never "
-                        "loses it; make the directory writable");
+      return make_error(
+          "cannot create a recovery copy next to the file: " + why(errno), dir,
+          "jetgate writes the complete new file there first, so that an interrupted write never "
+          "loses it; make the directory writable");
     Fd file(fd);
     copy.name = name;
     copy.path = (std::filesystem::path(dir) / name).string();
     auto written = write_all(file.fd, contents, copy.path);
-    if (written && ::fsync(file.fd) != 0) written = make_error("cannot fsync: " + why(errno), copy.path);
+    if (written && ::fsync(file.fd) != 0)
+      written = make_error("cannot fsync: " + why(errno), copy.path);
     if (!written) {
       copy.remove();
       return make_error(written.error().what + " (the file was left unchanged)", copy.path,
@@ -145,14 +151,17 @@ Result<RecoveryCopy> write_recovery_copy(int dir_fd, const std::string& dir, con
 
 }  // namespace
 
-InPlaceWriteOps InPlaceWriteOps::system() { return {&::pwrite, &::fsync}; }
+InPlaceWriteOps InPlaceWriteOps::system() {
+  return {&::pwrite, &::fsync};
+}
 
 std::string recovery_copy_prefix(std::string_view file_name) {
   return "." + std::string(file_name) + ".jetgate-";
 }
 
 Result<InPlaceFile> InPlaceFile::open(const std::string& path, std::size_t max_bytes) {
-  if (path.empty()) return make_error("no file named (the path is empty)", "", "name the file to edit");
+  if (path.empty())
+    return make_error("no file named (the path is empty)", "", "name the file to edit");
   auto target = resolve(path);
   if (!target) return target.error();
   // Messages name the path as the user gave it, and where a link led.
@@ -165,15 +174,18 @@ Result<InPlaceFile> InPlaceFile::open(const std::string& path, std::size_t max_b
   if (!S_ISREG(st.st_mode))
     return make_error(fmt::format("is {}", kind_of(st.st_mode)), where, "name a regular file");
   if ((st.st_mode & 0222) == 0)
-    return make_error(fmt::format("is read-only (mode {:04o})", st.st_mode & 07777), where,
-                      "make it writable (chmod u+w) if jetgate should update it; --verify only reads it");
+    return make_error(
+        fmt::format("is read-only (mode {:04o})", st.st_mode & 07777), where,
+        "make it writable (chmod u+w) if jetgate should update it; --verify only reads it");
   int raw = ::open(target->c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (raw < 0) {
     int err = errno;
     if (err == EACCES || err == EPERM)
       return make_error("is not writable by this user: " + why(err), where,
                         "run as a user who may write it, or use --verify, which only reads it");
-    if (err == EROFS) return make_error("is on a read-only file system", where, "use --verify, which only reads it");
+    if (err == EROFS)
+      return make_error("is on a read-only file system", where,
+                        "use --verify, which only reads it");
     return make_error("cannot open for writing: " + why(err), where);
   }
   Fd fd(raw);
@@ -229,8 +241,9 @@ Status InPlaceFile::replace(std::string_view new_contents, const InPlaceWriteOps
       errno != EOPNOTSUPP && errno != ENOSYS && errno != EINVAL) {
     int err = errno;
     copy->remove();
-    return make_error("not enough space to rewrite it: " + why(err) + " (the file was left unchanged)", path_,
-                      "free some disk space and run the command again");
+    return make_error(
+        "not enough space to rewrite it: " + why(err) + " (the file was left unchanged)", path_,
+        "free some disk space and run the command again");
   }
   Status written = Ok{};
   Status restored = Ok{};
@@ -246,15 +259,18 @@ Status InPlaceFile::replace(std::string_view new_contents, const InPlaceWriteOps
   }
   if (restored) {
     copy->remove();
-    return make_error(written.error().what + "; its old contents were written back, nothing changed", path_,
-                      "check that the disk is not full and run the command again");
+    return make_error(
+        written.error().what + "; its old contents were written back, nothing changed", path_,
+        "check that the disk is not full and run the command again");
   }
-  return make_error(written.error().what + "; writing the old contents back failed too (" + restored.error().what +
-                        "), so the file may be incomplete",
-                    path_,
-                    fmt::format("the complete new file is in {}: copy it over the file (cat COPY > FILE keeps its "
-                                "links, owner and mode), then delete the copy",
-                                copy->path));
+  return make_error(
+      written.error().what + "; writing the old contents back failed too (" +
+          restored.error().what + "), so the file may be incomplete",
+      path_,
+      fmt::format(
+          "the complete new file is in {}: copy it over the file (cat COPY > FILE keeps its "
+          "links, owner and mode), then delete the copy",
+          copy->path));
 }
 
 }  // namespace jetgate::fs

@@ -24,11 +24,11 @@
 // copy is there for the same reason.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <string>
 #include <string_view>
-
-#include <sys/types.h>
 
 #include "jetgate/core/result.hpp"
 
@@ -58,11 +58,15 @@ class InPlaceFile {
   const std::string& target() const { return target_; }
 
   // Steps 3 to 5; nothing is written when new_contents equals contents().
-  Status replace(std::string_view new_contents, const InPlaceWriteOps& ops = InPlaceWriteOps::system());
+  Status replace(std::string_view new_contents,
+                 const InPlaceWriteOps& ops = InPlaceWriteOps::system());
 
  private:
   InPlaceFile(std::string path, std::string target, int fd, std::string contents)
-      : path_(std::move(path)), target_(std::move(target)), fd_(fd), contents_(std::move(contents)) {}
+      : path_(std::move(path)),
+        target_(std::move(target)),
+        fd_(fd),
+        contents_(std::move(contents)) {}
   Status overwrite(std::string_view data, const InPlaceWriteOps& ops) const;
 
   std::string path_;    // as the user named it, for messages

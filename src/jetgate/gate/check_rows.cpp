@@ -21,9 +21,12 @@ void split_next(const std::string& reason, CheckRow& row) {
 
 const char* verdict_status(ProbeVerdict v) {
   switch (v) {
-    case ProbeVerdict::passed: return "PASS";
-    case ProbeVerdict::failed: return "FAIL";
-    case ProbeVerdict::skipped: return "SKIP";
+    case ProbeVerdict::passed:
+      return "PASS";
+    case ProbeVerdict::failed:
+      return "FAIL";
+    case ProbeVerdict::skipped:
+      return "SKIP";
   }
   return "SKIP";
 }
@@ -34,7 +37,10 @@ std::vector<CheckRow> requirement_rows(const std::vector<RequirementOutcome>& ou
   std::vector<CheckRow> rows;
   for (const auto& o : outcomes) {
     CheckRow r{"requirement", o.requirement, o.met ? "PASS" : "FAIL", o.why, ""};
-    if (!o.met) r.next = "run this gate on a machine that meets it, or change the gate's \"requires\" in the policy";
+    if (!o.met)
+      r.next =
+          "run this gate on a machine that meets it, or change the gate's \"requires\" in the "
+          "policy";
     rows.push_back(std::move(r));
   }
   return rows;
@@ -52,7 +58,8 @@ std::vector<CheckRow> probe_rows(const std::vector<ProbeOutcome>& outcomes,
     }
     if (!o.problems.empty()) r.detail = fmt::format("{}", fmt::join(o.problems, "; "));
     if (r.status != std::string("PASS") && r.status != std::string("WARN") && r.next.empty())
-      r.next = fmt::format("see docs/probes.md#{} and `jetgate probe --cuda` on this machine", o.probe);
+      r.next =
+          fmt::format("see docs/probes.md#{} and `jetgate probe --cuda` on this machine", o.probe);
     rows.push_back(std::move(r));
   }
   return rows;
@@ -60,18 +67,21 @@ std::vector<CheckRow> probe_rows(const std::vector<ProbeOutcome>& outcomes,
 
 std::vector<CheckRow> command_rows(const CommandRun& run) {
   std::vector<CheckRow> rows;
-  CheckRow cmd{"command", run.argv.empty() ? "command" : run.argv.front(), run.problems.empty() ? "PASS" : "FAIL",
-               run.outcome, ""};
+  CheckRow cmd{"command", run.argv.empty() ? "command" : run.argv.front(),
+               run.problems.empty() ? "PASS" : "FAIL", run.outcome, ""};
   if (!run.problems.empty()) {
     cmd.detail = fmt::format("{}", fmt::join(run.problems, "; "));
-    cmd.next = "read the command's output in GATE.log beside the evidence, fix, and run the gate again";
+    cmd.next =
+        "read the command's output in GATE.log beside the evidence, fix, and run the gate again";
   }
   rows.push_back(std::move(cmd));
   if (!run.junit) return rows;
   for (const auto& c : run.junit->not_passed) {
     bool skipped = c.outcome == "skipped";
-    CheckRow r{"test", c.name, skipped ? "SKIP" : "FAIL", c.outcome + (c.message.empty() ? "" : ": " + c.message),
-               skipped ? "green means without skips: make the test run here, or leave it out of this gate's command"
+    CheckRow r{"test", c.name, skipped ? "SKIP" : "FAIL",
+               c.outcome + (c.message.empty() ? "" : ": " + c.message),
+               skipped ? "green means without skips: make the test run here, or leave it out of "
+                         "this gate's command"
                        : "run this test locally; its output is in GATE.log"};
     rows.push_back(std::move(r));
   }
@@ -79,16 +89,21 @@ std::vector<CheckRow> command_rows(const CommandRun& run) {
   std::int64_t not_passed = j.failures + j.errors + j.skipped;
   auto listed = static_cast<std::int64_t>(j.not_passed.size());
   if (not_passed > listed)
-    rows.push_back({"test", fmt::format("{} more", not_passed - listed), "FAIL",
-                    fmt::format("only the first {} test cases that did not pass are listed", kMaxListedCases),
-                    "see the JUnit report"});
+    rows.push_back(
+        {"test", fmt::format("{} more", not_passed - listed), "FAIL",
+         fmt::format("only the first {} test cases that did not pass are listed", kMaxListedCases),
+         "see the JUnit report"});
   return rows;
 }
 
 nlohmann::json to_json(const std::vector<CheckRow>& rows) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& r : rows)
-    out.push_back({{"kind", r.kind}, {"name", r.name}, {"status", r.status}, {"detail", r.detail}, {"next", r.next}});
+    out.push_back({{"kind", r.kind},
+                   {"name", r.name},
+                   {"status", r.status},
+                   {"detail", r.detail},
+                   {"next", r.next}});
   return out;
 }
 

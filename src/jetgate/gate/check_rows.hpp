@@ -6,10 +6,9 @@
 #pragma once
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "jetgate/gate/command_run.hpp"
 #include "jetgate/gate/requirements.hpp"

@@ -1,13 +1,12 @@
 #include "jetgate/gate/command_run.hpp"
 
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-
-#include <fmt/format.h>
 
 #include "jetgate/core/utf8.hpp"
 
@@ -17,9 +16,12 @@ namespace {
 namespace fsys = std::filesystem;
 
 constexpr const char* kConfineHint =
-    "command.cwd and command.junit must be relative paths inside the repository (see docs/gates.md)";
+    "command.cwd and command.junit must be relative paths inside the repository (see "
+    "docs/gates.md)";
 
-std::string quoted(const std::string& s) { return "\"" + to_valid_utf8(s) + "\""; }
+std::string quoted(const std::string& s) {
+  return "\"" + to_valid_utf8(s) + "\"";
+}
 
 Error confine_error(const std::string& field, const std::string& value, const std::string& why) {
   return make_error(fmt::format("command.{} {} {}", field, quoted(value), why), "", kConfineHint);
@@ -30,9 +32,12 @@ Error confine_error(const std::string& field, const std::string& value, const st
 Status check_relative(const std::string& field, const std::string& value) {
   if (value.empty()) return confine_error(field, value, "is empty");
   fsys::path p(value);
-  if (p.is_absolute()) return confine_error(field, value, "is an absolute path; it must be relative to the repository");
+  if (p.is_absolute())
+    return confine_error(field, value,
+                         "is an absolute path; it must be relative to the repository");
   for (const auto& part : p)
-    if (part == "..") return confine_error(field, value, "contains \"..\"; it must stay inside the repository");
+    if (part == "..")
+      return confine_error(field, value, "contains \"..\"; it must stay inside the repository");
   return Ok{};
 }
 
@@ -49,33 +54,40 @@ Status check_report_path(const std::string& value, const fsys::path& path, const
   fsys::path existing = path.parent_path();
   // symlink_status: a dangling link is something that exists, and it is refused
   // below (canonical fails), rather than skipped over.
-  while (!existing.empty() && !fsys::exists(fsys::symlink_status(existing, ec))) existing = existing.parent_path();
+  while (!existing.empty() && !fsys::exists(fsys::symlink_status(existing, ec)))
+    existing = existing.parent_path();
   fsys::path real = fsys::canonical(existing.empty() ? root : existing, ec);
   if (ec)
     return confine_error("junit", value,
                          fmt::format("cannot be resolved at {}: {} (a dangling symbolic link?)",
                                      quoted(existing.string()), ec.message()));
   if (!inside(real, root) || !fsys::is_directory(real, ec))
-    return confine_error("junit", value,
-                         fmt::format("lies in {}, outside the repository {} (a symbolic link leads out)",
-                                     quoted(real.string()), quoted(root.string())));
+    return confine_error(
+        "junit", value,
+        fmt::format("lies in {}, outside the repository {} (a symbolic link leads out)",
+                    quoted(real.string()), quoted(root.string())));
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) {
     if (errno == ENOENT || errno == ENOTDIR) return Ok{};
-    return confine_error("junit", value, fmt::format("cannot be checked: {}", std::strerror(errno)));
+    return confine_error("junit", value,
+                         fmt::format("cannot be checked: {}", std::strerror(errno)));
   }
   if (S_ISLNK(st.st_mode))
-    return confine_error("junit", value, "is a symbolic link; jetgate reads and removes only regular files");
-  if (!S_ISREG(st.st_mode)) return confine_error("junit", value, "exists and is not a regular file");
+    return confine_error("junit", value,
+                         "is a symbolic link; jetgate reads and removes only regular files");
+  if (!S_ISREG(st.st_mode))
+    return confine_error("junit", value, "exists and is not a regular file");
   return Ok{};
 }
 
 void judge(CommandRun& r, const proc::ChildOutcome& o, const CommandPaths& paths) {
   using Kind = proc::ChildOutcome::Kind;
   if (o.kind != Kind::exited) {
-    r.problems.push_back(fmt::format("{} did not finish: {}", to_valid_utf8(r.argv.front()), r.outcome));
+    r.problems.push_back(
+        fmt::format("{} did not finish: {}", to_valid_utf8(r.argv.front()), r.outcome));
   } else if (o.exit_code != 0) {
-    r.problems.push_back(fmt::format("{} exited with status {}", to_valid_utf8(r.argv.front()), o.exit_code));
+    r.problems.push_back(
+        fmt::format("{} exited with status {}", to_valid_utf8(r.argv.front()), o.exit_code));
   }
   // The command may have put a link where its report should be.
   if (auto st = check_report_path(paths.junit, paths.junit, paths.repo_root); !st) {
@@ -93,8 +105,8 @@ void judge(CommandRun& r, const proc::ChildOutcome& o, const CommandPaths& paths
   if (c.failures > 0) r.problems.push_back(fmt::format("{} test(s) failed", c.failures));
   if (c.errors > 0) r.problems.push_back(fmt::format("{} test(s) errored", c.errors));
   if (c.skipped > 0)
-    r.problems.push_back(fmt::format("{} test(s) skipped or xfailed: a gate passes only without skips",
-                                     c.skipped));
+    r.problems.push_back(
+        fmt::format("{} test(s) skipped or xfailed: a gate passes only without skips", c.skipped));
 }
 
 }  // namespace
@@ -103,20 +115,23 @@ Result<CommandPaths> confine_command_paths(const CommandSpec& spec, const std::s
   std::error_code ec;
   fsys::path root = fsys::canonical(repo_root.empty() ? "." : repo_root, ec);
   if (ec)
-    return make_error(fmt::format("the repository root {} cannot be used: {}", quoted(repo_root), ec.message()),
-                      "", "pass --repo-root an existing directory");
+    return make_error(
+        fmt::format("the repository root {} cannot be used: {}", quoted(repo_root), ec.message()),
+        "", "pass --repo-root an existing directory");
   const std::string cwd_value = spec.cwd.value_or(".");
   if (auto st = check_relative("cwd", cwd_value); !st) return st.error();
   if (auto st = check_relative("junit", spec.junit); !st) return st.error();
   fsys::path cwd = fsys::canonical(root / cwd_value, ec);
   if (ec) return confine_error("cwd", cwd_value, fmt::format("cannot be used: {}", ec.message()));
   if (!inside(cwd, root))
-    return confine_error("cwd", cwd_value,
-                         fmt::format("resolves to {}, outside the repository {} (a symbolic link leads out)",
-                                     quoted(cwd.string()), quoted(root.string())));
+    return confine_error(
+        "cwd", cwd_value,
+        fmt::format("resolves to {}, outside the repository {} (a symbolic link leads out)",
+                    quoted(cwd.string()), quoted(root.string())));
   if (!fsys::is_directory(cwd, ec)) return confine_error("cwd", cwd_value, "is not a directory");
   fsys::path junit = (cwd / spec.junit).lexically_normal();
-  if (!junit.has_filename()) return confine_error("junit", spec.junit, "names a directory, not a file");
+  if (!junit.has_filename())
+    return confine_error("junit", spec.junit, "names a directory, not a file");
   if (auto st = check_report_path(spec.junit, junit, root); !st) return st.error();
   return CommandPaths{root.string(), cwd.string(), junit.string()};
 }
@@ -130,8 +145,8 @@ CommandRun run_command(const CommandSpec& spec, const CommandPaths& paths, const
   // Confined (and not a link) when the run began; unlink never follows a link anyway.
   if (::unlink(paths.junit.c_str()) != 0 && errno != ENOENT) {
     r.outcome = "not started";
-    r.problems.push_back(fmt::format("cannot remove the old JUnit report {}: {}", quoted(paths.junit),
-                                     std::strerror(errno)));
+    r.problems.push_back(fmt::format("cannot remove the old JUnit report {}: {}",
+                                     quoted(paths.junit), std::strerror(errno)));
     return r;
   }
   proc::ProcessSpec ps;
@@ -160,12 +175,13 @@ CommandRun run_command(const CommandSpec& spec, const CommandPaths& paths, const
 }
 
 nlohmann::json to_json(const CommandRun& r) {
-  nlohmann::json j = {{"argv", r.argv},
-                      {"cwd", r.cwd},
-                      {"exit_code", r.exit_code ? nlohmann::json(*r.exit_code) : nlohmann::json(nullptr)},
-                      {"outcome", r.outcome},
-                      {"wall_ms", r.wall_ms},
-                      {"junit", r.junit_path}};
+  nlohmann::json j = {
+      {"argv", r.argv},
+      {"cwd", r.cwd},
+      {"exit_code", r.exit_code ? nlohmann::json(*r.exit_code) : nlohmann::json(nullptr)},
+      {"outcome", r.outcome},
+      {"wall_ms", r.wall_ms},
+      {"junit", r.junit_path}};
   if (r.junit)
     j["junit_counts"] = {{"tests", r.junit->tests},
                          {"failures", r.junit->failures},

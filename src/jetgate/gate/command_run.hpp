@@ -9,12 +9,11 @@
 #pragma once
 
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "jetgate/core/result.hpp"
 #include "jetgate/gate/junit.hpp"
@@ -23,8 +22,8 @@
 
 namespace jetgate::gate {
 
-using ProcessRunner = std::function<proc::ChildOutcome(const proc::ProcessSpec&, const proc::ChildLimits&,
-                                                       const proc::LiveOutput&)>;
+using ProcessRunner = std::function<proc::ChildOutcome(
+    const proc::ProcessSpec&, const proc::ChildLimits&, const proc::LiveOutput&)>;
 
 // The command's working directory and report, as absolute paths inside the
 // repository (cwd with symbolic links resolved).
@@ -41,12 +40,12 @@ Result<CommandPaths> confine_command_paths(const CommandSpec& spec, const std::s
 struct CommandRun {
   std::vector<std::string> argv;
   std::string cwd, junit_path;
-  std::optional<int> exit_code;      // when the command exited
-  std::string outcome;               // "exit status 0", "timed out after 600.0 s", ...
-  int interrupted = 0;               // the signal that interrupted jetgate during the run, else 0
+  std::optional<int> exit_code;  // when the command exited
+  std::string outcome;           // "exit status 0", "timed out after 600.0 s", ...
+  int interrupted = 0;           // the signal that interrupted jetgate during the run, else 0
   double wall_ms = 0;
-  std::optional<JunitCounts> junit;  // when the report was read
-  std::vector<std::string> problems; // why it does not pass; empty: it passes
+  std::optional<JunitCounts> junit;   // when the report was read
+  std::vector<std::string> problems;  // why it does not pass; empty: it passes
 };
 
 // on_output receives the command's stdout and stderr, merged in the order

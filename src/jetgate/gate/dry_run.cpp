@@ -11,7 +11,8 @@ DryRun dry_run(const Gate& gate, const nlohmann::json& platform) {
   const Requirements gpu = gpu_part(gate.requirements);
   if (gpu.cuda) d.on_device.push_back("cuda (a CUDA driver that loads, with at least one device)");
   if (gpu.min_cuda_driver) d.on_device.push_back("min_cuda_driver " + *gpu.min_cuda_driver);
-  if (gpu.min_memory_bytes) d.on_device.push_back(fmt::format("min_memory_bytes {}", *gpu.min_memory_bytes));
+  if (gpu.min_memory_bytes)
+    d.on_device.push_back(fmt::format("min_memory_bytes {}", *gpu.min_memory_bytes));
   for (const auto& id : gate.probe_ids()) d.would_run.push_back("probe " + id);
   if (gate.command) {
     std::string argv = fmt::format("{}", fmt::join(gate.command->argv, " "));
@@ -23,9 +24,11 @@ DryRun dry_run(const Gate& gate, const nlohmann::json& platform) {
 std::vector<CheckRow> dry_run_rows(const DryRun& d) {
   std::vector<CheckRow> rows = requirement_rows(d.platform);
   for (const auto& r : d.on_device)
-    rows.push_back({"requirement", r, "NOT_RUN", "checked when the gate runs on the machine itself", ""});
+    rows.push_back(
+        {"requirement", r, "NOT_RUN", "checked when the gate runs on the machine itself", ""});
   for (const auto& step : d.would_run)
-    rows.push_back({"step", step, "NOT_RUN", d.would_run_here() ? "would run" : "would not run: a requirement is not met",
+    rows.push_back({"step", step, "NOT_RUN",
+                    d.would_run_here() ? "would run" : "would not run: a requirement is not met",
                     ""});
   return rows;
 }

@@ -5,10 +5,9 @@
 // evidence for it.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "jetgate/gate/check_rows.hpp"
 #include "jetgate/gate/policy.hpp"
@@ -20,7 +19,7 @@ struct DryRun {
   std::string gate;
   std::vector<RequirementOutcome> platform;  // judged from the facts
   std::vector<std::string> on_device;        // requirements only a loaded CUDA driver can answer
-  std::vector<std::string> would_run;        // "probe bandwidth", "command: pytest -q (JUnit: r.xml)"
+  std::vector<std::string> would_run;  // "probe bandwidth", "command: pytest -q (JUnit: r.xml)"
   bool would_run_here() const { return all_met(platform); }
 };
 

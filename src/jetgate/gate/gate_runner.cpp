@@ -1,20 +1,19 @@
 #include "jetgate/gate/gate_runner.hpp"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
-#include <map>
 #include <filesystem>
-
-#include <fmt/format.h>
+#include <map>
 
 #include "jetgate/core/utf8.hpp"
 #include "jetgate/core/version.hpp"
 #include "jetgate/evidence/evidence_dir.hpp"
-#include "jetgate/evidence/utf8_json.hpp"
 #include "jetgate/evidence/power_notes.hpp"
 #include "jetgate/evidence/probe_document.hpp"
+#include "jetgate/evidence/utf8_json.hpp"
 #include "jetgate/gate/check_rows.hpp"
 #include "jetgate/gate/command_run.hpp"
 #include "jetgate/gate/live_output.hpp"
@@ -57,8 +56,8 @@ struct Verdict {
   evidence::Counts counts;
 };
 
-void add_counts(evidence::Counts& to, std::int64_t tests, std::int64_t failures, std::int64_t errors,
-                std::int64_t skipped) {
+void add_counts(evidence::Counts& to, std::int64_t tests, std::int64_t failures,
+                std::int64_t errors, std::int64_t skipped) {
   to.tests = saturating_add(to.tests, tests);
   to.failures = saturating_add(to.failures, failures);
   to.errors = saturating_add(to.errors, errors);
@@ -73,7 +72,9 @@ void add_probe_verdict(const std::vector<ProbeOutcome>& outcomes, Verdict& v) {
 }
 
 void add_command_verdict(const CommandRun& run, Verdict& v) {
-  if (run.junit) add_counts(v.counts, run.junit->tests, run.junit->failures, run.junit->errors, run.junit->skipped);
+  if (run.junit)
+    add_counts(v.counts, run.junit->tests, run.junit->failures, run.junit->errors,
+               run.junit->skipped);
   for (const auto& p : run.problems) v.problems.push_back("command: " + p);
 }
 
@@ -92,8 +93,12 @@ nlohmann::json probes_json(const std::map<std::string, probes::ProbeResult>& res
   return out;
 }
 
-nlohmann::json optional_json(const std::optional<std::string>& v) { return v ? nlohmann::json(*v) : nullptr; }
-nlohmann::json optional_json(const std::optional<bool>& v) { return v ? nlohmann::json(*v) : nullptr; }
+nlohmann::json optional_json(const std::optional<std::string>& v) {
+  return v ? nlohmann::json(*v) : nullptr;
+}
+nlohmann::json optional_json(const std::optional<bool>& v) {
+  return v ? nlohmann::json(*v) : nullptr;
+}
 
 // What the run knows about the checkout before anything runs.
 struct Checkout {
@@ -108,18 +113,20 @@ void record_checkout(Evidence& e, const Checkout& c) {
   std::optional<bool> dirty = c.before.dirty;
   if (c.after_read && c.after.dirty && *c.after.dirty) dirty = true;
   e.extra[kDirtyKey] = optional_json(dirty);
-  e.extra[kGitKey] = {{"sha_source", c.sha.source},
-                      {"head_before", optional_json(c.before.head)},
-                      {"head_after", c.after_read ? optional_json(c.after.head) : nlohmann::json(nullptr)}};
+  e.extra[kGitKey] = {
+      {"sha_source", c.sha.source},
+      {"head_before", optional_json(c.before.head)},
+      {"head_after", c.after_read ? optional_json(c.after.head) : nlohmann::json(nullptr)}};
 }
 
 // A command that commits or checks out another commit moves HEAD: the
 // evidence would name a commit that was not the one tested.
 std::optional<std::string> head_moved(const Checkout& c) {
   if (!c.after_read || c.before.head == c.after.head) return std::nullopt;
-  return fmt::format("HEAD moved during the run (from {} to {}): the evidence names the commit checked out "
-                     "when the run began; run the gate again on a checkout its command does not change",
-                     c.before.head.value_or("none"), c.after.head.value_or("none"));
+  return fmt::format(
+      "HEAD moved during the run (from {} to {}): the evidence names the commit checked out "
+      "when the run began; run the gate again on a checkout its command does not change",
+      c.before.head.value_or("none"), c.after.head.value_or("none"));
 }
 
 // A gate runs only on the live machine (`run --root` is a dry run, cmd_run),
@@ -142,9 +149,10 @@ Status write_unfinished_marker(const Gate& gate, const std::string& dir, const C
   Evidence e = base_evidence(gate, PlatformFacts{nullptr, {}}, checkout);
   e.status = GateStatus::not_run;
   e.generated_at = deps.now();
-  e.reason = fmt::format("a run began at {} (pid {}) and has not finished; if this remains, jetgate was "
-                         "killed before it could write its result: run the gate again",
-                         e.generated_at, ::getpid());
+  e.reason = fmt::format(
+      "a run began at {} (pid {}) and has not finished; if this remains, jetgate was "
+      "killed before it could write its result: run the gate again",
+      e.generated_at, ::getpid());
   e.extra[kInterruptedKey] = kUnfinished;
   auto written = evidence::write_evidence(dir, e);
   if (!written) return written.error();
@@ -152,9 +160,10 @@ Status write_unfinished_marker(const Gate& gate, const std::string& dir, const C
 }
 
 std::string interrupted_reason(int sig) {
-  return fmt::format("interrupted: jetgate received {} and stopped the run; the gate did not finish, "
-                     "run it again",
-                     proc::signal_name_text(sig));
+  return fmt::format(
+      "interrupted: jetgate received {} and stopped the run; the gate did not finish, "
+      "run it again",
+      proc::signal_name_text(sig));
 }
 
 // Probes, Python and the command, as far as the requirements and interrupts let them run.
@@ -178,13 +187,17 @@ void run_command_stage(const Gate& gate, const CommandPaths& paths, const RunOpt
   live.flush();
   if (!log) return;
   auto record = log->finish();
-  if (record) st.log = *record;
-  else st.problems.push_back("cannot save the command's output: " + record.error().message());
+  if (record)
+    st.log = *record;
+  else
+    st.problems.push_back("cannot save the command's output: " + record.error().message());
 }
 
-void run_stages(const Gate& gate, const std::optional<CommandPaths>& paths, const PlatformFacts& facts,
-                const RunOptions& options, const RunDeps& deps, Evidence& e, Stages& st) {
-  st.requirements = evaluate_requirements(platform_part(gate.requirements), facts.platform, nullptr);
+void run_stages(const Gate& gate, const std::optional<CommandPaths>& paths,
+                const PlatformFacts& facts, const RunOptions& options, const RunDeps& deps,
+                Evidence& e, Stages& st) {
+  st.requirements =
+      evaluate_requirements(platform_part(gate.requirements), facts.platform, nullptr);
   if (!all_met(st.requirements) || deps.interrupted()) return;
   probes::CudaOptions co;
   co.only = cuda_probe_ids(gate);
@@ -200,7 +213,8 @@ void run_stages(const Gate& gate, const std::optional<CommandPaths>& paths, cons
   for (auto& r : cuda.probes) st.results[r.id] = std::move(r);
   auto ids = gate.probe_ids();
   auto named = [&](const char* id) { return std::find(ids.begin(), ids.end(), id) != ids.end(); };
-  if ((named(probes::kPythonRuntimeProbe) || named(probes::kBitsandbytesProbe)) && !deps.interrupted()) {
+  if ((named(probes::kPythonRuntimeProbe) || named(probes::kBitsandbytesProbe)) &&
+      !deps.interrupted()) {
     probes::PythonOptions po;
     po.python = options.python;
     po.progress = options.progress;
@@ -210,7 +224,8 @@ void run_stages(const Gate& gate, const std::optional<CommandPaths>& paths, cons
     if (named(probes::kPythonRuntimeProbe)) st.results[probes::kPythonRuntimeProbe] = py.result;
     if (py.bitsandbytes) st.results[probes::kBitsandbytesProbe] = *py.bitsandbytes;
   }
-  if (gate.command && paths && !deps.interrupted()) run_command_stage(gate, *paths, options, deps, st);
+  if (gate.command && paths && !deps.interrupted())
+    run_command_stage(gate, *paths, options, deps, st);
 }
 
 void decide(const Gate& gate, Stages& st, const Checkout& checkout, int interrupted, Evidence& e,
@@ -272,10 +287,11 @@ Result<RunOutcome> run_gate(const Gate& gate, const std::vector<PolicyIssue>& ga
     return cannot_run(gate, policy, lines);
   }
   if (!gate.runnable())
-    return make_error(fmt::format("gate {} has neither \"probes\" nor a \"command\"", gate.id),
-                      to_valid_utf8(policy.source),
-                      "run it with the tool that owns it (OBLITERATUS: scripts/run_conditional_gate.py), "
-                      "or give it jetgate probes or a command");
+    return make_error(
+        fmt::format("gate {} has neither \"probes\" nor a \"command\"", gate.id),
+        to_valid_utf8(policy.source),
+        "run it with the tool that owns it (OBLITERATUS: scripts/run_conditional_gate.py), "
+        "or give it jetgate probes or a command");
   const std::string repo_root = options.repo_root.empty() ? policy.repo_root : options.repo_root;
   std::optional<CommandPaths> paths;
   if (gate.command) {
@@ -291,10 +307,12 @@ Result<RunOutcome> run_gate(const Gate& gate, const std::vector<PolicyIssue>& ga
   Checkout checkout;
   checkout.sha = deps.git_sha(repo_root);
   checkout.before = deps.git_state(repo_root);
-  if (auto st = write_unfinished_marker(gate, options.evidence_dir, checkout, deps); !st) return st.error();
+  if (auto st = write_unfinished_marker(gate, options.evidence_dir, checkout, deps); !st)
+    return st.error();
   // A log from an earlier run must not sit beside this run's evidence.
   std::error_code ignored;
-  std::filesystem::remove(std::filesystem::path(options.evidence_dir) / (gate.id + ".log"), ignored);
+  std::filesystem::remove(std::filesystem::path(options.evidence_dir) / (gate.id + ".log"),
+                          ignored);
 
   PlatformFacts facts = deps.platform(options.root);
   out.warnings = facts.warnings;
@@ -308,12 +326,15 @@ Result<RunOutcome> run_gate(const Gate& gate, const std::vector<PolicyIssue>& ga
   }
   record_checkout(e, checkout);
   decide(gate, stages, checkout, interrupted, e, out);
-  if (stages.log) out.log_path = (std::filesystem::path(options.evidence_dir) / stages.log->file).string();
+  if (stages.log)
+    out.log_path = (std::filesystem::path(options.evidence_dir) / stages.log->file).string();
 
-  out.warnings.insert(out.warnings.end(), checkout.sha.warnings.begin(), checkout.sha.warnings.end());
+  out.warnings.insert(out.warnings.end(), checkout.sha.warnings.begin(),
+                      checkout.sha.warnings.end());
   if (e.extra[kDirtyKey] == true)
-    out.warnings.push_back("tracked files differ from the commit " + e.git_sha +
-                           " (uncommitted changes): the evidence records \"dirty\": true and cannot back a claim");
+    out.warnings.push_back(
+        "tracked files differ from the commit " + e.git_sha +
+        " (uncommitted changes): the evidence records \"dirty\": true and cannot back a claim");
   e.generated_at = deps.now();
   std::vector<std::string> repaired = evidence::repair_utf8(e.extra);
   if (!is_valid_utf8(e.reason)) {
@@ -321,14 +342,16 @@ Result<RunOutcome> run_gate(const Gate& gate, const std::vector<PolicyIssue>& ga
     repaired.insert(repaired.begin(), "/reason");
   }
   for (const auto& where : repaired)
-    out.warnings.push_back("evidence: text that was not UTF-8 was replaced with U+FFFD at " + where);
+    out.warnings.push_back("evidence: text that was not UTF-8 was replaced with U+FFFD at " +
+                           where);
   for (auto& w : out.warnings) w = to_valid_utf8(w);
   e.extra["warnings"] = out.warnings;
   auto path = evidence::write_evidence(options.evidence_dir, e);
   if (!path) {
     // The "unfinished" marker is not_run already; remove it all the same, so no
     // reader mistakes it for a result.
-    std::filesystem::remove(std::filesystem::path(options.evidence_dir) / (gate.id + ".json"), ignored);
+    std::filesystem::remove(std::filesystem::path(options.evidence_dir) / (gate.id + ".json"),
+                            ignored);
     return path.error();
   }
   out.path = *path;

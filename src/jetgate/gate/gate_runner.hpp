@@ -15,12 +15,11 @@
 #pragma once
 
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "jetgate/core/result.hpp"
 #include "jetgate/evidence/evidence.hpp"
@@ -28,10 +27,10 @@
 #include "jetgate/evidence/git_sha.hpp"
 #include "jetgate/gate/check_rows.hpp"
 #include "jetgate/gate/policy.hpp"
-#include "jetgate/proc/child.hpp"
 #include "jetgate/probes/cuda_section.hpp"
 #include "jetgate/probes/progress.hpp"
 #include "jetgate/probes/python_runtime.hpp"
+#include "jetgate/proc/child.hpp"
 
 namespace jetgate::gate {
 
@@ -44,7 +43,8 @@ struct RunDeps {
   std::function<PlatformFacts(const std::string& root)> platform;
   std::function<probes::CudaSection(const probes::CudaOptions&)> cuda;
   std::function<probes::PythonRuntime(const probes::PythonOptions&)> python;
-  std::function<proc::ChildOutcome(const proc::ProcessSpec&, const proc::ChildLimits&, const proc::LiveOutput&)>
+  std::function<proc::ChildOutcome(const proc::ProcessSpec&, const proc::ChildLimits&,
+                                   const proc::LiveOutput&)>
       process;
   std::function<evidence::GitSha(const std::string& repo_root)> git_sha;
   // HEAD and dirtiness, read before and after the probes and the command.
@@ -60,8 +60,8 @@ RunDeps live_run_deps();
 struct RunOptions {
   std::string evidence_dir = "conditional-evidence";
   std::string python = "python3";
-  std::string root = "/";  // where platform facts are read from
-  std::string repo_root;   // command cwd and git_sha; empty: the policy's repo_root
+  std::string root = "/";          // where platform facts are read from
+  std::string repo_root;           // command cwd and git_sha; empty: the policy's repo_root
   probes::ProbeProgress progress;  // as each probe starts and ends
   // Each line of the command's output as it is written (terminal-safe, no newline).
   std::function<void(std::string_view line)> command_line;
@@ -69,11 +69,11 @@ struct RunOptions {
 
 struct RunOutcome {
   evidence::Evidence evidence;
-  std::string path;      // the evidence file written
-  std::string log_path;  // GATE.log, when the command ran and its output was saved
-  int exit_code = 2;     // 0 passed, 1 failed or interrupted, 2 not_run
+  std::string path;                   // the evidence file written
+  std::string log_path;               // GATE.log, when the command ran and its output was saved
+  int exit_code = 2;                  // 0 passed, 1 failed or interrupted, 2 not_run
   std::vector<std::string> warnings;  // also recorded in the evidence
-  std::vector<CheckRow> checks;       // one per requirement, probe, failed test, run problem (/checks)
+  std::vector<CheckRow> checks;  // one per requirement, probe, failed test, run problem (/checks)
 };
 
 // Errors (exit 2, nothing run) when the gate is unusable (its policy issues,

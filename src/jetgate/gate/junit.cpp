@@ -1,13 +1,13 @@
 #include "jetgate/gate/junit.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <limits>
-#include <vector>
-
-#include <fmt/format.h>
 #include <pugixml.hpp>
+#include <vector>
 
 #include "jetgate/core/utf8.hpp"
 #include "jetgate/fs/root_fs.hpp"
@@ -15,11 +15,14 @@
 namespace jetgate::gate {
 namespace {
 
-constexpr const char* kHint = "the test command must write a complete JUnit XML report "
-                              "(pytest --junitxml=PATH, GoogleTest --gtest_output=xml:PATH)";
+constexpr const char* kHint =
+    "the test command must write a complete JUnit XML report "
+    "(pytest --junitxml=PATH, GoogleTest --gtest_output=xml:PATH)";
 constexpr std::int64_t kMaxCount = std::numeric_limits<std::int64_t>::max();
 
-bool named(const pugi::xml_node& n, const char* name) { return std::string_view(n.name()) == name; }
+bool named(const pugi::xml_node& n, const char* name) {
+  return std::string_view(n.name()) == name;
+}
 
 // Quoted from the report into a message: valid UTF-8, and short.
 std::string shown(std::string_view text) {
@@ -39,7 +42,8 @@ void add(JunitCounts& total, const JunitCounts& c) {
   total.failures = saturating_add(total.failures, c.failures);
   total.errors = saturating_add(total.errors, c.errors);
   total.skipped = saturating_add(total.skipped, c.skipped);
-  total.suites = total.suites == std::numeric_limits<int>::max() ? total.suites : total.suites + c.suites;
+  total.suites =
+      total.suites == std::numeric_limits<int>::max() ? total.suites : total.suites + c.suites;
 }
 
 // A missing attribute is 0; anything but a non-negative integer that fits in
@@ -52,12 +56,12 @@ Result<std::int64_t> count_attribute(const pugi::xml_node& node, const char* nam
   std::int64_t n = -1;
   auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
   if (ec == std::errc::result_out_of_range)
-    return make_error(fmt::format("<{} {}=\"{}\"> is too large (the limit is {})", shown(node.name()),
-                                  name, shown(v), kMaxCount),
+    return make_error(fmt::format("<{} {}=\"{}\"> is too large (the limit is {})",
+                                  shown(node.name()), name, shown(v), kMaxCount),
                       where, kHint);
   if (ec != std::errc() || p != v.data() + v.size() || n < 0)
-    return make_error(fmt::format("<{} {}=\"{}\"> is not a non-negative integer", shown(node.name()),
-                                  name, shown(v)),
+    return make_error(fmt::format("<{} {}=\"{}\"> is not a non-negative integer",
+                                  shown(node.name()), name, shown(v)),
                       where, kHint);
   return n;
 }
@@ -86,14 +90,18 @@ bool skipped_case(const pugi::xml_node& tc) {
 JunitCounts own_case(const pugi::xml_node& tc) {
   JunitCounts c;
   c.tests = 1;
-  if (tc.child("failure")) c.failures = 1;
-  else if (tc.child("error")) c.errors = 1;
-  else if (skipped_case(tc)) c.skipped = 1;
+  if (tc.child("failure"))
+    c.failures = 1;
+  else if (tc.child("error"))
+    c.errors = 1;
+  else if (skipped_case(tc))
+    c.skipped = 1;
   return c;
 }
 
 // What one element contributes, given the sum over its child elements.
-Result<JunitCounts> finish_element(const pugi::xml_node& node, JunitCounts sum, const std::string& where) {
+Result<JunitCounts> finish_element(const pugi::xml_node& node, JunitCounts sum,
+                                   const std::string& where) {
   if (named(node, "testcase")) {
     add(sum, own_case(node));
     return sum;
@@ -127,13 +135,17 @@ void list_case(const pugi::xml_node& tc, std::vector<JunitCase>& out) {
   if (out.size() >= kMaxListedCases) return;
   pugi::xml_node why;
   const char* outcome = nullptr;
-  if ((why = tc.child("failure"))) outcome = "failure";
-  else if ((why = tc.child("error"))) outcome = "error";
-  else if (skipped_case(tc)) outcome = "skipped", why = tc.child("skipped");
+  if ((why = tc.child("failure")))
+    outcome = "failure";
+  else if ((why = tc.child("error")))
+    outcome = "error";
+  else if (skipped_case(tc))
+    outcome = "skipped", why = tc.child("skipped");
   if (!outcome) return;
   std::string cls = tc.attribute("classname").value(), name = tc.attribute("name").value();
   std::string full = cls.empty() ? name : cls + "." + name;
-  out.push_back({first_line(full, 200), outcome, why ? first_line(why.attribute("message").value(), 200) : ""});
+  out.push_back({first_line(full, 200), outcome,
+                 why ? first_line(why.attribute("message").value(), 200) : ""});
 }
 
 struct Frame {
@@ -174,9 +186,9 @@ Result<JunitCounts> parse_junit_xml(std::string_view xml, const std::string& whe
   pugi::xml_document doc;
   auto parsed = doc.load_buffer(xml.data(), xml.size(), pugi::parse_default, pugi::encoding_auto);
   if (!parsed)
-    return make_error(fmt::format("not well-formed XML at byte {}: {}", parsed.offset,
-                                  parsed.description()),
-                      where, kHint);
+    return make_error(
+        fmt::format("not well-formed XML at byte {}: {}", parsed.offset, parsed.description()),
+        where, kHint);
   auto root = doc.document_element();
   if (!named(root, "testsuites") && !named(root, "testsuite"))
     return make_error(fmt::format("root element <{}> is neither <testsuites> nor <testsuite>",
@@ -200,7 +212,8 @@ Result<JunitCounts> read_junit_file(const std::string& path) {
   if (!root) return make_error("the JUnit report's directory does not exist", where, kHint);
   auto text = root->read(p.filename().string(), kMaxJunitBytes);
   if (!text)
-    return make_error("cannot read the JUnit report: " + to_valid_utf8(text.error().what), where, kHint);
+    return make_error("cannot read the JUnit report: " + to_valid_utf8(text.error().what), where,
+                      kHint);
   return parse_junit_xml(*text, path);
 }
 

@@ -1,10 +1,10 @@
 #include "jetgate/gate/policy.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "jetgate/core/embedded.hpp"
 #include "jetgate/core/json_text.hpp"
@@ -20,27 +20,30 @@ using detail::IssueSink;
 constexpr std::size_t kMaxPolicyBytes = 4u << 20;
 
 // OBLITERATUS' check_conditional_policy.py requires these on every gate.
-const char* const kObliteratusGateFields[] = {"id",     "job",           "marker",
-                                              "runner", "prerequisites", "expected_cost",
-                                              "coverage_paths"};
+const char* const kObliteratusGateFields[] = {
+    "id", "job", "marker", "runner", "prerequisites", "expected_cost", "coverage_paths"};
 
 const char* const kSoftwareOnlyIds[] = {"model-download-runtime", "external-evaluation",
                                         "network-services", "operator-ui"};
 
 void check_top_level(const nlohmann::json& j, Policy& p, const IssueSink& sink) {
-  detail::reject_unknown_keys(j,
-                              {"$schema", "schema_version", "owner", "cadence",
-                               "evidence_retention_days", "maximum_evidence_age_days", "gates",
-                               "environment_waivers", "repository", "description"},
-                              "top level", "policy", sink);
+  detail::reject_unknown_keys(
+      j,
+      {"$schema", "schema_version", "owner", "cadence", "evidence_retention_days",
+       "maximum_evidence_age_days", "gates", "environment_waivers", "repository", "description"},
+      "top level", "policy", sink);
   // Read without narrowing: 4294967297 must not wrap to 1.
-  auto version = j.contains("schema_version") ? integer_in_range(j["schema_version"], 1, 1) : std::nullopt;
-  if (version) p.schema_version = 1;
+  auto version =
+      j.contains("schema_version") ? integer_in_range(j["schema_version"], 1, 1) : std::nullopt;
+  if (version)
+    p.schema_version = 1;
   else
-    sink.issue("policy",
-               fmt::format("schema_version must be 1, not {}",
-                           j.contains("schema_version") ? quoted_text(dump_json(j["schema_version"])) : "missing"),
-               "this is the OBLITERATUS policy format version 1");
+    sink.issue(
+        "policy",
+        fmt::format(
+            "schema_version must be 1, not {}",
+            j.contains("schema_version") ? quoted_text(dump_json(j["schema_version"])) : "missing"),
+        "this is the OBLITERATUS policy format version 1");
   for (const char* key : {"owner", "cadence"}) {
     if (j.contains(key) && j[key].is_string() && !j[key].get<std::string>().empty())
       (std::string(key) == "owner" ? p.owner : p.cadence) = j[key].get<std::string>();
@@ -50,24 +53,29 @@ void check_top_level(const nlohmann::json& j, Policy& p, const IssueSink& sink) 
   }
   for (const char* key : {"evidence_retention_days", "maximum_evidence_age_days"}) {
     auto& field = std::string(key) == "evidence_retention_days" ? p.evidence_retention_days
-                                                               : p.maximum_evidence_age_days;
+                                                                : p.maximum_evidence_age_days;
     // At most 100 years: a bound that keeps date arithmetic far from overflow.
     if (auto days = j.contains(key) ? integer_in_range(j[key], 1, 36500) : std::nullopt)
       field = *days;
     else
-      sink.issue("policy", fmt::format("\"{}\" must be a whole number of days from 1 to 36500", key),
+      sink.issue("policy",
+                 fmt::format("\"{}\" must be a whole number of days from 1 to 36500", key),
                  "e.g. 30");
   }
   if (j.contains("repository")) {
     const auto& r = j["repository"];
     std::string s = r.is_string() ? r.get<std::string>() : "";
     auto slash = s.find('/');
-    bool ok = slash != std::string::npos && slash > 0 && slash + 1 < s.size() &&
-              s.find('/', slash + 1) == std::string::npos &&
-              s.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_./") ==
-                  std::string::npos;
-    if (ok) p.repository = s;
-    else sink.issue("policy", "\"repository\" must be \"OWNER/NAME\"", "e.g. \"elder-plinius/OBLITERATUS\"");
+    bool ok =
+        slash != std::string::npos && slash > 0 && slash + 1 < s.size() &&
+        s.find('/', slash + 1) == std::string::npos &&
+        s.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_./") ==
+            std::string::npos;
+    if (ok)
+      p.repository = s;
+    else
+      sink.issue("policy", "\"repository\" must be \"OWNER/NAME\"",
+                 "e.g. \"elder-plinius/OBLITERATUS\"");
   }
   if (j.contains("environment_waivers")) p.environment_waivers = j["environment_waivers"];
 }
@@ -81,9 +89,13 @@ bool has_obliteratus_fields(const nlohmann::json& g, std::vector<std::string>* m
 void read_obliteratus_fields(const nlohmann::json& g, Gate& gate, const IssueSink& sink) {
   for (const char* key : {"job", "marker", "runner"}) {
     if (!g.contains(key)) continue;
-    std::string& field = std::string(key) == "job" ? gate.job : std::string(key) == "marker" ? gate.marker : gate.runner;
-    if (g[key].is_string()) field = g[key].get<std::string>();
-    else field = g[key].dump();
+    std::string& field = std::string(key) == "job"      ? gate.job
+                         : std::string(key) == "marker" ? gate.marker
+                                                        : gate.runner;
+    if (g[key].is_string())
+      field = g[key].get<std::string>();
+    else
+      field = g[key].dump();
   }
   gate.prerequisites = g.value("prerequisites", nlohmann::json());
   gate.expected_cost = g.value("expected_cost", nlohmann::json());
@@ -91,7 +103,8 @@ void read_obliteratus_fields(const nlohmann::json& g, Gate& gate, const IssueSin
   const auto& paths = g["coverage_paths"];
   if (!paths.is_array() ||
       !std::all_of(paths.begin(), paths.end(), [](const auto& x) { return x.is_string(); })) {
-    sink.issue(gate.id, "coverage_paths must be a list of file paths", "paths are relative to the repository root");
+    sink.issue(gate.id, "coverage_paths must be a list of file paths",
+               "paths are relative to the repository root");
     return;
   }
   if (paths.empty())
@@ -107,13 +120,16 @@ void read_jetgate_fields(const nlohmann::json& g, Gate& gate, const IssueSink& s
                  "write \"software_only\": true or false, or remove the field");
     } else if (!g["software_only"].get<bool>() && is_obliteratus_software_only(gate.id)) {
       // OBLITERATUS never waives these gates; a policy must not be able to make them waivable.
-      sink.issue(gate.id, "software_only cannot be false: this gate is always software-only and never waivable",
-                 "remove \"software_only\" or set it to true");
+      sink.issue(
+          gate.id,
+          "software_only cannot be false: this gate is always software-only and never waivable",
+          "remove \"software_only\" or set it to true");
     } else {
       gate.software_only = g["software_only"].get<bool>();
     }
   }
-  if (g.contains("requires")) gate.requirements = detail::parse_requirements(g["requires"], gate.id, sink);
+  if (g.contains("requires"))
+    gate.requirements = detail::parse_requirements(g["requires"], gate.id, sink);
   if (g.contains("probes")) gate.probes = detail::parse_probe_checks(g["probes"], gate.id, sink);
   if (g.contains("command")) {
     gate.command = detail::parse_command(g["command"], gate.id, sink);
@@ -126,11 +142,13 @@ std::optional<Gate> parse_gate(const nlohmann::json& g, std::size_t index, const
   std::string label = fmt::format("gate {}", index);
   if (!g.is_object()) {
     sink.issue("policy", label + " must be an object",
-               "write each gate as an object {\"id\", \"name\", \"coverage_paths\", ...}; see docs/gates.md");
+               "write each gate as an object {\"id\", \"name\", \"coverage_paths\", ...}; see "
+               "docs/gates.md");
     return std::nullopt;
   }
   if (!g.contains("id") || !g["id"].is_string()) {
-    sink.issue("policy", label + " has no string \"id\"", "give every gate an id such as cuda-runtime");
+    sink.issue("policy", label + " has no string \"id\"",
+               "give every gate an id such as cuda-runtime");
     return std::nullopt;
   }
   Gate gate;
@@ -141,11 +159,11 @@ std::optional<Gate> parse_gate(const nlohmann::json& g, std::size_t index, const
                "ids are [a-z0-9][a-z0-9-]*, at most 64 characters");
     return std::nullopt;
   }
-  detail::reject_unknown_keys(g,
-                              {"id", "job", "marker", "runner", "prerequisites", "expected_cost",
-                               "coverage_paths", "software_only", "requires", "probes", "command",
-                               "description"},
-                              "gate", gate.id, sink);
+  detail::reject_unknown_keys(
+      g,
+      {"id", "job", "marker", "runner", "prerequisites", "expected_cost", "coverage_paths",
+       "software_only", "requires", "probes", "command", "description"},
+      "gate", gate.id, sink);
   read_obliteratus_fields(g, gate, sink);
   read_jetgate_fields(g, gate, sink);
   std::vector<std::string> missing;
@@ -168,7 +186,8 @@ void parse_gates(const nlohmann::json& j, Policy& p, const IssueSink& sink) {
     auto gate = parse_gate(gates[i], i, sink);
     if (!gate) continue;
     if (!seen.insert(gate->id).second) {
-      sink.issue(gate->id, "duplicate gate id", "give each gate a unique id; the later one is ignored");
+      sink.issue(gate->id, "duplicate gate id",
+                 "give each gate a unique id; the later one is ignored");
       continue;
     }
     p.gates.push_back(std::move(*gate));
@@ -182,8 +201,9 @@ void check_coverage_paths(const Policy& p, const IssueSink& sink) {
       fsys::path full = fsys::path(p.repo_root) / path;
       std::error_code ec;
       if (path.empty() || !fsys::is_regular_file(full, ec))
-        sink.issue(g.id, fmt::format("maps missing source path: {}", path),
-                   fmt::format("fix coverage_paths (relative to the repository root {})", p.repo_root));
+        sink.issue(
+            g.id, fmt::format("maps missing source path: {}", path),
+            fmt::format("fix coverage_paths (relative to the repository root {})", p.repo_root));
     }
   }
 }
@@ -214,7 +234,8 @@ Result<LoadedPolicy> parse_policy(std::string_view text, const std::string& sour
   auto parsed = parse_json_text(text, source);
   if (!parsed) return parsed.error();
   const nlohmann::json& j = *parsed;
-  if (!j.is_object()) return make_error("the policy must be a JSON object", source, "see docs/gates.md");
+  if (!j.is_object())
+    return make_error("the policy must be a JSON object", source, "see docs/gates.md");
   LoadedPolicy out;
   out.policy.source = source;
   out.policy.repo_root = repo_root.empty() ? "." : repo_root;
@@ -232,7 +253,8 @@ Result<LoadedPolicy> load_policy_file(const std::string& path, const std::string
   auto root = fs::RootFs::open(dir);
   if (!root) return make_error("cannot open the policy's directory", path, "check --policy");
   auto text = root->read(p.filename().string(), kMaxPolicyBytes);
-  if (!text) return make_error("cannot read the policy: " + text.error().what, path, "check --policy");
+  if (!text)
+    return make_error("cannot read the policy: " + text.error().what, path, "check --policy");
   std::string repo = repo_root;
   if (repo.empty()) {
     repo = find_repo_root(dir);
@@ -243,7 +265,9 @@ Result<LoadedPolicy> load_policy_file(const std::string& path, const std::string
 
 Result<LoadedPolicy> load_default_policy(const std::string& repo_root) {
   auto bytes = embedded_file("default-policy.json");
-  if (!bytes) return make_error("no embedded default-policy.json in this build", "jetgate", "rebuild jetgate");
+  if (!bytes)
+    return make_error("no embedded default-policy.json in this build", "jetgate",
+                      "rebuild jetgate");
   return parse_policy(*bytes, "embedded default-policy.json", repo_root);
 }
 

@@ -11,12 +11,11 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "jetgate/core/result.hpp"
 
@@ -30,36 +29,38 @@ struct VersionRange {
 
 // Constraints on the platform facts, checked before anything runs.
 struct Requirements {
-  std::vector<std::string> arch;               // any of; empty: any
+  std::vector<std::string> arch;  // any of; empty: any
   std::optional<bool> is_tegra;
-  std::optional<VersionRange> l4t;             // present: an L4T release must be known
-  std::optional<VersionRange> jetpack;         // present: a JetPack must be known (any of an ambiguous release's)
-  std::vector<std::string> module;             // any of: module name or part number (/tegra/module, /tegra/part_number)
+  std::optional<VersionRange> l4t;  // present: an L4T release must be known
+  std::optional<VersionRange>
+      jetpack;  // present: a JetPack must be known (any of an ambiguous release's)
+  std::vector<std::string>
+      module;  // any of: module name or part number (/tegra/module, /tegra/part_number)
   std::vector<std::string> soc;                // any of: /tegra/soc, e.g. "tegra234"
   std::vector<std::string> power_mode;         // any of: nvpmodel mode name or id (/power/nvpmodel)
   bool cuda = false;                           // a CUDA driver that loads, >= 1 device
   std::optional<std::string> min_cuda_driver;  // "12.2": the driver's CUDA version
   std::optional<std::int64_t> min_memory_bytes;  // largest device's total memory
   bool any() const {
-    return !arch.empty() || is_tegra || l4t || jetpack || !module.empty() || !soc.empty() || !power_mode.empty() ||
-           cuda || min_cuda_driver || min_memory_bytes;
+    return !arch.empty() || is_tegra || l4t || jetpack || !module.empty() || !soc.empty() ||
+           !power_mode.empty() || cuda || min_cuda_driver || min_memory_bytes;
   }
 };
 
 // One threshold on a built-in probe: its status, or one of its metrics.
 struct ProbeCheck {
-  std::string probe;                   // "launch", "memory", "bandwidth", "sync_path", "python_runtime"
-  std::optional<std::string> metric;   // a key of ProbeResult::values
-  std::optional<double> min, max;      // inclusive bounds on the metric
-  std::optional<std::string> status;   // "PASS": nothing else (not even WARN) is accepted
+  std::string probe;  // "launch", "memory", "bandwidth", "sync_path", "python_runtime"
+  std::optional<std::string> metric;  // a key of ProbeResult::values
+  std::optional<double> min, max;     // inclusive bounds on the metric
+  std::optional<std::string> status;  // "PASS": nothing else (not even WARN) is accepted
 };
 
 // An external test command whose JUnit XML decides the gate.
 struct CommandSpec {
   std::vector<std::string> argv;
   double timeout_s = 1800;
-  std::string junit;                   // relative to cwd unless absolute
-  std::optional<std::string> cwd;      // relative to the repository root; default: the root
+  std::string junit;               // relative to cwd unless absolute
+  std::optional<std::string> cwd;  // relative to the repository root; default: the root
   std::map<std::string, std::string> env;
 };
 
@@ -70,11 +71,11 @@ struct Gate {
   nlohmann::json prerequisites, expected_cost;
   std::vector<std::string> coverage_paths;
   // jetgate's additions.
-  bool software_only = false;          // never waivable
-  Requirements requirements;           // "requires"
+  bool software_only = false;  // never waivable
+  Requirements requirements;   // "requires"
   std::vector<ProbeCheck> probes;
   std::optional<CommandSpec> command;
-  nlohmann::json raw;                  // the gate object as written
+  nlohmann::json raw;  // the gate object as written
 
   // Probe ids named by "probes", in first-mention order, without duplicates.
   std::vector<std::string> probe_ids() const;

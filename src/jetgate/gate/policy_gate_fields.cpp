@@ -1,9 +1,9 @@
 // jetgate's per-gate additions: "requires", "probes" and "command".
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
-
-#include <fmt/format.h>
 
 #include "jetgate/core/did_you_mean.hpp"
 #include "jetgate/core/json_text.hpp"
@@ -42,18 +42,22 @@ std::optional<std::string> version_field(const nlohmann::json& j, const char* ke
 }
 
 // "aarch64" or ["aarch64", "x86_64"]: any of them.
-std::vector<std::string> string_or_list(const nlohmann::json& j, const char* key, const char* example,
-                                        const std::string& gate, const IssueSink& sink) {
+std::vector<std::string> string_or_list(const nlohmann::json& j, const char* key,
+                                        const char* example, const std::string& gate,
+                                        const IssueSink& sink) {
   std::vector<std::string> out;
   if (!j.contains(key)) return out;
   const auto& a = j[key];
   if (a.is_string() && !a.get<std::string>().empty()) {
     out.push_back(a.get<std::string>());
-  } else if (a.is_array() && !a.empty() &&
-             std::all_of(a.begin(), a.end(), [](const auto& x) { return x.is_string() && !x.empty(); })) {
+  } else if (a.is_array() && !a.empty() && std::all_of(a.begin(), a.end(), [](const auto& x) {
+               return x.is_string() && !x.empty();
+             })) {
     for (const auto& x : a) out.push_back(x.get<std::string>());
   } else {
-    sink.issue(gate, fmt::format("requires.{} must be a string or a non-empty list of strings", key), example);
+    sink.issue(gate,
+               fmt::format("requires.{} must be a string or a non-empty list of strings", key),
+               example);
   }
   return out;
 }
@@ -78,7 +82,8 @@ std::optional<std::int64_t> memory_bound(const nlohmann::json& j, const std::str
                                          const IssueSink& sink) {
   if (j.contains("min_memory_bytes")) {
     const auto& v = j["min_memory_bytes"];
-    if (auto bytes = integer_in_range(v, 0, std::numeric_limits<std::int64_t>::max())) return *bytes;
+    if (auto bytes = integer_in_range(v, 0, std::numeric_limits<std::int64_t>::max()))
+      return *bytes;
     sink.issue(gate, "requires.min_memory_bytes must be a non-negative integer",
                "e.g. 8589934592 for 8 GiB");
   }
@@ -99,7 +104,8 @@ std::optional<std::vector<long>> parse_version(const std::string& v) {
   while (pos <= v.size()) {
     std::size_t dot = v.find('.', pos);
     std::string part = v.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos);
-    if (part.empty() || part.size() > 9 || part.find_first_not_of("0123456789") != std::string::npos)
+    if (part.empty() || part.size() > 9 ||
+        part.find_first_not_of("0123456789") != std::string::npos)
       return std::nullopt;
     parts.push_back(std::stol(part));
     if (dot == std::string::npos) break;
@@ -110,14 +116,17 @@ std::optional<std::vector<long>> parse_version(const std::string& v) {
 }
 
 void reject_unknown_keys(const nlohmann::json& obj, std::initializer_list<const char*> known,
-                         const std::string& where, const std::string& subject, const IssueSink& sink) {
+                         const std::string& where, const std::string& subject,
+                         const IssueSink& sink) {
   if (!obj.is_object()) return;
   std::vector<std::string> names(known.begin(), known.end());
   for (const auto& [key, value] : obj.items()) {
     if (key.rfind("x-", 0) == 0) continue;
     if (std::find(names.begin(), names.end(), key) != names.end()) continue;
-    sink.issue(subject, fmt::format("{}: unknown key {}{}", where, quoted_text(key), did_you_mean(key, names)),
-               "fix the spelling or remove the key; keys of your own start with \"x-\" (docs/gates.md)");
+    sink.issue(
+        subject,
+        fmt::format("{}: unknown key {}{}", where, quoted_text(key), did_you_mean(key, names)),
+        "fix the spelling or remove the key; keys of your own start with \"x-\" (docs/gates.md)");
   }
 }
 
@@ -133,20 +142,28 @@ Requirements parse_requirements(const nlohmann::json& j, const std::string& gate
                        "min_cuda_driver", "min_memory_bytes", "min_memory_gib"},
                       "requires", gate, sink);
   r.arch = string_or_list(j, "arch", "e.g. \"aarch64\" or [\"aarch64\", \"x86_64\"]", gate, sink);
-  r.module = string_or_list(j, "module", "a module name or part number, e.g. \"Jetson AGX Orin 64GB\" or "
-                            "[\"p3701-0005\", \"p3767-0000\"]", gate, sink);
-  r.soc = string_or_list(j, "soc", "e.g. \"tegra234\" (Orin) or [\"tegra234\", \"tegra264\"]", gate, sink);
-  r.power_mode = string_or_list(j, "power_mode", "an nvpmodel mode name or id, e.g. \"MAXN\" or [\"MAXN\", \"0\"]",
-                                gate, sink);
+  r.module = string_or_list(j, "module",
+                            "a module name or part number, e.g. \"Jetson AGX Orin 64GB\" or "
+                            "[\"p3701-0005\", \"p3767-0000\"]",
+                            gate, sink);
+  r.soc = string_or_list(j, "soc", "e.g. \"tegra234\" (Orin) or [\"tegra234\", \"tegra264\"]", gate,
+                         sink);
+  r.power_mode =
+      string_or_list(j, "power_mode",
+                     "an nvpmodel mode name or id, e.g. \"MAXN\" or [\"MAXN\", \"0\"]", gate, sink);
   if (j.contains("is_tegra")) {
-    if (j["is_tegra"].is_boolean()) r.is_tegra = j["is_tegra"].get<bool>();
-    else sink.issue(gate, "requires.is_tegra must be true or false",
-                    "write \"is_tegra\": true or false, or remove it to accept either");
+    if (j["is_tegra"].is_boolean())
+      r.is_tegra = j["is_tegra"].get<bool>();
+    else
+      sink.issue(gate, "requires.is_tegra must be true or false",
+                 "write \"is_tegra\": true or false, or remove it to accept either");
   }
   if (j.contains("cuda")) {
-    if (j["cuda"].is_boolean()) r.cuda = j["cuda"].get<bool>();
-    else sink.issue(gate, "requires.cuda must be true or false",
-                    "write \"cuda\": true or false, or remove it to accept either");
+    if (j["cuda"].is_boolean())
+      r.cuda = j["cuda"].get<bool>();
+    else
+      sink.issue(gate, "requires.cuda must be true or false",
+                 "write \"cuda\": true or false, or remove it to accept either");
   }
   if (j.contains("l4t")) r.l4t = parse_l4t(j["l4t"], gate, sink, "l4t");
   if (j.contains("jetpack")) r.jetpack = parse_l4t(j["jetpack"], gate, sink, "jetpack");
@@ -166,7 +183,8 @@ std::vector<ProbeCheck> parse_probe_checks(const nlohmann::json& j, const std::s
     const auto& p = j[i];
     std::string where = fmt::format("probes[{}]", i);
     if (!p.is_object() || !p.contains("probe") || !p["probe"].is_string()) {
-      sink.issue(gate, where + " needs a string \"probe\"", "e.g. {\"probe\": \"launch\", \"status\": \"PASS\"}");
+      sink.issue(gate, where + " needs a string \"probe\"",
+                 "e.g. {\"probe\": \"launch\", \"status\": \"PASS\"}");
       continue;
     }
     reject_unknown_keys(p, {"probe", "metric", "min", "max", "status"}, where, gate, sink);
@@ -179,17 +197,23 @@ std::vector<ProbeCheck> parse_probe_checks(const nlohmann::json& j, const std::s
     }
     bool ok = true;
     if (p.contains("metric")) {
-      if (p["metric"].is_string()) c.metric = p["metric"].get<std::string>();
-      else ok = false;
+      if (p["metric"].is_string())
+        c.metric = p["metric"].get<std::string>();
+      else
+        ok = false;
     }
     for (const char* bound : {"min", "max"}) {
       if (!p.contains(bound)) continue;
-      if (!p[bound].is_number()) ok = false;
-      else (std::string(bound) == "min" ? c.min : c.max) = p[bound].get<double>();
+      if (!p[bound].is_number())
+        ok = false;
+      else
+        (std::string(bound) == "min" ? c.min : c.max) = p[bound].get<double>();
     }
     if (p.contains("status")) {
-      if (p["status"].is_string() && p["status"].get<std::string>() == "PASS") c.status = "PASS";
-      else ok = false;
+      if (p["status"].is_string() && p["status"].get<std::string>() == "PASS")
+        c.status = "PASS";
+      else
+        ok = false;
     }
     if (!ok || (c.metric.has_value() != (c.min || c.max)) || (!c.metric && !c.status)) {
       sink.issue(gate, fmt::format("{} for probe {} is malformed", where, c.probe),
@@ -204,8 +228,9 @@ std::vector<ProbeCheck> parse_probe_checks(const nlohmann::json& j, const std::s
 
 std::optional<CommandSpec> parse_command(const nlohmann::json& j, const std::string& gate,
                                          const IssueSink& sink) {
-  const char* shape = "write {\"argv\": [\"python3\", \"-m\", \"pytest\", ...], \"timeout_s\": 600, "
-                      "\"junit\": \"report.xml\"}";
+  const char* shape =
+      "write {\"argv\": [\"python3\", \"-m\", \"pytest\", ...], \"timeout_s\": 600, "
+      "\"junit\": \"report.xml\"}";
   if (!j.is_object()) {
     sink.issue(gate, "\"command\" must be an object", shape);
     return std::nullopt;
@@ -241,7 +266,8 @@ std::optional<CommandSpec> parse_command(const nlohmann::json& j, const std::str
   }
   if (j.contains("cwd")) {
     if (!j["cwd"].is_string()) {
-      sink.issue(gate, "command.cwd must be a string", "a directory relative to the repository root");
+      sink.issue(gate, "command.cwd must be a string",
+                 "a directory relative to the repository root");
       return std::nullopt;
     }
     c.cwd = j["cwd"].get<std::string>();
@@ -250,7 +276,8 @@ std::optional<CommandSpec> parse_command(const nlohmann::json& j, const std::str
     const auto& env = j["env"];
     if (!env.is_object() ||
         !std::all_of(env.begin(), env.end(), [](const auto& v) { return v.is_string(); })) {
-      sink.issue(gate, "command.env must be an object of string values", "e.g. {\"CUDA_VISIBLE_DEVICES\": \"0\"}");
+      sink.issue(gate, "command.env must be an object of string values",
+                 "e.g. {\"CUDA_VISIBLE_DEVICES\": \"0\"}");
       return std::nullopt;
     }
     for (const auto& [k, v] : env.items()) c.env[k] = v.get<std::string>();

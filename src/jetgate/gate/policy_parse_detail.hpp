@@ -3,10 +3,9 @@
 // appends PolicyIssues naming the gate and field instead of failing.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "jetgate/gate/policy.hpp"
 
@@ -25,7 +24,8 @@ struct IssueSink {
 // not silently drop a requirement. Keys starting with "x-" are the
 // documented way to add one's own and are kept without comment.
 void reject_unknown_keys(const nlohmann::json& obj, std::initializer_list<const char*> known,
-                         const std::string& where, const std::string& subject, const IssueSink& sink);
+                         const std::string& where, const std::string& subject,
+                         const IssueSink& sink);
 
 Requirements parse_requirements(const nlohmann::json& j, const std::string& gate,
                                 const IssueSink& sink);

@@ -1,8 +1,9 @@
 #include "jetgate/gate/requirements.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
-#include <fmt/format.h>
 
 #include "jetgate/gate/policy_parse_detail.hpp"
 
@@ -21,7 +22,8 @@ std::string shown(const nlohmann::json* v) {
   return v->is_string() ? v->get<std::string>() : v->dump();
 }
 
-RequirementOutcome arch_outcome(const std::vector<std::string>& arch, const nlohmann::json& platform) {
+RequirementOutcome arch_outcome(const std::vector<std::string>& arch,
+                                const nlohmann::json& platform) {
   const auto* a = at(platform, "/arch");
   bool met = a && a->is_string() &&
              std::find(arch.begin(), arch.end(), a->get<std::string>()) != arch.end();
@@ -63,7 +65,9 @@ RequirementOutcome l4t_outcome(const VersionRange& range, const nlohmann::json& 
 }
 
 // "6.0 DP" -> "6.0": a preview is compared by its version; the label keeps the kind.
-std::string leading_version(const std::string& jetpack) { return jetpack.substr(0, jetpack.find(' ')); }
+std::string leading_version(const std::string& jetpack) {
+  return jetpack.substr(0, jetpack.find(' '));
+}
 
 // A release that shipped in two JetPacks meets the range when either does.
 RequirementOutcome jetpack_outcome(const VersionRange& range, const nlohmann::json& platform) {
@@ -73,7 +77,8 @@ RequirementOutcome jetpack_outcome(const VersionRange& range, const nlohmann::js
     for (const auto& v : *list)
       if (v.is_string()) versions.push_back(v.get<std::string>());
   if (versions.empty())
-    if (const auto* one = at(platform, "/tegra/jetpack"); one && one->is_string()) versions.push_back(one->get<std::string>());
+    if (const auto* one = at(platform, "/tegra/jetpack"); one && one->is_string())
+      versions.push_back(one->get<std::string>());
   if (versions.empty()) return {label, false, "no JetPack known for this L4T release"};
   bool met = std::any_of(versions.begin(), versions.end(),
                          [&](const std::string& v) { return in_range(leading_version(v), range); });
@@ -83,12 +88,14 @@ RequirementOutcome jetpack_outcome(const VersionRange& range, const nlohmann::js
 // Module names and part numbers are matched without regard to case: "p3701-0005" = "P3701-0005".
 bool same_text(const std::string& a, const std::string& b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
          });
 }
 
 RequirementOutcome any_of_outcome(const char* what, const std::vector<std::string>& wanted,
-                                  const std::vector<const nlohmann::json*>& facts, const std::string& found) {
+                                  const std::vector<const nlohmann::json*>& facts,
+                                  const std::string& found) {
   bool met = false;
   for (const auto* f : facts)
     if (f && f->is_string())
@@ -96,23 +103,27 @@ RequirementOutcome any_of_outcome(const char* what, const std::vector<std::strin
   return {fmt::format("{} in [{}]", what, fmt::join(wanted, ", ")), met, found};
 }
 
-RequirementOutcome module_outcome(const std::vector<std::string>& wanted, const nlohmann::json& platform) {
+RequirementOutcome module_outcome(const std::vector<std::string>& wanted,
+                                  const nlohmann::json& platform) {
   const auto* name = at(platform, "/tegra/module");
   const auto* part = at(platform, "/tegra/part_number");
   return any_of_outcome("module", wanted, {name, part},
                         fmt::format("module is {} (part number {})", shown(name), shown(part)));
 }
 
-RequirementOutcome soc_outcome(const std::vector<std::string>& wanted, const nlohmann::json& platform) {
+RequirementOutcome soc_outcome(const std::vector<std::string>& wanted,
+                               const nlohmann::json& platform) {
   const auto* soc = at(platform, "/tegra/soc");
   return any_of_outcome("soc", wanted, {soc}, "SoC is " + shown(soc));
 }
 
-RequirementOutcome power_mode_outcome(const std::vector<std::string>& wanted, const nlohmann::json& platform) {
+RequirementOutcome power_mode_outcome(const std::vector<std::string>& wanted,
+                                      const nlohmann::json& platform) {
   const auto* name = at(platform, "/power/nvpmodel/mode_name");
   const auto* id = at(platform, "/power/nvpmodel/mode_id");
-  nlohmann::json id_text = id && id->is_number_integer() ? nlohmann::json(std::to_string(id->get<std::int64_t>()))
-                                                         : nlohmann::json();
+  nlohmann::json id_text = id && id->is_number_integer()
+                               ? nlohmann::json(std::to_string(id->get<std::int64_t>()))
+                               : nlohmann::json();
   return any_of_outcome("power_mode", wanted, {name, id_text.is_null() ? nullptr : &id_text},
                         fmt::format("nvpmodel mode is {} (id {})", shown(name), shown(id)));
 }
@@ -139,9 +150,11 @@ RequirementOutcome memory_outcome(std::int64_t min, const nlohmann::json& gpu) {
   std::int64_t best = -1;
   if (const auto* devs = at(gpu, "/devices"); devs && devs->is_array())
     for (const auto& d : *devs)
-      if (d.is_object() && d.contains("total_memory_bytes") && d["total_memory_bytes"].is_number_integer())
+      if (d.is_object() && d.contains("total_memory_bytes") &&
+          d["total_memory_bytes"].is_number_integer())
         best = std::max(best, d["total_memory_bytes"].get<std::int64_t>());
-  std::string why = best < 0 ? "device memory unknown" : fmt::format("largest device has {} bytes", best);
+  std::string why =
+      best < 0 ? "device memory unknown" : fmt::format("largest device has {} bytes", best);
   return {fmt::format("device memory >= {} bytes", min), best >= min, why};
 }
 

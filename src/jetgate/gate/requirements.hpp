@@ -1,15 +1,14 @@
 // A gate's "requires", checked against the facts before anything runs: the
 // platform object (facts::collect_platform: /arch, /tegra/is_tegra,
 // /tegra/l4t, /tegra/jetpack_versions, /tegra/module, /tegra/part_number,
-// /tegra/soc, /power/nvpmodel/mode_name and mode_id) and the gpu object (probes::collect_cuda: /driver/loaded,
-// /driver/version, /device_count, /devices/N/total_memory_bytes). A fact
-// that is unknown (null or absent) never meets a requirement.
+// /tegra/soc, /power/nvpmodel/mode_name and mode_id) and the gpu object (probes::collect_cuda:
+// /driver/loaded, /driver/version, /device_count, /devices/N/total_memory_bytes). A fact that is
+// unknown (null or absent) never meets a requirement.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "jetgate/gate/policy.hpp"
 
@@ -18,7 +17,7 @@ namespace jetgate::gate {
 struct RequirementOutcome {
   std::string requirement;  // "arch in [aarch64]", "l4t >= 36.0", ...
   bool met = false;
-  std::string why;          // what was found
+  std::string why;  // what was found
 };
 
 std::vector<RequirementOutcome> evaluate_requirements(const Requirements& r,

@@ -7,10 +7,9 @@
 #pragma once
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "jetgate/evidence/evidence.hpp"
 #include "jetgate/gate/policy.hpp"

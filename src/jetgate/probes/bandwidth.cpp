@@ -7,11 +7,11 @@
 // both through the copy engines and through an SM copy kernel; the faster is
 // the reported figure. Read-only bandwidth (cuda/read_bandwidth.hpp) is the
 // ceiling of streaming work such as LLM decoding.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <functional>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "jetgate/cuda/context.hpp"
 #include "jetgate/cuda/device_facts.hpp"
@@ -60,11 +60,14 @@ class CopyTimer {
   Result<double> time_sample(const std::function<Status()>& copy, int copies) const {
     const auto& api = ctx_.api();
     if (auto st = ctx_.launch(spin_, 1, 1, stream_, kHoldNs); !st) return st.error();
-    if (auto st = ctx_.check(api.event_record(start_, stream_), "cuEventRecord"); !st) return st.error();
+    if (auto st = ctx_.check(api.event_record(start_, stream_), "cuEventRecord"); !st)
+      return st.error();
     for (int i = 0; i < copies; ++i)
       if (auto st = copy(); !st) return st.error();
-    if (auto st = ctx_.check(api.event_record(end_, stream_), "cuEventRecord"); !st) return st.error();
-    if (auto st = ctx_.check(api.event_synchronize(end_), "cuEventSynchronize"); !st) return st.error();
+    if (auto st = ctx_.check(api.event_record(end_, stream_), "cuEventRecord"); !st)
+      return st.error();
+    if (auto st = ctx_.check(api.event_synchronize(end_), "cuEventSynchronize"); !st)
+      return st.error();
     float ms = 0;
     if (auto st = ctx_.check(api.event_elapsed_time(&ms, start_, end_), "cuEventElapsedTime"); !st)
       return st.error();
@@ -130,24 +133,36 @@ Result<Figures> measure_all(cuda::Context& ctx, const Buffers& buf, cuda::CUstre
   const auto dev = static_cast<double>(buf.device_bytes);
   const auto host = static_cast<double>(buf.host_bytes);
   const std::uint64_t words = buf.device_bytes / 16;
-  Status st = run("d2d_ce", [&] {
-    return ctx.check(api.memcpy_dtod_async(buf.b.get(), buf.a.get(), buf.device_bytes, stream),
-                     "cuMemcpyDtoDAsync");
-  }, 2 * dev, kDeviceSampling, &f.d2d_ce);
+  Status st = run(
+      "d2d_ce",
+      [&] {
+        return ctx.check(api.memcpy_dtod_async(buf.b.get(), buf.a.get(), buf.device_bytes, stream),
+                         "cuMemcpyDtoDAsync");
+      },
+      2 * dev, kDeviceSampling, &f.d2d_ce);
   if (!st) return st.error();
-  st = run("d2d_sm", [&] {
-    return ctx.launch(copy_kernel, grid, kCopyBlock, stream, buf.a.get(), buf.b.get(), words);
-  }, 2 * dev, kDeviceSampling, &f.d2d_sm);
+  st = run(
+      "d2d_sm",
+      [&] {
+        return ctx.launch(copy_kernel, grid, kCopyBlock, stream, buf.a.get(), buf.b.get(), words);
+      },
+      2 * dev, kDeviceSampling, &f.d2d_sm);
   if (!st) return st.error();
-  st = run("h2d", [&] {
-    return ctx.check(api.memcpy_htod_async(buf.a.get(), buf.host.get(), buf.host_bytes, stream),
-                     "cuMemcpyHtoDAsync");
-  }, host, kHostSampling, &f.h2d);
+  st = run(
+      "h2d",
+      [&] {
+        return ctx.check(api.memcpy_htod_async(buf.a.get(), buf.host.get(), buf.host_bytes, stream),
+                         "cuMemcpyHtoDAsync");
+      },
+      host, kHostSampling, &f.h2d);
   if (!st) return st.error();
-  st = run("d2h", [&] {
-    return ctx.check(api.memcpy_dtoh_async(buf.host.get(), buf.a.get(), buf.host_bytes, stream),
-                     "cuMemcpyDtoHAsync");
-  }, host, kHostSampling, &f.d2h);
+  st = run(
+      "d2h",
+      [&] {
+        return ctx.check(api.memcpy_dtoh_async(buf.host.get(), buf.a.get(), buf.host_bytes, stream),
+                         "cuMemcpyDtoHAsync");
+      },
+      host, kHostSampling, &f.d2h);
   if (!st) return st.error();
   auto read = cuda::measure_read_bandwidth(
       ctx, stream, buf.a.get(), buf.device_bytes,
@@ -184,10 +199,12 @@ void judge(const Figures& f, double peak_gbps, ProbeResult& r) {
   summary += fmt::format("; {:.0f}% of the theoretical {:.0f} GB/s", fraction * 100, peak_gbps);
   if (fraction < kWarnFractionOfPeak) {
     r.status = ProbeStatus::warn;
-    r.reason = summary + fmt::format(
-        ", below {:.0f}%: check clocks and power mode (Jetson: nvpmodel -q, jetson_clocks) and "
-        "other GPU load",
-        kWarnFractionOfPeak * 100);
+    r.reason =
+        summary +
+        fmt::format(
+            ", below {:.0f}%: check clocks and power mode (Jetson: nvpmodel -q, jetson_clocks) and "
+            "other GPU load",
+            kWarnFractionOfPeak * 100);
   } else {
     r.status = ProbeStatus::pass;
     r.reason = summary;

@@ -2,9 +2,9 @@
 // bitsandbytes proves nothing; it passes only when its 4-bit (nf4, fp4) and
 // 8-bit round trips and its int8 matmul on the GPU match torch on the CPU
 // within the tolerances the quantisation step sizes allow.
-#include <string>
-
 #include <fmt/format.h>
+
+#include <string>
 
 #include "jetgate/probes/python_runtime_detail.hpp"
 
@@ -20,12 +20,15 @@ struct BnbCheck {
   const char* key;
   const char* label;
 };
-constexpr BnbCheck kChecks[] = {{"nf4", "4-bit nf4 quantise/dequantise round trip"},
-                                {"fp4", "4-bit fp4 quantise/dequantise round trip"},
-                                {"int8_blockwise", "8-bit blockwise quantise/dequantise round trip"},
-                                {"int8_matmul", "int8 matmul"}};
+constexpr BnbCheck kChecks[] = {
+    {"nf4", "4-bit nf4 quantise/dequantise round trip"},
+    {"fp4", "4-bit fp4 quantise/dequantise round trip"},
+    {"int8_blockwise", "8-bit blockwise quantise/dequantise round trip"},
+    {"int8_matmul", "int8 matmul"}};
 
-bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, std::string_view part) {
+  return text.find(part) != std::string::npos;
+}
 
 std::string device_seen(const json& torch) {
   const json& device = torch["device"];
@@ -41,11 +44,13 @@ std::string kernel_fix(const std::string& error, const json& f) {
     return "this bitsandbytes has no 4-bit quantisation; 0.39 or later is needed";
   if (contains(error, "no kernel image") || contains(error, "named symbol not found") ||
       contains(error, "invalid device function"))
-    return on_tegra(f) ? fmt::format("its library has no kernels for this GPU: build bitsandbytes for it "
-                                     "(-DCOMPUTE_CAPABILITY) or use a jetson-containers image that ships "
-                                     "one for this L4T release ({})",
-                                     kJetsonContainers)
-                       : "its library has no kernels for this GPU: install a bitsandbytes build for it";
+    return on_tegra(f)
+               ? fmt::format(
+                     "its library has no kernels for this GPU: build bitsandbytes for it "
+                     "(-DCOMPUTE_CAPABILITY) or use a jetson-containers image that ships "
+                     "one for this L4T release ({})",
+                     kJetsonContainers)
+               : "its library has no kernels for this GPU: install a bitsandbytes build for it";
   return "check that bitsandbytes was built for this CUDA version and GPU";
 }
 
@@ -55,16 +60,20 @@ std::optional<Verdict> native_verdict(const json& bnb, const std::string& label)
     return Verdict{ProbeStatus::fail, label + " is installed but was not imported"};
   std::string error = first_line(text_or(native["error"], "unknown error"));
   if (native["loads"] != true) {
-    bool import_failed = native["errors"].contains("import bitsandbytes") || contains(error, "import bitsandbytes");
+    bool import_failed =
+        native["errors"].contains("import bitsandbytes") || contains(error, "import bitsandbytes");
     return Verdict{ProbeStatus::fail,
-                   label + (import_failed ? " cannot be imported: " : " is installed but its native CUDA library "
-                                                                      "does not load: ") +
+                   label +
+                       (import_failed ? " cannot be imported: "
+                                      : " is installed but its native CUDA library "
+                                        "does not load: ") +
                        error};
   }
   if (native["cuda"] == false)
-    return Verdict{ProbeStatus::fail, fmt::format("{} loaded a library without CUDA support ({}): its GPU "
-                                                  "kernels cannot run; install the CUDA build of bitsandbytes",
-                                                  label, text_or(native["library"], "unknown library"))};
+    return Verdict{ProbeStatus::fail,
+                   fmt::format("{} loaded a library without CUDA support ({}): its GPU "
+                               "kernels cannot run; install the CUDA build of bitsandbytes",
+                               label, text_or(native["library"], "unknown library"))};
   return std::nullopt;
 }
 
@@ -73,53 +82,60 @@ Verdict compute_verdict(const json& f, const std::string& label) {
   std::string seen = device_seen(f["torch"]);
   if (compute["checked"] != true) return {ProbeStatus::fail, label + "'s GPU checks did not run"};
   if (compute["error"].is_string())
-    return {ProbeStatus::fail,
-            label + "'s GPU checks on " + seen + " did not finish: " + compute["error"].get<std::string>()};
+    return {ProbeStatus::fail, label + "'s GPU checks on " + seen +
+                                   " did not finish: " + compute["error"].get<std::string>()};
   for (const auto& c : kChecks) {
     const json& check = compute[c.key];
     if (check.is_object() && check["ran"] == true) continue;
     // No check object: an import inside the step failed before any check.
-    std::string error = check.is_object() ? first_line(text_or(check["error"], "no result"))
-                        : compute["errors"].empty()
-                            ? std::string("not run")
-                            : first_line(compute["errors"].items().begin().value().get<std::string>());
-    return {ProbeStatus::fail,
-            fmt::format("{} cannot run its {} on {}: {}; {}", label, c.label, seen, error, kernel_fix(error, f))};
+    std::string error =
+        check.is_object() ? first_line(text_or(check["error"], "no result"))
+        : compute["errors"].empty()
+            ? std::string("not run")
+            : first_line(compute["errors"].items().begin().value().get<std::string>());
+    return {ProbeStatus::fail, fmt::format("{} cannot run its {} on {}: {}; {}", label, c.label,
+                                           seen, error, kernel_fix(error, f))};
   }
   for (const auto& c : kChecks) {
     std::string problem = check_problem(compute[c.key]);
     if (!problem.empty())
-      return {ProbeStatus::fail, fmt::format("{}: its {} on {} {}, compared with torch on the CPU: its GPU "
-                                             "kernels compute wrong numbers; {}",
-                                             label, c.label, seen, problem, kernel_fix("", f))};
+      return {ProbeStatus::fail,
+              fmt::format("{}: its {} on {} {}, compared with torch on the CPU: its GPU "
+                          "kernels compute wrong numbers; {}",
+                          label, c.label, seen, problem, kernel_fix("", f))};
   }
-  return {ProbeStatus::pass, fmt::format("{} ({}) on {}: nf4, fp4 and 8-bit round trips and the int8 matmul "
-                                         "match torch on the CPU within their tolerances",
-                                         label, text_or(f["bitsandbytes"]["native"]["library"], "CUDA library"),
-                                         seen)};
+  return {
+      ProbeStatus::pass,
+      fmt::format("{} ({}) on {}: nf4, fp4 and 8-bit round trips and the int8 matmul "
+                  "match torch on the CPU within their tolerances",
+                  label, text_or(f["bitsandbytes"]["native"]["library"], "CUDA library"), seen)};
 }
 
 Verdict decide(const json& f, const ProbeResult& python_runtime) {
   if (auto v = interpreter_verdict(f)) return *v;
   const json& bnb = f["bitsandbytes"];
-  std::string where = f["interpreter"].get<std::string>() + " (Python " + text_or(f["version"], "?") + ")";
+  std::string where =
+      f["interpreter"].get<std::string>() + " (Python " + text_or(f["version"], "?") + ")";
   if (bnb["installed"] == false)
-    return {ProbeStatus::warn, "bitsandbytes is not installed for " + where +
-                                   ": nothing to check; a gate that needs it requires PASS (install the "
-                                   "bitsandbytes build for this platform, or pass --python for the "
-                                   "environment that has it)"};
+    return {ProbeStatus::warn,
+            "bitsandbytes is not installed for " + where +
+                ": nothing to check; a gate that needs it requires PASS (install the "
+                "bitsandbytes build for this platform, or pass --python for the "
+                "environment that has it)"};
   if (bnb["installed"] != true)
     return {ProbeStatus::fail, "could not tell whether bitsandbytes is installed for " + where};
   std::string label = "bitsandbytes " + text_or(bnb["version"], "(version unknown)");
   if (!torch_reaches_gpu(f["torch"]))
-    return {ProbeStatus::fail, label + " needs a torch that reaches the GPU: " + python_runtime.reason};
+    return {ProbeStatus::fail,
+            label + " needs a torch that reaches the GPU: " + python_runtime.reason};
   if (auto v = native_verdict(bnb, label)) return *v;
   return compute_verdict(f, label);
 }
 
 }  // namespace
 
-ProbeResult bitsandbytes_result(const json& f, const PythonStepOutcomes& steps, const ProbeResult& python_runtime) {
+ProbeResult bitsandbytes_result(const json& f, const PythonStepOutcomes& steps,
+                                const ProbeResult& python_runtime) {
   ProbeResult r;
   r.id = kBitsandbytesProbe;
   auto [status, reason] = decide(f, python_runtime);
@@ -128,8 +144,8 @@ ProbeResult bitsandbytes_result(const json& f, const PythonStepOutcomes& steps, 
   const json& compute = f["bitsandbytes"]["compute"];
   for (const auto& c : kChecks)
     if (compute[c.key].is_object() && compute[c.key]["max_error_ratio"].is_number())
-      r.values[std::string(c.key) + "_max_error_ratio"] = {compute[c.key]["max_error_ratio"].get<double>(),
-                                                           "fraction"};
+      r.values[std::string(c.key) + "_max_error_ratio"] = {
+          compute[c.key]["max_error_ratio"].get<double>(), "fraction"};
   json step_details = json::object();
   if (steps.bitsandbytes_compute) {
     step_details["bitsandbytes-compute"] = {{"outcome", steps.bitsandbytes_compute->describe()},

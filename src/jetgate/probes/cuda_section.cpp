@@ -2,31 +2,32 @@
 // facts; then each kernel probe runs in a child of its own, so a hang or a
 // crash in one is recorded as that probe's FAIL and the others still run.
 // The parent never loads the driver.
+#include "jetgate/probes/cuda_section.hpp"
+
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "jetgate/cuda/context.hpp"
 #include "jetgate/cuda/device_facts.hpp"
 #include "jetgate/cuda/driver.hpp"
 #include "jetgate/cuda/kernel_image.hpp"
-#include "jetgate/proc/child.hpp"
 #include "jetgate/probes/cuda_probes.hpp"
-#include "jetgate/probes/cuda_section.hpp"
 #include "jetgate/probes/plausibility.hpp"
+#include "jetgate/proc/child.hpp"
 
 namespace jetgate::probes {
 
 const std::vector<CudaProbe>& cuda_probes() {
-  static const std::vector<CudaProbe> probes = {{"launch", probe_launch},
-                                                {"memory", probe_memory},
-                                                {"bandwidth", probe_bandwidth},
-                                                {"sync_path", probe_sync_path},
-                                                // seconds of decoding per sync mode: only when asked
-                                                {"decode", probe_decode, false,
-                                                 std::chrono::milliseconds(60000)}};
+  static const std::vector<CudaProbe> probes = {
+      {"launch", probe_launch},
+      {"memory", probe_memory},
+      {"bandwidth", probe_bandwidth},
+      {"sync_path", probe_sync_path},
+      // seconds of decoding per sync mode: only when asked
+      {"decode", probe_decode, false, std::chrono::milliseconds(60000)}};
   return probes;
 }
 
@@ -77,20 +78,20 @@ nlohmann::json kernel_facts() {
           {"archs", image.present() ? nlohmann::json(image.archs) : nullptr}};
 }
 
-void read_facts(const CudaOptions& options, const std::vector<std::string>& paths,
-                CudaSection& s) {
-  proc::ChildOutcome out = proc::run_in_child([&] { return query_driver_facts(paths); }, limits_for(options));
+void read_facts(const CudaOptions& options, const std::vector<std::string>& paths, CudaSection& s) {
+  proc::ChildOutcome out =
+      proc::run_in_child([&] { return query_driver_facts(paths); }, limits_for(options));
   nlohmann::json doc = nlohmann::json::parse(out.output, nullptr, false);
   if (out.kind != proc::ChildOutcome::Kind::exited || out.exit_code != 0 || !doc.is_object()) {
-    const std::string why = fmt::format("querying the CUDA driver failed: the child process was {}",
-                                        out.describe());
+    const std::string why =
+        fmt::format("querying the CUDA driver failed: the child process was {}", out.describe());
     s.gpu = cuda::gpu_facts_without_driver(why);
     s.notes.push_back("CUDA driver unusable: " + why);
     return;
   }
   if (doc.contains("load_error")) {
-    const std::string why = doc["load_error"].is_string() ? doc["load_error"].get<std::string>()
-                                                          : "unknown reason";
+    const std::string why =
+        doc["load_error"].is_string() ? doc["load_error"].get<std::string>() : "unknown reason";
     s.gpu = cuda::gpu_facts_without_driver(why);
     s.notes.push_back("no CUDA driver: " + why);
     return;
@@ -129,7 +130,6 @@ bool wanted(const CudaOptions& options, const CudaProbe& probe) {
   return false;
 }
 
-
 ProbeResult run_probe(const CudaProbe& probe, const CudaOptions& options,
                       const std::vector<std::string>& paths) {
   proc::ChildOutcome out =
@@ -143,7 +143,8 @@ ProbeResult run_probe(const CudaProbe& probe, const CudaOptions& options,
       r = std::move(*parsed);
     } else {
       r = failed_probe(probe.id, make_error("the probe's child process returned unreadable "
-                                            "output: " + parse_error));
+                                            "output: " +
+                                            parse_error));
     }
   } else {
     r.id = probe.id;
@@ -203,8 +204,9 @@ std::optional<ProbeResult> cuda_probe_precheck(const CudaSection& s, const std::
   }
   if (!image.present()) {
     r.status = ProbeStatus::not_run;
-    r.reason = "built without CUDA toolkit: rebuild jetgate where nvcc is installed to run the "
-               "kernel probes";
+    r.reason =
+        "built without CUDA toolkit: rebuild jetgate where nvcc is installed to run the "
+        "kernel probes";
     return r;
   }
   return std::nullopt;

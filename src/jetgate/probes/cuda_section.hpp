@@ -6,10 +6,9 @@
 
 #include <chrono>
 #include <cstddef>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "jetgate/probes/decode_options.hpp"
 #include "jetgate/probes/probe_result.hpp"
@@ -18,9 +17,9 @@
 namespace jetgate::probes {
 
 struct CudaOptions {
-  bool run_probes = false;              // launch, memory, bandwidth, sync_path
-  std::vector<std::string> only;        // probe ids to run; empty: all
-  double memory_fraction = 0.25;        // share of free memory the memory probe touches
+  bool run_probes = false;        // launch, memory, bandwidth, sync_path
+  std::vector<std::string> only;  // probe ids to run; empty: all
+  double memory_fraction = 0.25;  // share of free memory the memory probe touches
   std::size_t memory_max_bytes = std::size_t{16} << 30;  // ... but at most this much
   std::chrono::milliseconds probe_timeout{20000};
   std::vector<std::string> driver_paths;  // empty: the built-in ordered list
@@ -31,8 +30,8 @@ struct CudaOptions {
 struct CudaSection {
   // /gpu: {"driver": {"loaded", "library", "error", "version"}, "device_count", "devices": [...]}
   nlohmann::json gpu;
-  std::vector<ProbeResult> probes;   // empty unless run_probes
-  std::vector<std::string> notes;    // plain-language lines, e.g. "no CUDA driver: <reason>"
+  std::vector<ProbeResult> probes;  // empty unless run_probes
+  std::vector<std::string> notes;   // plain-language lines, e.g. "no CUDA driver: <reason>"
 };
 
 CudaSection collect_cuda(const CudaOptions& options);

@@ -4,12 +4,11 @@
 // CPU reference; the read-only bandwidth over the model's own weights is
 // measured in the same run and is the bound the decode is compared with.
 // decode_assess.cpp turns the numbers into values and a verdict.
+#include <fmt/format.h>
 #include <time.h>
 
 #include <algorithm>
 #include <chrono>
-
-#include <fmt/format.h>
 
 #include "jetgate/cuda/context.hpp"
 #include "jetgate/cuda/decode_runner.hpp"
@@ -68,7 +67,8 @@ Result<Plan> make_plan(const DecodeOptions& o) {
     return make_error(fmt::format("unknown decode model \"{}\"", o.model), "--model",
                       "choose one of: " + dm::preset_names());
   auto dtype = dm::parse_dtype(o.dtype);
-  if (!dtype) return make_error(fmt::format("unknown dtype \"{}\"", o.dtype), "--dtype", "fp16 or bf16");
+  if (!dtype)
+    return make_error(fmt::format("unknown dtype \"{}\"", o.dtype), "--dtype", "fp16 or bf16");
   if (o.tokens == 0) return make_error("--tokens must be at least 1", "--tokens");
   Plan p;
   p.model = *shape;
@@ -81,9 +81,9 @@ Result<Plan> make_plan(const DecodeOptions& o) {
   p.runner.blocks_per_sm = std::max(1u, o.blocks_per_sm);
   p.runner.prefetch_window = o.prefetch_window_mib << 20;
   if (auto why = dm::unsupported_reason(p.model, p.runner.max_ctx); !why.empty())
-    return make_error(fmt::format("{} with {} tokens cannot run: {}", p.model.name,
-                                  p.runner.max_ctx, why),
-                      "--tokens", "ask for fewer tokens");
+    return make_error(
+        fmt::format("{} with {} tokens cannot run: {}", p.model.name, p.runner.max_ctx, why),
+        "--tokens", "ask for fewer tokens");
   return p;
 }
 
@@ -105,7 +105,8 @@ std::optional<ProbeResult> memory_check(const cuda::Context& ctx, const Plan& p)
     Plan q = p;
     q.model = m;
     if (bytes_needed(q, free_bytes) <= free_bytes &&
-        (largest == nullptr || dm::weight_bytes_per_token(m) > dm::weight_bytes_per_token(*largest)))
+        (largest == nullptr ||
+         dm::weight_bytes_per_token(m) > dm::weight_bytes_per_token(*largest)))
       largest = &m;
   }
   ProbeResult r;
@@ -144,11 +145,12 @@ Result<nlohmann::json> self_check(cuda::Context& ctx, const Plan& p) {
     worst = std::max(worst, c.relative);
     if (!(c.relative <= logit_tolerance(o.dtype)) ||
         !tokens_agree(*token, expected, ref.logits(), o.dtype))
-      return make_error(fmt::format(
-          "the GPU computes the model wrong: at token {} of the tiny model it chose {} (the CPU "
-          "reference {}), logits off by {:.3g} of their RMS (tolerance {:.3g})",
-          i, *token, expected, c.relative, logit_tolerance(o.dtype)), "", 
-          "run the launch and memory probes; check the driver and dmesg");
+      return make_error(
+          fmt::format("the GPU computes the model wrong: at token {} of the tiny model it chose {} "
+                      "(the CPU "
+                      "reference {}), logits off by {:.3g} of their RMS (tolerance {:.3g})",
+                      i, *token, expected, c.relative, logit_tolerance(o.dtype)),
+          "", "run the launch and memory probes; check the driver and dmesg");
     ref.feed(*token);
   }
   return nlohmann::json{{"model", "tiny"},
@@ -213,8 +215,8 @@ ProbeResult probe_decode(const cuda::Driver& driver, const CudaOptions& options)
   run.model = p.model.name;
   run.dtype = dm::dtype_name(p.runner.dtype);
   run.weight_bytes_per_token = static_cast<double>(dm::weight_bytes_per_token(p.model));
-  run.kv_bytes_per_token = static_cast<double>(dm::kv_bytes_per_position(p.model)) *
-                           (p.warmup + (p.tokens + 1) / 2.0);
+  run.kv_bytes_per_token =
+      static_cast<double>(dm::kv_bytes_per_position(p.model)) * (p.warmup + (p.tokens + 1) / 2.0);
   ProbeResult r;
   r.id = "decode";
   std::vector<std::vector<std::uint32_t>> tokens;
@@ -232,7 +234,8 @@ ProbeResult probe_decode(const cuda::Driver& driver, const CudaOptions& options)
       }
       auto clock = c.attribute(cuda::kAttrMemoryClockRateKhz);
       auto width = c.attribute(cuda::kAttrGlobalMemoryBusWidthBits);
-      run.theoretical_gbps = cuda::theoretical_bandwidth_gbps(clock ? *clock : 0, width ? *width : 0);
+      run.theoretical_gbps =
+          cuda::theoretical_bandwidth_gbps(clock ? *clock : 0, width ? *width : 0);
     }
     auto runner = dm::Runner::create(c, p.model, p.runner);
     if (!runner) return failed(runner.error(), mode.name);
@@ -250,20 +253,23 @@ ProbeResult probe_decode(const cuda::Driver& driver, const CudaOptions& options)
     DecodeModeRun m;
     m.mode = mode.name;
     tokens.emplace_back();
-    if (auto st = decode_mode(**runner, p, m, tokens.back()); !st) return failed(st.error(), mode.name);
+    if (auto st = decode_mode(**runner, p, m, tokens.back()); !st)
+      return failed(st.error(), mode.name);
     run.modes.push_back(std::move(m));
   }
   for (std::uint32_t t : tokens[0])
     if (t >= p.model.vocab)
-      return failed(make_error(fmt::format("token id {} is outside the vocabulary ({})", t,
-                                           p.model.vocab)),
-                    "decode");
+      return failed(
+          make_error(fmt::format("token id {} is outside the vocabulary ({})", t, p.model.vocab)),
+          "decode");
   for (std::size_t i = 1; i < tokens.size(); ++i)
     if (tokens[i] != tokens[0])
-      return failed(make_error(fmt::format(
-                        "the same model and seed gave different tokens under {} than under {}",
-                        kModes[i].name, kModes[0].name), "", "the GPU is not deterministic: run the memory probe"),
-                    "decode");
+      return failed(
+          make_error(
+              fmt::format("the same model and seed gave different tokens under {} than under {}",
+                          kModes[i].name, kModes[0].name),
+              "", "the GPU is not deterministic: run the memory probe"),
+          "decode");
   assess_decode(run, r);
   r.details["tokens_timed"] = p.tokens;
   r.details["tokens_warmup"] = p.warmup;

@@ -1,9 +1,9 @@
 #include "jetgate/probes/decode_assess.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <limits>
-
-#include <fmt/format.h>
 
 #include "jetgate/probes/stats.hpp"
 #include "jetgate/probes/sync_classify.hpp"
@@ -102,9 +102,9 @@ void assess_decode(const DecodeRun& run, ProbeResult& r) {
   r.values["decode_host_cpu_us_per_token"] = {host_cpu_us_per_token(*best), "us"};
   if (best->burst_tok_s > 0) r.values["decode_burst_tok_s"] = {best->burst_tok_s, "tok/s"};
 
-  std::string summary = fmt::format("{} {} ({} launch): {:.0f} tok/s ({}), {:.2f} GB per token",
-                                    run.model, run.dtype, run.launch, tok_s,
-                                    mode_words(best->mode), bytes / 1e9);
+  std::string summary =
+      fmt::format("{} {} ({} launch): {:.0f} tok/s ({}), {:.2f} GB per token", run.model, run.dtype,
+                  run.launch, tok_s, mode_words(best->mode), bytes / 1e9);
   double fraction = kNaN;
   if (run.read_gbps > 0) {
     fraction = achieved_gbps / run.read_gbps;
@@ -112,8 +112,9 @@ void assess_decode(const DecodeRun& run, ProbeResult& r) {
     r.values["decode_read_gbps"] = {run.read_gbps, "GB/s"};
     r.values["decode_bound_tok_s"] = {bound, "tok/s"};
     r.values["decode_fraction_of_bound"] = {fraction, "fraction"};
-    summary += fmt::format(", {:.0f}% of the {:.0f} tok/s the measured read bandwidth allows ({:.0f} GB/s)",
-                           fraction * 100, bound, run.read_gbps);
+    summary += fmt::format(
+        ", {:.0f}% of the {:.0f} tok/s the measured read bandwidth allows ({:.0f} GB/s)",
+        fraction * 100, bound, run.read_gbps);
   }
   if (run.theoretical_gbps > 0) {
     const double expected = run.theoretical_gbps * 1e9 / bytes;
@@ -137,10 +138,11 @@ void assess_decode(const DecodeRun& run, ProbeResult& r) {
   r.details["bound"] = "read-only bandwidth measured in the same run over the model's weights";
   if (std::isfinite(fraction) && fraction < kDecodeWarnFractionOfBound) {
     r.status = ProbeStatus::warn;
-    r.reason = summary + fmt::format(
-                             ", below {:.0f}%: check clocks and power mode (Jetson: nvpmodel -q, "
-                             "jetson_clocks) and other GPU or CPU load",
-                             kDecodeWarnFractionOfBound * 100) +
+    r.reason = summary +
+               fmt::format(
+                   ", below {:.0f}%: check clocks and power mode (Jetson: nvpmodel -q, "
+                   "jetson_clocks) and other GPU or CPU load",
+                   kDecodeWarnFractionOfBound * 100) +
                waits;
     return;
   }

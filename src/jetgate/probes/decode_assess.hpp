@@ -24,11 +24,11 @@ struct DecodeModeRun {
 struct DecodeRun {
   std::string model;
   std::string dtype;
-  std::string launch;                  // "persistent" or "graph"
-  double weight_bytes_per_token = 0;   // weights one token reads
-  double kv_bytes_per_token = 0;       // K and V one token reads, mean over the timed tokens
-  double read_gbps = 0;                // read-only bandwidth measured in the same run; 0: unknown
-  double theoretical_gbps = 0;         // from the memory clock and bus width; 0: unknown
+  std::string launch;                 // "persistent" or "graph"
+  double weight_bytes_per_token = 0;  // weights one token reads
+  double kv_bytes_per_token = 0;      // K and V one token reads, mean over the timed tokens
+  double read_gbps = 0;               // read-only bandwidth measured in the same run; 0: unknown
+  double theoretical_gbps = 0;        // from the memory clock and bus width; 0: unknown
   std::vector<DecodeModeRun> modes;
 };
 

@@ -15,8 +15,8 @@ struct DecodeOptions {
   unsigned burst = 32;                 // back-to-back tokens without a per-token wait
   std::string launch;                  // "persistent", "graph"; "" = jetgate's choice
   unsigned blocks_per_sm = 1;
-  unsigned prefetch_window_mib = 0;    // weights streamed into L2 ahead of use (capped at L2 / 2)
-  bool self_check = true;              // the tiny model against the CPU reference first
+  unsigned prefetch_window_mib = 0;  // weights streamed into L2 ahead of use (capped at L2 / 2)
+  bool self_check = true;            // the tiny model against the CPU reference first
 };
 
 }  // namespace jetgate::probes

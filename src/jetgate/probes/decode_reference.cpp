@@ -24,12 +24,13 @@ void parallel_for(std::uint64_t n, unsigned threads,
   }
   std::vector<std::thread> pool;
   pool.reserve(t);
-  for (unsigned i = 0; i < t; ++i)
-    pool.emplace_back(fn, n * i / t, n * (i + 1) / t);
+  for (unsigned i = 0; i < t; ++i) pool.emplace_back(fn, n * i / t, n * (i + 1) / t);
   for (auto& th : pool) th.join();
 }
 
-float silu(float g) { return g / (1.0f + std::exp(-g)); }
+float silu(float g) {
+  return g / (1.0f + std::exp(-g));
+}
 
 }  // namespace
 
@@ -203,7 +204,8 @@ std::uint32_t DecodeReference::forward() {
     for (std::uint32_t h = 0; h < m_.heads; ++h) rotate(q_.data() + std::uint64_t{h} * D);
     for (std::uint32_t h = 0; h < m_.kv_heads; ++h) {
       rotate(k_.data() + std::uint64_t{h} * D);
-      const std::uint64_t at = (std::uint64_t{l} * m_.kv_heads + h) * plane + std::uint64_t{pos_} * D;
+      const std::uint64_t at =
+          (std::uint64_t{l} * m_.kv_heads + h) * plane + std::uint64_t{pos_} * D;
       for (std::uint32_t d = 0; d < D; ++d) {
         k_cache_[at + d] = dm::to_dtype(k_[std::uint64_t{h} * D + d], dtype_);
         v_cache_[at + d] = dm::to_dtype(v_[std::uint64_t{h} * D + d], dtype_);
@@ -233,7 +235,9 @@ std::uint32_t DecodeReference::step() {
   return token;
 }
 
-double logit_tolerance(std::uint32_t dtype) { return dtype == dm::kDTypeBf16 ? 2e-2 : 5e-3; }
+double logit_tolerance(std::uint32_t dtype) {
+  return dtype == dm::kDTypeBf16 ? 2e-2 : 5e-3;
+}
 
 LogitComparison compare_logits(const std::vector<float>& gpu, const std::vector<float>& ref) {
   LogitComparison c;

@@ -1,10 +1,10 @@
 // launch: the smallest proof that kernels run. A kernel writes i * 3 + 7 into
 // a buffer; the host reads it back and checks every element.
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cstdint>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "jetgate/cuda/context.hpp"
 #include "jetgate/probes/cuda_probes.hpp"
@@ -73,8 +73,7 @@ ProbeResult probe_launch(const cuda::Driver& driver, const CudaOptions& /*option
     r.reason = fmt::format(
         "the kernel's result is wrong: {} of {} values differ, the first at index {} ({} instead "
         "of {}); the GPU or its driver does not compute correctly: check dmesg for GPU errors",
-        m.count, kElements, m.first, host[m.first],
-        static_cast<std::uint32_t>(m.first * 3u + 7u));
+        m.count, kElements, m.first, host[m.first], static_cast<std::uint32_t>(m.first * 3u + 7u));
   }
   return r;
 }

@@ -4,11 +4,11 @@
 // back. Two self-checks keep the verdict honest: words read back to the host
 // must match the pattern (the writer ran), and one planted wrong word must be
 // counted exactly once (the checker works).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "jetgate/cuda/context.hpp"
 #include "jetgate/cuda/memory_pattern.hpp"
@@ -24,7 +24,6 @@ constexpr std::size_t kChunkBytes = std::size_t{1} << 30;
 constexpr std::size_t kMinBytes = std::size_t{1} << 20;
 constexpr unsigned kBlock = 256;
 constexpr std::uint32_t kSeedBase = 0x6A657467;  // "jetg"
-
 
 struct Chunk {
   cuda::Owned<cuda::CUdeviceptr> mem;
@@ -44,7 +43,8 @@ class MemoryTest {
     if (auto st = ctx_.check(ctx_.api().memset_d32_async(counter, 0, 2, nullptr), "cuMemsetD32");
         !st)
       return st.error();
-    if (auto st = ctx_.launch(count_, grid_, kBlock, nullptr, c.mem.get(), c.words, c.seed, counter);
+    if (auto st =
+            ctx_.launch(count_, grid_, kBlock, nullptr, c.mem.get(), c.words, c.seed, counter);
         !st)
       return st.error();
     std::uint64_t n = 0;
@@ -56,7 +56,8 @@ class MemoryTest {
   Result<bool> spot_check(const Chunk& c) const {
     for (std::uint64_t i : {std::uint64_t{0}, c.words / 2, c.words - 1}) {
       std::uint32_t got = 0;
-      if (auto st = ctx_.check(ctx_.api().memcpy_dtoh(&got, c.mem.get() + i * 4, 4), "cuMemcpyDtoH");
+      if (auto st =
+              ctx_.check(ctx_.api().memcpy_dtoh(&got, c.mem.get() + i * 4, 4), "cuMemcpyDtoH");
           !st)
         return st.error();
       if (got != cuda::memory_pattern(i, c.seed)) return false;
@@ -64,9 +65,9 @@ class MemoryTest {
     return true;
   }
   Status plant_error(const Chunk& c, std::uint64_t i) const {
-    return ctx_.check(
-        ctx_.api().memset_d32_async(c.mem.get() + i * 4, ~cuda::memory_pattern(i, c.seed), 1, nullptr),
-        "cuMemsetD32");
+    return ctx_.check(ctx_.api().memset_d32_async(c.mem.get() + i * 4,
+                                                  ~cuda::memory_pattern(i, c.seed), 1, nullptr),
+                      "cuMemsetD32");
   }
 
  private:
@@ -77,7 +78,8 @@ class MemoryTest {
 };
 
 // Allocates up to target bytes in chunks; stops early when memory runs out.
-std::vector<Chunk> allocate_chunks(const cuda::Context& ctx, std::size_t target, Error* last_error) {
+std::vector<Chunk> allocate_chunks(const cuda::Context& ctx, std::size_t target,
+                                   Error* last_error) {
   std::vector<Chunk> chunks;
   for (std::size_t done = 0; done < target;) {
     const std::size_t bytes = std::min(kChunkBytes, target - done) & ~std::size_t{3};
@@ -87,7 +89,8 @@ std::vector<Chunk> allocate_chunks(const cuda::Context& ctx, std::size_t target,
       *last_error = mem.error();
       break;
     }
-    chunks.push_back({std::move(*mem), bytes / 4, kSeedBase + static_cast<std::uint32_t>(chunks.size())});
+    chunks.push_back(
+        {std::move(*mem), bytes / 4, kSeedBase + static_cast<std::uint32_t>(chunks.size())});
     done += bytes;
   }
   return chunks;
@@ -111,8 +114,9 @@ ProbeResult probe_memory(const cuda::Driver& driver, const CudaOptions& options)
     return failed_probe(id, st.error());
 
   const double fraction = std::clamp(options.memory_fraction, 0.0, 0.95);
-  const std::size_t target = std::min(
-      static_cast<std::size_t>(static_cast<double>(free_bytes) * fraction), options.memory_max_bytes);
+  const std::size_t target =
+      std::min(static_cast<std::size_t>(static_cast<double>(free_bytes) * fraction),
+               options.memory_max_bytes);
   ProbeResult r;
   r.id = id;
   r.values["free_bytes"] = {static_cast<double>(free_bytes), "bytes"};
@@ -152,7 +156,8 @@ ProbeResult probe_memory(const cuda::Driver& driver, const CudaOptions& options)
   if (!planted) return failed_probe(id, planted.error());
 
   r.values["tested_bytes"] = {static_cast<double>(tested), "bytes"};
-  r.values["tested_fraction_of_free"] = {static_cast<double>(tested) / static_cast<double>(free_bytes), "fraction"};
+  r.values["tested_fraction_of_free"] = {
+      static_cast<double>(tested) / static_cast<double>(free_bytes), "fraction"};
   r.values["mismatched_words"] = {static_cast<double>(wrong), "count"};
   r.details["chunks"] = chunks.size();
   if (tested < target) r.details["allocation_stopped"] = alloc_error.message();
@@ -160,14 +165,16 @@ ProbeResult probe_memory(const cuda::Driver& driver, const CudaOptions& options)
     r.status = ProbeStatus::fail;
     r.reason = !writer_ran ? "words read back do not hold the pattern the fill kernel wrote: "
                              "kernels do not run or write correctly"
-                           : fmt::format("the mismatch counter found {} instead of 1 planted wrong "
-                                         "word: kernels do not run correctly",
-                                         *planted);
+                           : fmt::format(
+                                 "the mismatch counter found {} instead of 1 planted wrong "
+                                 "word: kernels do not run correctly",
+                                 *planted);
   } else if (wrong != 0) {
     r.status = ProbeStatus::fail;
-    r.reason = fmt::format("{} of {} words read back wrong: the GPU memory is faulty; check "
-                           "nvidia-smi -q -d ECC / dmesg",
-                           wrong, tested / 4);
+    r.reason = fmt::format(
+        "{} of {} words read back wrong: the GPU memory is faulty; check "
+        "nvidia-smi -q -d ECC / dmesg",
+        wrong, tested / 4);
   } else {
     r.status = ProbeStatus::pass;
     r.reason = fmt::format("wrote and verified {:.2f} GiB ({:.0f}% of free memory) in {} chunks",

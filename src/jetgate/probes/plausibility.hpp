@@ -5,10 +5,9 @@
 // "implausible: ..." with the next step. The rules live only here.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "jetgate/probes/probe_result.hpp"
 

@@ -4,11 +4,16 @@ namespace jetgate::probes {
 
 const char* to_string(ProbeStatus s) {
   switch (s) {
-    case ProbeStatus::pass: return "PASS";
-    case ProbeStatus::fail: return "FAIL";
-    case ProbeStatus::warn: return "WARN";
-    case ProbeStatus::skip: return "SKIP";
-    case ProbeStatus::not_run: return "NOT_RUN";
+    case ProbeStatus::pass:
+      return "PASS";
+    case ProbeStatus::fail:
+      return "FAIL";
+    case ProbeStatus::warn:
+      return "WARN";
+    case ProbeStatus::skip:
+      return "SKIP";
+    case ProbeStatus::not_run:
+      return "NOT_RUN";
   }
   return "NOT_RUN";
 }
@@ -30,7 +35,8 @@ std::vector<std::string> unmet_probes(const std::vector<ProbeResult>& results,
     if (!found) {
       out.push_back(id + ": no result (the probe did not run)");
     } else if (!probe_holds(found->status)) {
-      out.push_back(id + ": " + to_string(found->status) + (found->reason.empty() ? "" : ": " + found->reason));
+      out.push_back(id + ": " + to_string(found->status) +
+                    (found->reason.empty() ? "" : ": " + found->reason));
     }
   }
   return out;
@@ -39,8 +45,8 @@ std::vector<std::string> unmet_probes(const std::vector<ProbeResult>& results,
 nlohmann::json to_json(const ProbeResult& r) {
   nlohmann::json values = nlohmann::json::object();
   for (const auto& [k, m] : r.values) values[k] = {{"value", m.value}, {"unit", m.unit}};
-  return {{"id", r.id},           {"status", to_string(r.status)}, {"reason", r.reason},
-          {"values", values},     {"details", r.details},          {"duration_ms", r.duration_ms}};
+  return {{"id", r.id},       {"status", to_string(r.status)}, {"reason", r.reason},
+          {"values", values}, {"details", r.details},          {"duration_ms", r.duration_ms}};
 }
 
 std::optional<ProbeResult> probe_result_from_json(const nlohmann::json& j, std::string* err) {

@@ -3,11 +3,10 @@
 #pragma once
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace jetgate::probes {
 
@@ -23,10 +22,10 @@ struct Measurement {
 };
 
 struct ProbeResult {
-  std::string id;      // "launch", "memory", "bandwidth", "sync_path", "python_runtime"
+  std::string id;  // "launch", "memory", "bandwidth", "sync_path", "python_runtime"
   ProbeStatus status = ProbeStatus::not_run;
-  std::string reason;  // why this status, in words a user can act on
-  std::map<std::string, Measurement> values;  // keyed by metric, e.g. "d2d_gbps"
+  std::string reason;                                 // why this status, in words a user can act on
+  std::map<std::string, Measurement> values;          // keyed by metric, e.g. "d2d_gbps"
   nlohmann::json details = nlohmann::json::object();  // structured extras (per-mode tables, ...)
   double duration_ms = 0;
 };
@@ -34,7 +33,9 @@ struct ProbeResult {
 // A probe that was asked for holds only when it measured and found nothing
 // wrong: PASS or WARN. FAIL, SKIP (no driver, no device) and NOT_RUN (no
 // kernels in this build) all mean the question was not answered.
-inline bool probe_holds(ProbeStatus s) { return s == ProbeStatus::pass || s == ProbeStatus::warn; }
+inline bool probe_holds(ProbeStatus s) {
+  return s == ProbeStatus::pass || s == ProbeStatus::warn;
+}
 
 // One line per requested probe that does not hold ("sync_path: SKIP: no CUDA
 // device"), including requested ids with no result at all; empty when all hold.

@@ -14,7 +14,8 @@ using namespace std::chrono_literals;
 
 constexpr std::size_t kMaxStepOutput = 1u << 20;
 
-proc::ChildOutcome run_step(const PythonOptions& options, std::string_view script, const char* step) {
+proc::ChildOutcome run_step(const PythonOptions& options, std::string_view script,
+                            const char* step) {
   proc::ProcessSpec spec;
   // The script comes on stdin ("-"); -B leaves no __pycache__ in the user's
   // packages. Not -I: it would drop PYTHONPATH and the user site-packages,
@@ -70,7 +71,8 @@ PythonRuntime run_python_steps(const PythonOptions& options) {
   const auto& b = basics.value();
   // Unknown (the lookup itself failed) counts as present: the step will say.
   auto found = b.find("torch_module_found");
-  if (found == b.end() || !found->is_boolean() || found->get<bool>() || has_string(b, "torch_metadata_version"))
+  if (found == b.end() || !found->is_boolean() || found->get<bool>() ||
+      has_string(b, "torch_metadata_version"))
     steps.torch = run_step(options, *script, "torch");
   bool torch_sees_gpu = flag(facts_of(steps.torch, "torch"), "cuda_available");
   if (torch_sees_gpu) steps.torch_compute = run_step(options, *script, "torch-compute");

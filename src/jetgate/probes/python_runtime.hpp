@@ -8,17 +8,16 @@
 
 #include <chrono>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "jetgate/core/result.hpp"
-#include "jetgate/proc/child.hpp"
 #include "jetgate/probes/probe_result.hpp"
 #include "jetgate/probes/progress.hpp"
+#include "jetgate/proc/child.hpp"
 
 namespace jetgate::probes {
 
@@ -31,10 +30,10 @@ const std::vector<std::string>& python_probe_ids();
 bool is_python_probe(std::string_view id);
 
 struct PythonOptions {
-  std::string python = "python3";  // --python PATH
+  std::string python = "python3";            // --python PATH
   std::chrono::milliseconds timeout{60000};  // per step (each step is one Python process)
-  std::map<std::string, std::string> env;     // added to the interpreter's environment
-  ProbeProgress progress;                     // told as python_runtime starts and ends
+  std::map<std::string, std::string> env;    // added to the interpreter's environment
+  ProbeProgress progress;                    // told as python_runtime starts and ends
   bool bitsandbytes = false;  // also run the bitsandbytes probe (quantise and matmul on the GPU)
 };
 
@@ -50,11 +49,12 @@ PythonRuntime probe_python_runtime(const PythonOptions& options);
 // The script's steps (see data/python_probe.py) as run_process returned them.
 struct PythonStepOutcomes {
   proc::ChildOutcome basics;
-  std::optional<proc::ChildOutcome> torch;                 // not run when torch is not installed
-  std::optional<proc::ChildOutcome> torch_compute;         // run when torch sees a GPU
-  std::optional<proc::ChildOutcome> bitsandbytes_native;   // run only when bitsandbytes is installed
-  std::optional<proc::ChildOutcome> bitsandbytes_compute;  // run when the bitsandbytes probe was asked
-                                                           // for, its library loads and torch sees a GPU
+  std::optional<proc::ChildOutcome> torch;                // not run when torch is not installed
+  std::optional<proc::ChildOutcome> torch_compute;        // run when torch sees a GPU
+  std::optional<proc::ChildOutcome> bitsandbytes_native;  // run only when bitsandbytes is installed
+  std::optional<proc::ChildOutcome>
+      bitsandbytes_compute;         // run when the bitsandbytes probe was asked
+                                    // for, its library loads and torch sees a GPU
   bool bitsandbytes_probe = false;  // the bitsandbytes probe was asked for
 };
 

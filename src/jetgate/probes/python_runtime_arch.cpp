@@ -12,7 +12,7 @@ bool all_digits(std::string_view s) {
 struct ArchEntry {
   bool sass = false;  // sm_ (else compute_)
   int major = 0, minor = 0;
-  char suffix = 0;    // 0, 'a' or 'f'
+  char suffix = 0;  // 0, 'a' or 'f'
   std::string text;
 };
 
@@ -42,7 +42,9 @@ std::optional<ArchEntry> parse_entry(const std::string& text) {
   return e;
 }
 
-int version_of(int major, int minor) { return major * 10 + minor; }
+int version_of(int major, int minor) {
+  return major * 10 + minor;
+}
 
 bool sass_runs(const ArchEntry& e, ComputeCapability d, bool tegra) {
   if (e.major != d.major) return false;
@@ -67,7 +69,8 @@ std::optional<ComputeCapability> parse_capability(std::string_view text) {
     std::from_chars(part.data(), part.data() + part.size(), out);
     return true;
   };
-  if (!parse(text.substr(0, dot), c.major) || !parse(text.substr(dot + 1), c.minor)) return std::nullopt;
+  if (!parse(text.substr(0, dot), c.major) || !parse(text.substr(dot + 1), c.minor))
+    return std::nullopt;
   return c;
 }
 
@@ -79,15 +82,20 @@ bool is_tegra_capability(ComputeCapability c) {
 
 const char* to_string(ArchMatch m) {
   switch (m) {
-    case ArchMatch::sass: return "sass";
-    case ArchMatch::ptx: return "ptx";
-    case ArchMatch::none: return "none";
-    case ArchMatch::unknown: break;
+    case ArchMatch::sass:
+      return "sass";
+    case ArchMatch::ptx:
+      return "ptx";
+    case ArchMatch::none:
+      return "none";
+    case ArchMatch::unknown:
+      break;
   }
   return "unknown";
 }
 
-ArchCoverage arch_coverage(const std::vector<std::string>& arch_list, ComputeCapability device, bool tegra) {
+ArchCoverage arch_coverage(const std::vector<std::string>& arch_list, ComputeCapability device,
+                           bool tegra) {
   ArchCoverage out;
   std::optional<ArchEntry> best_sass, best_ptx;
   bool recognised = false;
@@ -99,9 +107,11 @@ ArchCoverage arch_coverage(const std::vector<std::string>& arch_list, ComputeCap
       // The exact cubin first, then the newest compatible one.
       if (!best_sass || e->minor > best_sass->minor) best_sass = e;
     } else if (!e->sass && ptx_runs(*e, device)) {
-      if (!best_ptx || version_of(e->major, e->minor) > version_of(best_ptx->major, best_ptx->minor))
+      if (!best_ptx ||
+          version_of(e->major, e->minor) > version_of(best_ptx->major, best_ptx->minor))
         best_ptx = e;
-    } else if (e->sass && tegra && e->major == device.major && e->minor < device.minor && e->suffix != 'a') {
+    } else if (e->sass && tegra && e->major == device.major && e->minor < device.minor &&
+               e->suffix != 'a') {
       out.tegra_miss = e->text;
     }
   }

@@ -40,10 +40,12 @@ const char* to_string(ArchMatch m);  // "sass", "ptx", "none", "unknown"
 
 struct ArchCoverage {
   ArchMatch match = ArchMatch::unknown;
-  std::string entry;      // the entry that covers the GPU: "sm_87", "compute_80"
-  std::string tegra_miss; // none on Tegra: an sm_ entry of the same major that only desktop GPUs run
+  std::string entry;  // the entry that covers the GPU: "sm_87", "compute_80"
+  std::string
+      tegra_miss;  // none on Tegra: an sm_ entry of the same major that only desktop GPUs run
 };
 
-ArchCoverage arch_coverage(const std::vector<std::string>& arch_list, ComputeCapability device, bool tegra);
+ArchCoverage arch_coverage(const std::vector<std::string>& arch_list, ComputeCapability device,
+                           bool tegra);
 
 }  // namespace jetgate::probes

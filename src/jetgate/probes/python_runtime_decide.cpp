@@ -1,10 +1,10 @@
 // python_runtime's status rule (docs/python-runtime.md): only a CUDA build of
 // torch that sees the GPU, whose arch list covers it and whose own kernels,
 // cuBLAS and cuDNN compute on it what the CPU computes, passes.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "jetgate/probes/python_runtime_arch.hpp"
 #include "jetgate/probes/python_runtime_detail.hpp"
@@ -21,7 +21,8 @@ constexpr const char* kJetsonTorchDoc =
 constexpr const char* kJetsonContainers = "https://github.com/dusty-nv/jetson-containers";
 
 std::string torch_label(const json& torch) {
-  return "torch " + text_or(torch["version"], text_or(torch["metadata_version"], "(version unknown)"));
+  return "torch " +
+         text_or(torch["version"], text_or(torch["metadata_version"], "(version unknown)"));
 }
 
 std::optional<ComputeCapability> device_capability(const json& torch) {
@@ -30,7 +31,9 @@ std::optional<ComputeCapability> device_capability(const json& torch) {
   return parse_capability(device["capability"].get<std::string>());
 }
 
-std::string sm_name(ComputeCapability c) { return fmt::format("sm_{}{}", c.major, c.minor); }
+std::string sm_name(ComputeCapability c) {
+  return fmt::format("sm_{}{}", c.major, c.minor);
+}
 
 struct ArchReading {
   ArchCoverage coverage;
@@ -54,27 +57,35 @@ ArchReading read_arch(const json& f) {
 // below 8.7 (sm_80 SASS runs on desktop GPUs only, not on Tegra)"
 std::string arch_gap(const json& f, const ArchReading& arch) {
   auto cap = device_capability(f["torch"]);
-  std::string out = fmt::format("its arch list ({}) has no {} and no compute_XY PTX at or below {}", arch.list,
-                                cap ? sm_name(*cap) : "entry for this GPU", arch.capability);
+  std::string out =
+      fmt::format("its arch list ({}) has no {} and no compute_XY PTX at or below {}", arch.list,
+                  cap ? sm_name(*cap) : "entry for this GPU", arch.capability);
   if (!arch.coverage.tegra_miss.empty())
-    out += fmt::format(" ({} SASS runs on desktop GPUs only, not on Tegra)", arch.coverage.tegra_miss);
+    out +=
+        fmt::format(" ({} SASS runs on desktop GPUs only, not on Tegra)", arch.coverage.tegra_miss);
   return out;
 }
 
 // How the arch list covers the GPU, for a passing reason.
 std::string arch_statement(const ArchReading& arch) {
   switch (arch.coverage.match) {
-    case ArchMatch::sass: return "runs " + arch.coverage.entry + " kernels";
+    case ArchMatch::sass:
+      return "runs " + arch.coverage.entry + " kernels";
     case ArchMatch::ptx:
-      return "runs " + arch.coverage.entry + " PTX, JIT-compiled by the driver (no SASS for capability " +
-             arch.capability + " in its arch list)";
-    case ArchMatch::none: return "its arch list does not cover capability " + arch.capability;
-    case ArchMatch::unknown: break;
+      return "runs " + arch.coverage.entry +
+             " PTX, JIT-compiled by the driver (no SASS for capability " + arch.capability +
+             " in its arch list)";
+    case ArchMatch::none:
+      return "its arch list does not cover capability " + arch.capability;
+    case ArchMatch::unknown:
+      break;
   }
   return "arch list unavailable, so the kernel checks decided";
 }
 
-bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, std::string_view part) {
+  return text.find(part) != std::string::npos;
+}
 
 struct NamedCheck {
   const char* key;
@@ -91,18 +102,22 @@ std::vector<NamedCheck> torch_checks(const json& compute) {
 
 std::string cudnn_fix(const json& f) {
   if (on_tegra(f))
-    return fmt::format("use the torch built for this JetPack's cuDNN: NVIDIA's wheel for this JetPack ({}) "
-                       "or a jetson-containers image matching this L4T release ({})",
-                       kJetsonTorchDoc, kJetsonContainers);
-  return "make the cuDNN torch was built against the one it loads (the wheel's bundled cuDNN, or check "
+    return fmt::format(
+        "use the torch built for this JetPack's cuDNN: NVIDIA's wheel for this JetPack ({}) "
+        "or a jetson-containers image matching this L4T release ({})",
+        kJetsonTorchDoc, kJetsonContainers);
+  return "make the cuDNN torch was built against the one it loads (the wheel's bundled cuDNN, or "
+         "check "
          "LD_LIBRARY_PATH), or install a torch built for the installed cuDNN";
 }
 
 // The next step for a check that raised, chosen by what the error says.
 std::string fix_for(const std::string& error, const std::string& key, const json& f) {
-  if (contains(error, "no kernel image") || contains(error, "PTX") || contains(error, "invalid device function"))
+  if (contains(error, "no kernel image") || contains(error, "PTX") ||
+      contains(error, "invalid device function"))
     return torch_arch_fix(f);
-  if (contains(error, "cuDNN") || contains(error, "CUDNN") || contains(error, "cudnn") || key == "conv")
+  if (contains(error, "cuDNN") || contains(error, "CUDNN") || contains(error, "cudnn") ||
+      key == "conv")
     return cudnn_fix(f);
   if (contains(error, "CUBLAS") || contains(error, "cuBLAS") || contains(error, "cublas"))
     return "torch's cuBLAS does not work with this driver: " + torch_arch_fix(f);
@@ -118,45 +133,55 @@ Verdict compute_verdict(const json& f, const std::string& build, const std::stri
     return {ProbeStatus::fail, build + " sees " + seen + " but its kernel checks did not run"};
   if (compute["error"].is_string()) {
     std::string error = compute["error"].get<std::string>();
-    return {ProbeStatus::fail, build + " sees " + seen + " but its kernel checks did not finish: " + error + "; " +
-                                   (arch_missing ? arch_gap(f, arch) + "; " + torch_arch_fix(f)
-                                                 : fix_for(error, contains(error, "during conv2d") ? "conv" : "", f))};
+    return {ProbeStatus::fail,
+            build + " sees " + seen + " but its kernel checks did not finish: " + error + "; " +
+                (arch_missing ? arch_gap(f, arch) + "; " + torch_arch_fix(f)
+                              : fix_for(error, contains(error, "during conv2d") ? "conv" : "", f))};
   }
   auto checks = torch_checks(compute);
   for (const auto& c : checks) {
     const json& check = compute[c.key];
     if (check.is_object() && check["ran"] == true) continue;
-    std::string error = check.is_object() ? first_line(text_or(check["error"], "no result")) : "not run";
+    std::string error =
+        check.is_object() ? first_line(text_or(check["error"], "no result")) : "not run";
     if (arch_missing)
-      return {ProbeStatus::fail, fmt::format("{} cannot run kernels on {}: {}; {}: {}; {}", build, seen,
-                                             arch_gap(f, arch), c.label, error, torch_arch_fix(f))};
-    return {ProbeStatus::fail,
-            fmt::format("{} cannot run {} on {}: {}; {}", build, c.label, seen, error, fix_for(error, c.key, f))};
+      return {ProbeStatus::fail,
+              fmt::format("{} cannot run kernels on {}: {}; {}: {}; {}", build, seen,
+                          arch_gap(f, arch), c.label, error, torch_arch_fix(f))};
+    return {ProbeStatus::fail, fmt::format("{} cannot run {} on {}: {}; {}", build, c.label, seen,
+                                           error, fix_for(error, c.key, f))};
   }
   if (torch["cudnn_available"] == true && torch["errors"].contains("torch.backends.cudnn.version"))
-    return {ProbeStatus::fail, build + ": the cuDNN it loads does not match the one it was built with: " +
-                                   first_line(torch["errors"]["torch.backends.cudnn.version"].get<std::string>()) +
-                                   "; " + cudnn_fix(f)};
+    return {ProbeStatus::fail,
+            build + ": the cuDNN it loads does not match the one it was built with: " +
+                first_line(torch["errors"]["torch.backends.cudnn.version"].get<std::string>()) +
+                "; " + cudnn_fix(f)};
   for (const auto& c : checks) {
     std::string problem = check_problem(compute[c.key]);
     if (!problem.empty())
-      return {ProbeStatus::fail, fmt::format("{}: {} on {} {}, compared with the CPU: the GPU computes wrong "
-                                             "numbers; {}",
-                                             build, c.label, seen, problem, fix_for("", c.key, f))};
+      return {ProbeStatus::fail,
+              fmt::format("{}: {} on {} {}, compared with the CPU: the GPU computes wrong "
+                          "numbers; {}",
+                          build, c.label, seen, problem, fix_for("", c.key, f))};
   }
   std::string passed = "elementwise, matmul (cuBLAS) and conv2d match the CPU";
   if (arch_missing)
-    return {ProbeStatus::warn, fmt::format("{} on {}: {}, but {}: other kernels may not run; {}", build, seen,
-                                           passed, arch_gap(f, arch), torch_arch_fix(f))};
+    return {ProbeStatus::warn,
+            fmt::format("{} on {}: {}, but {}: other kernels may not run; {}", build, seen, passed,
+                        arch_gap(f, arch), torch_arch_fix(f))};
   if (torch["cudnn_available"] == false)
-    return {ProbeStatus::warn, build + " on " + seen + ": " + arch_statement(arch) + "; " + passed +
-                                   ", but torch has no cuDNN (torch.backends.cudnn.is_available() is False): "
-                                   "convolutions run on torch's own slower kernels; " + cudnn_fix(f)};
+    return {ProbeStatus::warn,
+            build + " on " + seen + ": " + arch_statement(arch) + "; " + passed +
+                ", but torch has no cuDNN (torch.backends.cudnn.is_available() is False): "
+                "convolutions run on torch's own slower kernels; " +
+                cudnn_fix(f)};
   std::string cudnn = torch["cudnn_version"].is_number_integer()
                           ? fmt::format(" (cuDNN {})", torch["cudnn_version"].get<long long>())
                           : "";
-  return {ProbeStatus::pass, build + " uses " + seen + ": " + arch_statement(arch) + "; elementwise, matmul "
-                                 "(cuBLAS) and conv2d" + cudnn + " match the CPU"};
+  return {ProbeStatus::pass, build + " uses " + seen + ": " + arch_statement(arch) +
+                                 "; elementwise, matmul "
+                                 "(cuBLAS) and conv2d" +
+                                 cudnn + " match the CPU"};
 }
 
 }  // namespace
@@ -173,13 +198,15 @@ Verdict decide(const json& f) {
                                    ": no Python ML runtime to check; pass --python for the "
                                    "environment that has torch"};
   if (torch["error"].is_string() || torch["imported"] != true)
-    return {ProbeStatus::fail, torch_label(torch) + " is installed for " + where +
-                                   " but cannot be imported: " + text_or(torch["error"], "unknown error")};
+    return {ProbeStatus::fail,
+            torch_label(torch) + " is installed for " + where +
+                " but cannot be imported: " + text_or(torch["error"], "unknown error")};
   if (torch["cuda_build"] == false)
-    return {ProbeStatus::fail, torch_label(torch) +
-                                   " is a CPU-only build (torch.version.cuda is None): it proves "
-                                   "nothing about the GPU; install the CUDA build of torch made for "
-                                   "this platform (on a Jetson, NVIDIA's wheel for its JetPack)"};
+    return {ProbeStatus::fail,
+            torch_label(torch) +
+                " is a CPU-only build (torch.version.cuda is None): it proves "
+                "nothing about the GPU; install the CUDA build of torch made for "
+                "this platform (on a Jetson, NVIDIA's wheel for its JetPack)"};
   if (torch["cuda_build"] != true)
     return {ProbeStatus::fail, "could not tell whether " + torch_label(torch) + " is a CUDA build"};
   std::string build = torch_label(torch) + " (CUDA " + text_or(torch["cuda_version"], "?") + ")";
@@ -187,9 +214,10 @@ Verdict decide(const json& f) {
     std::string why = torch["errors"].contains("torch.cuda.is_available")
                           ? ": " + torch["errors"]["torch.cuda.is_available"].get<std::string>()
                           : "";
-    return {ProbeStatus::fail, build + " cannot use the GPU: torch.cuda.is_available() is not True" +
-                                   why + "; check the driver, /dev access and that torch's CUDA "
-                                   "version matches the installed one"};
+    return {ProbeStatus::fail,
+            build + " cannot use the GPU: torch.cuda.is_available() is not True" + why +
+                "; check the driver, /dev access and that torch's CUDA "
+                "version matches the installed one"};
   }
   const json& device = torch["device"];
   std::string seen = device.is_object() ? text_or(device["name"], "device 0") : "device 0";
@@ -216,7 +244,8 @@ void add_value(ProbeResult& r, const std::string& key, const json& v, const char
 
 json arch_details(const json& f) {
   ArchReading arch = read_arch(f);
-  return {{"capability", f["torch"]["device"].is_object() ? f["torch"]["device"]["capability"] : json()},
+  return {{"capability",
+           f["torch"]["device"].is_object() ? f["torch"]["device"]["capability"] : json()},
           {"arch_list", f["torch"]["arch_list"]},
           {"match", to_string(arch.coverage.match)},
           {"entry", arch.coverage.entry.empty() ? json() : json(arch.coverage.entry)},
@@ -231,8 +260,8 @@ std::optional<Verdict> interpreter_verdict(const json& f) {
     return Verdict{ProbeStatus::not_run,
                    first_line(text_or(f["error"], python + " not found")) + "; pass --python PATH"};
   if (f["error"].is_string())
-    return Verdict{ProbeStatus::fail,
-                   python + " could not run jetgate's probe script: " + f["error"].get<std::string>()};
+    return Verdict{ProbeStatus::fail, python + " could not run jetgate's probe script: " +
+                                          f["error"].get<std::string>()};
   return std::nullopt;
 }
 
@@ -247,20 +276,24 @@ std::string check_problem(const json& check) {
   const json& ratio = check["max_error_ratio"];
   const json& elements = check["elements"];
   if (check["non_finite"].is_number_integer() && check["non_finite"].get<long long>() > 0)
-    return fmt::format("returned {} NaN or infinite value(s)", check["non_finite"].get<long long>());
+    return fmt::format("returned {} NaN or infinite value(s)",
+                       check["non_finite"].get<long long>());
   if (!beyond.is_number_integer() || !ratio.is_number() || !elements.is_number_integer() ||
       elements.get<long long>() <= 0)
     return "did not report how far it is from the reference";
   if (beyond.get<long long>() > 0 || ratio.get<double>() > 1.0)
-    return fmt::format("is off by up to {} ({}x its tolerance) in {} of {} values",
-                       short_number(check["max_abs_error"].is_number() ? check["max_abs_error"].get<double>() : 0),
-                       short_number(ratio.get<double>()), beyond.get<long long>(), elements.get<long long>());
+    return fmt::format(
+        "is off by up to {} ({}x its tolerance) in {} of {} values",
+        short_number(check["max_abs_error"].is_number() ? check["max_abs_error"].get<double>() : 0),
+        short_number(ratio.get<double>()), beyond.get<long long>(), elements.get<long long>());
   json packed = check.value("packed_bytes", json());
   json expected = check.value("expected_packed_bytes", json());
-  if (check.contains("expected_packed_bytes") && (!packed.is_number_integer() || packed != expected))
-    return fmt::format("stored {} bytes for {} values where the format needs {}: it did not quantise",
-                       packed.is_number_integer() ? packed.dump() : "an unknown number of",
-                       elements.get<long long>(), expected.dump());
+  if (check.contains("expected_packed_bytes") &&
+      (!packed.is_number_integer() || packed != expected))
+    return fmt::format(
+        "stored {} bytes for {} values where the format needs {}: it did not quantise",
+        packed.is_number_integer() ? packed.dump() : "an unknown number of",
+        elements.get<long long>(), expected.dump());
   return {};
 }
 
@@ -277,13 +310,15 @@ bool on_tegra(const json& f) {
 
 std::string torch_arch_fix(const json& f) {
   if (on_tegra(f))
-    return fmt::format("install NVIDIA's PyTorch wheel for this JetPack release ({}) or run in a "
-                       "jetson-containers or l4t image that matches this L4T release ({})",
-                       kJetsonTorchDoc, kJetsonContainers);
+    return fmt::format(
+        "install NVIDIA's PyTorch wheel for this JetPack release ({}) or run in a "
+        "jetson-containers or l4t image that matches this L4T release ({})",
+        kJetsonTorchDoc, kJetsonContainers);
   auto cap = device_capability(f["torch"]);
-  return fmt::format("install a torch build whose torch.cuda.get_arch_list() includes {} "
-                     "(https://pytorch.org/get-started/locally/)",
-                     cap ? sm_name(*cap) : "this GPU's architecture");
+  return fmt::format(
+      "install a torch build whose torch.cuda.get_arch_list() includes {} "
+      "(https://pytorch.org/get-started/locally/)",
+      cap ? sm_name(*cap) : "this GPU's architecture");
 }
 
 ProbeResult python_runtime_result(const json& f, const PythonStepOutcomes& steps) {
@@ -294,10 +329,12 @@ ProbeResult python_runtime_result(const json& f, const PythonStepOutcomes& steps
   r.reason = reason + bitsandbytes_note(f["bitsandbytes"]);
   const json& torch = f["torch"];
   add_value(r, "cuda_device_count", torch["device_count"], "count");
-  if (torch["device"].is_object()) add_value(r, "device0_total_memory", torch["device"]["total_memory_bytes"], "bytes");
+  if (torch["device"].is_object())
+    add_value(r, "device0_total_memory", torch["device"]["total_memory_bytes"], "bytes");
   for (const char* check : {"elementwise", "matmul", "conv"})
     if (torch["compute"][check].is_object())
-      add_value(r, std::string(check) + "_max_error_ratio", torch["compute"][check]["max_error_ratio"], "fraction");
+      add_value(r, std::string(check) + "_max_error_ratio",
+                torch["compute"][check]["max_error_ratio"], "fraction");
   json step_details = json::object();
   auto note = [&](const char* name, const std::optional<proc::ChildOutcome>& o) {
     if (!o) return;

@@ -3,11 +3,10 @@
 // outside probes/.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <utility>
-
-#include <nlohmann/json.hpp>
 
 #include "jetgate/probes/python_runtime.hpp"
 

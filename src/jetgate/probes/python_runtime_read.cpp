@@ -3,14 +3,14 @@
 // or garbage on stdout included, is tested with recorded outputs. Every key is
 // in docs/python-runtime.md; the status rules are in python_runtime_decide.cpp
 // and bitsandbytes.cpp.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <span>
 #include <string>
 #include <string_view>
-
-#include <fmt/format.h>
 
 #include "jetgate/probes/python_runtime.hpp"
 #include "jetgate/probes/python_runtime_detail.hpp"
@@ -38,9 +38,13 @@ std::string text_or(const json& v, std::string_view fallback) {
 }
 
 // Facts hold newlines as "\x0a" (printable()); a reason shows the first line.
-std::string first_line(const std::string& s) { return s.substr(0, std::min(s.find('\n'), s.find("\\x0a"))); }
+std::string first_line(const std::string& s) {
+  return s.substr(0, std::min(s.find('\n'), s.find("\\x0a")));
+}
 
-std::string short_number(double v) { return fmt::format("{:.3g}", v); }
+std::string short_number(double v) {
+  return fmt::format("{:.3g}", v);
+}
 
 void copy_typed(json& dst, const json& src, const char* key, Want want) {
   auto it = src.find(key);
@@ -60,9 +64,14 @@ void copy_typed(json& dst, const json& src, const char* key, Want want) {
 }
 
 json read_check(const json& src) {
-  json c = {{"ran", nullptr},          {"elements", nullptr},         {"max_abs_error", nullptr},
-            {"tolerance", nullptr},    {"max_error_ratio", nullptr},  {"beyond_tolerance", nullptr},
-            {"non_finite", nullptr},   {"error", nullptr}};
+  json c = {{"ran", nullptr},
+            {"elements", nullptr},
+            {"max_abs_error", nullptr},
+            {"tolerance", nullptr},
+            {"max_error_ratio", nullptr},
+            {"beyond_tolerance", nullptr},
+            {"non_finite", nullptr},
+            {"error", nullptr}};
   if (!src.is_object()) return c;
   copy_typed(c, src, "ran", Want::boolean);
   copy_typed(c, src, "elements", Want::integer);
@@ -88,11 +97,11 @@ json read_check(const json& src) {
 
 namespace {
 
-using nlohmann::json;
 using detail::copy_typed;
 using detail::kMaxFactText;
 using detail::printable;
 using detail::Want;
+using nlohmann::json;
 
 constexpr int kProbeFormat = 1;
 constexpr std::size_t kMaxShownOutput = 200;
@@ -100,9 +109,11 @@ constexpr std::size_t kMaxErrorEntries = 50;
 constexpr std::string_view kStepMarker = "jetgate-step: ";
 
 std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\n' || s.front() == '\r' || s.front() == '\t'))
+  while (!s.empty() &&
+         (s.front() == ' ' || s.front() == '\n' || s.front() == '\r' || s.front() == '\t'))
     s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\r' || s.back() == '\t'))
+  while (!s.empty() &&
+         (s.back() == ' ' || s.back() == '\n' || s.back() == '\r' || s.back() == '\t'))
     s.remove_suffix(1);
   return s;
 }
@@ -136,7 +147,8 @@ std::string last_error_line(std::string_view err) {
 }
 
 constexpr std::array<const char*, 3> kTorchChecks = {"elementwise", "matmul", "conv"};
-constexpr std::array<const char*, 4> kBitsandbytesChecks = {"nf4", "fp4", "int8_blockwise", "int8_matmul"};
+constexpr std::array<const char*, 4> kBitsandbytesChecks = {"nf4", "fp4", "int8_blockwise",
+                                                            "int8_matmul"};
 
 json blank_compute(std::span<const char* const> checks) {
   json c = {{"checked", false}, {"error", nullptr}, {"errors", json::object()}};
@@ -145,15 +157,27 @@ json blank_compute(std::span<const char* const> checks) {
 }
 
 json blank_facts(const std::string& python) {
-  json native = {{"checked", false}, {"loads", nullptr}, {"cuda", nullptr}, {"library", nullptr},
-                 {"backend", nullptr}, {"error", nullptr}, {"errors", json::object()}};
-  json torch = {{"installed", nullptr},      {"metadata_version", nullptr}, {"imported", nullptr},
-                {"version", nullptr},        {"cuda_build", nullptr},       {"cuda_version", nullptr},
-                {"cuda_available", nullptr}, {"device_count", nullptr},     {"device", nullptr},
-                {"arch_list", nullptr},      {"cudnn_available", nullptr},  {"cudnn_version", nullptr},
-                {"error", nullptr},          {"errors", json::object()},
+  json native = {{"checked", false},        {"loads", nullptr},   {"cuda", nullptr},
+                 {"library", nullptr},      {"backend", nullptr}, {"error", nullptr},
+                 {"errors", json::object()}};
+  json torch = {{"installed", nullptr},
+                {"metadata_version", nullptr},
+                {"imported", nullptr},
+                {"version", nullptr},
+                {"cuda_build", nullptr},
+                {"cuda_version", nullptr},
+                {"cuda_available", nullptr},
+                {"device_count", nullptr},
+                {"device", nullptr},
+                {"arch_list", nullptr},
+                {"cudnn_available", nullptr},
+                {"cudnn_version", nullptr},
+                {"error", nullptr},
+                {"errors", json::object()},
                 {"compute", blank_compute(kTorchChecks)}};
-  json bnb = {{"installed", nullptr}, {"version", nullptr}, {"native", native},
+  json bnb = {{"installed", nullptr},
+              {"version", nullptr},
+              {"native", native},
               {"compute", blank_compute(kBitsandbytesChecks)}};
   return {{"interpreter", printable(python, kMaxFactText)},
           {"found", nullptr},
@@ -248,7 +272,8 @@ json read_arch_list(const json& t) {
   if (it == t.end() || !it->is_array()) return nullptr;
   json list = json::array();
   for (const auto& entry : *it)
-    if (entry.is_string() && list.size() < 64) list.push_back(printable(entry.get<std::string>(), 40));
+    if (entry.is_string() && list.size() < 64)
+      list.push_back(printable(entry.get<std::string>(), 40));
   return list;
 }
 
@@ -269,8 +294,11 @@ void read_torch(json& torch, const proc::ChildOutcome& o) {
   copy_typed(torch, t, "cudnn_version", Want::integer);
   torch["arch_list"] = read_arch_list(t);
   if (auto it = t.find("device"); it != t.end() && it->is_object()) {
-    json device = {{"index", nullptr}, {"name", nullptr}, {"capability", nullptr},
-                   {"total_memory_bytes", nullptr}, {"integrated", nullptr}};
+    json device = {{"index", nullptr},
+                   {"name", nullptr},
+                   {"capability", nullptr},
+                   {"total_memory_bytes", nullptr},
+                   {"integrated", nullptr}};
     copy_typed(device, *it, "index", Want::integer);
     copy_typed(device, *it, "name", Want::string);
     copy_typed(device, *it, "capability", Want::string);
@@ -331,14 +359,16 @@ Result<json> parse_probe_document(std::string_view output, std::string_view step
                       std::to_string(kProbeFormat) + "): " + printable(text, kMaxShownOutput));
   auto answered = doc.find("step");
   if (answered == doc.end() || !answered->is_string() || *answered != step)
-    return make_error(fmt::format("probe script answered step {} instead of {}",
-                                  answered == doc.end() ? "(none)" : printable(answered->dump(), 100),
-                                  step));
+    return make_error(
+        fmt::format("probe script answered step {} instead of {}",
+                    answered == doc.end() ? "(none)" : printable(answered->dump(), 100), step));
   if (auto err = doc.find("error"); err != doc.end() && err->is_string())
-    return make_error("probe script: " + printable(err->get_ref<const std::string&>(), kMaxFactText));
+    return make_error("probe script: " +
+                      printable(err->get_ref<const std::string&>(), kMaxFactText));
   auto facts = doc.find("facts");
   if (facts == doc.end() || !facts->is_object())
-    return make_error(fmt::format("probe script document for step {} has no \"facts\" object", step));
+    return make_error(
+        fmt::format("probe script document for step {} has no \"facts\" object", step));
   return *facts;
 }
 
@@ -346,14 +376,18 @@ PythonRuntime interpret_python_steps(const std::string& python, const PythonStep
   json f = blank_facts(python);
   read_basics(f, steps.basics);
   if (steps.torch) read_torch(f["torch"], *steps.torch);
-  if (steps.torch_compute) read_compute(f["torch"]["compute"], *steps.torch_compute, "torch-compute", kTorchChecks);
+  if (steps.torch_compute)
+    read_compute(f["torch"]["compute"], *steps.torch_compute, "torch-compute", kTorchChecks);
   json& bnb = f["bitsandbytes"];
-  if (steps.bitsandbytes_native) read_bitsandbytes_native(bnb["native"], *steps.bitsandbytes_native);
+  if (steps.bitsandbytes_native)
+    read_bitsandbytes_native(bnb["native"], *steps.bitsandbytes_native);
   if (steps.bitsandbytes_compute)
-    read_compute(bnb["compute"], *steps.bitsandbytes_compute, "bitsandbytes-compute", kBitsandbytesChecks);
+    read_compute(bnb["compute"], *steps.bitsandbytes_compute, "bitsandbytes-compute",
+                 kBitsandbytesChecks);
   PythonRuntime out;
   out.result = detail::python_runtime_result(f, steps);
-  if (steps.bitsandbytes_probe) out.bitsandbytes = detail::bitsandbytes_result(f, steps, out.result);
+  if (steps.bitsandbytes_probe)
+    out.bitsandbytes = detail::bitsandbytes_result(f, steps, out.result);
   out.facts = std::move(f);
   return out;
 }

@@ -27,7 +27,9 @@ double percentile(std::vector<double> samples, double p) {
   return sorted_percentile(samples, p);
 }
 
-double median(std::vector<double> samples) { return percentile(std::move(samples), 50.0); }
+double median(std::vector<double> samples) {
+  return percentile(std::move(samples), 50.0);
+}
 
 Summary summarize(const std::vector<double>& samples) {
   Summary s;
@@ -51,9 +53,8 @@ nlohmann::json to_json(const Summary& s) {
   auto num = [](double v) -> nlohmann::json {
     return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
   };
-  return {{"count", s.count},       {"min", num(s.min)}, {"median", num(s.median)},
-          {"p90", num(s.p90)},      {"p99", num(s.p99)}, {"max", num(s.max)},
-          {"mean", num(s.mean)}};
+  return {{"count", s.count},  {"min", num(s.min)}, {"median", num(s.median)}, {"p90", num(s.p90)},
+          {"p99", num(s.p99)}, {"max", num(s.max)}, {"mean", num(s.mean)}};
 }
 
 }  // namespace jetgate::probes

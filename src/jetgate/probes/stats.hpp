@@ -3,9 +3,8 @@
 #pragma once
 
 #include <cstddef>
-#include <vector>
-
 #include <nlohmann/json.hpp>
+#include <vector>
 
 namespace jetgate::probes {
 

@@ -1,16 +1,19 @@
 #include "jetgate/probes/sync_classify.hpp"
 
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 
 namespace jetgate::probes {
 
 const char* to_string(WaitKind k) {
   switch (k) {
-    case WaitKind::interrupt_driven: return "interrupt-driven";
-    case WaitKind::busy_polling: return "busy-polling";
-    case WaitKind::unclear: return "unclear";
+    case WaitKind::interrupt_driven:
+      return "interrupt-driven";
+    case WaitKind::busy_polling:
+      return "busy-polling";
+    case WaitKind::unclear:
+      return "unclear";
   }
   return "unclear";
 }
@@ -30,7 +33,9 @@ const SyncModeVerdict* find_mode(const std::vector<SyncModeVerdict>& v, const st
   return nullptr;
 }
 
-std::string percent(double fraction) { return fmt::format("{:.1f}%", fraction * 100.0); }
+std::string percent(double fraction) {
+  return fmt::format("{:.1f}%", fraction * 100.0);
+}
 
 }  // namespace
 
@@ -115,14 +120,13 @@ Result<std::vector<SyncModeMeasurement>> sync_profile_from_json(const nlohmann::
       return make_error("mode entry has no string \"mode\"", where);
     if (!m.contains("round_trip_us") || !m["round_trip_us"].is_array())
       return make_error("mode entry has no \"round_trip_us\" array", where + "/round_trip_us");
-    if (!m.contains("wait_wall_s") || !m["wait_wall_s"].is_number() ||
-        !m.contains("wait_cpu_s") || !m["wait_cpu_s"].is_number())
+    if (!m.contains("wait_wall_s") || !m["wait_wall_s"].is_number() || !m.contains("wait_cpu_s") ||
+        !m["wait_cpu_s"].is_number())
       return make_error("mode entry needs numbers \"wait_wall_s\" and \"wait_cpu_s\"", where);
     SyncModeMeasurement s;
     s.mode = m["mode"].get<std::string>();
     for (const auto& v : m["round_trip_us"]) {
-      if (!v.is_number())
-        return make_error("round trip is not a number", where + "/round_trip_us");
+      if (!v.is_number()) return make_error("round trip is not a number", where + "/round_trip_us");
       s.round_trip_us.push_back(v.get<double>());
     }
     s.wait_wall_s = m["wait_wall_s"].get<double>();

@@ -6,10 +6,9 @@
 // numbers; the probe measures, this decides.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "jetgate/core/result.hpp"
 #include "jetgate/probes/probe_result.hpp"

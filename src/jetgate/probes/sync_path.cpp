@@ -3,13 +3,12 @@
 // kernel plus cuStreamSynchronize, many times, and the CPU time the process
 // burns while waiting for one long kernel. sync_classify.cpp turns the
 // numbers into a verdict.
+#include <fmt/format.h>
 #include <time.h>
 
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
-
-#include <fmt/format.h>
 
 #include "jetgate/cuda/context.hpp"
 #include "jetgate/probes/cuda_probes.hpp"

@@ -5,9 +5,9 @@
 // async-signal-safe, because jetgate may have other threads (the CUDA driver
 // starts some) whose locks would be held forever in the child.
 #include "jetgate/proc/child.hpp"
-#include "jetgate/proc/interrupt.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -26,7 +26,7 @@
 #include <string_view>
 #include <utility>
 
-#include <fmt/format.h>
+#include "jetgate/proc/interrupt.hpp"
 
 extern char** environ;
 
@@ -42,25 +42,44 @@ constexpr int kExecFailedExitCode = 127;
 
 const char* signal_name(int sig) {
   switch (sig) {
-    case SIGHUP: return "SIGHUP";
-    case SIGINT: return "SIGINT";
-    case SIGQUIT: return "SIGQUIT";
-    case SIGILL: return "SIGILL";
-    case SIGTRAP: return "SIGTRAP";
-    case SIGABRT: return "SIGABRT";
-    case SIGBUS: return "SIGBUS";
-    case SIGFPE: return "SIGFPE";
-    case SIGKILL: return "SIGKILL";
-    case SIGUSR1: return "SIGUSR1";
-    case SIGSEGV: return "SIGSEGV";
-    case SIGUSR2: return "SIGUSR2";
-    case SIGPIPE: return "SIGPIPE";
-    case SIGALRM: return "SIGALRM";
-    case SIGTERM: return "SIGTERM";
-    case SIGXCPU: return "SIGXCPU";
-    case SIGXFSZ: return "SIGXFSZ";
-    case SIGSYS: return "SIGSYS";
-    default: return nullptr;
+    case SIGHUP:
+      return "SIGHUP";
+    case SIGINT:
+      return "SIGINT";
+    case SIGQUIT:
+      return "SIGQUIT";
+    case SIGILL:
+      return "SIGILL";
+    case SIGTRAP:
+      return "SIGTRAP";
+    case SIGABRT:
+      return "SIGABRT";
+    case SIGBUS:
+      return "SIGBUS";
+    case SIGFPE:
+      return "SIGFPE";
+    case SIGKILL:
+      return "SIGKILL";
+    case SIGUSR1:
+      return "SIGUSR1";
+    case SIGSEGV:
+      return "SIGSEGV";
+    case SIGUSR2:
+      return "SIGUSR2";
+    case SIGPIPE:
+      return "SIGPIPE";
+    case SIGALRM:
+      return "SIGALRM";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGXCPU:
+      return "SIGXCPU";
+    case SIGXFSZ:
+      return "SIGXFSZ";
+    case SIGSYS:
+      return "SIGSYS";
+    default:
+      return nullptr;
   }
 }
 
@@ -157,7 +176,9 @@ void reset_child_process_state() {
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  struct rlimit no_core {0, 0};
+  struct rlimit no_core {
+    0, 0
+  };
   ::setrlimit(RLIMIT_CORE, &no_core);
 }
 
@@ -232,7 +253,9 @@ struct StdinFeed {
       if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
       if (n < 0) {
         if (errno == EPIPE && !was_pending) {
-          struct timespec zero {0, 0};
+          struct timespec zero {
+            0, 0
+          };
           sigtimedwait(&pipe_set, nullptr, &zero);
         }
         fd.reset();
@@ -428,8 +451,9 @@ std::vector<std::string> child_environment(const ProcessSpec& spec) {
   for (char** e = environ; e && *e; ++e) {
     std::string_view entry(*e);
     std::string name(entry.substr(0, entry.find('=')));
-    bool dropped = spec.set_env.count(name) ||
-                   std::find(spec.unset_env.begin(), spec.unset_env.end(), name) != spec.unset_env.end();
+    bool dropped =
+        spec.set_env.count(name) ||
+        std::find(spec.unset_env.begin(), spec.unset_env.end(), name) != spec.unset_env.end();
     if (!dropped) env.emplace_back(entry);
   }
   for (const auto& [k, v] : spec.set_env) env.push_back(k + "=" + v);
@@ -464,8 +488,12 @@ std::optional<ExecFailure> read_exec_report(int fd, Clock::time_point deadline) 
 std::string ChildOutcome::describe() const {
   std::string text;
   switch (kind) {
-    case Kind::exited: text = fmt::format("exit status {}", exit_code); break;
-    case Kind::signaled: text = "killed by " + signal_text(signal); break;
+    case Kind::exited:
+      text = fmt::format("exit status {}", exit_code);
+      break;
+    case Kind::signaled:
+      text = "killed by " + signal_text(signal);
+      break;
     case Kind::timed_out:
       text = fmt::format("timed out after {:.1f} s", timeout_s);
       if (signal != 0)
@@ -480,7 +508,8 @@ std::string ChildOutcome::describe() const {
       else
         text += " (still running after SIGKILL: stuck in the kernel?)";
       break;
-    case Kind::spawn_failed: return error_text.empty() ? "could not start" : error_text;
+    case Kind::spawn_failed:
+      return error_text.empty() ? "could not start" : error_text;
   }
   if (output_discarded > 0)
     text += fmt::format("; output capped, {} bytes discarded", output_discarded);
@@ -531,7 +560,8 @@ ChildOutcome run_in_child(const std::function<std::string()>& fn, const ChildLim
   return supervise(pid, s, limits, start);
 }
 
-ChildOutcome run_process(const ProcessSpec& spec, const ChildLimits& limits, const LiveOutput& live) {
+ChildOutcome run_process(const ProcessSpec& spec, const ChildLimits& limits,
+                         const LiveOutput& live) {
   if (spec.argv.empty() || spec.argv.front().empty()) return spawn_failure("no program to run");
   auto program = find_program(spec);
   if (!program) return spawn_failure(spec.argv.front() + ": not found in PATH");

@@ -23,15 +23,21 @@
 namespace jetgate::proc {
 
 struct ChildOutcome {
-  enum class Kind { exited, signaled, timed_out, interrupted, spawn_failed } kind = Kind::spawn_failed;
-  int exit_code = -1;     // when exited
-  int signal = 0;         // when signaled (or the signal that finally stopped a timed-out child)
-  int interrupt = 0;      // when interrupted: the signal jetgate received (SIGINT, SIGTERM, SIGHUP)
-  std::string output;     // what the child wrote to its result pipe / stdout (capped)
-  std::string error_text; // stderr (capped), or why the spawn failed
+  enum class Kind {
+    exited,
+    signaled,
+    timed_out,
+    interrupted,
+    spawn_failed
+  } kind = Kind::spawn_failed;
+  int exit_code = -1;  // when exited
+  int signal = 0;      // when signaled (or the signal that finally stopped a timed-out child)
+  int interrupt = 0;   // when interrupted: the signal jetgate received (SIGINT, SIGTERM, SIGHUP)
+  std::string output;  // what the child wrote to its result pipe / stdout (capped)
+  std::string error_text;            // stderr (capped), or why the spawn failed
   std::size_t output_discarded = 0;  // bytes beyond max_output_bytes, read and dropped
   std::size_t error_discarded = 0;
-  double timeout_s = 0;   // the limit, when timed_out (for describe)
+  double timeout_s = 0;  // the limit, when timed_out (for describe)
   double wall_ms = 0;
   // "exit status 3", "killed by signal 11 (SIGSEGV)", "timed out after 5.0 s", ...
   std::string describe() const;
@@ -49,10 +55,10 @@ struct ChildLimits {
 ChildOutcome run_in_child(const std::function<std::string()>& fn, const ChildLimits& limits);
 
 struct ProcessSpec {
-  std::vector<std::string> argv;                 // argv[0] searched in PATH
-  std::map<std::string, std::string> set_env;    // added to / replacing the environment
+  std::vector<std::string> argv;               // argv[0] searched in PATH
+  std::map<std::string, std::string> set_env;  // added to / replacing the environment
   std::vector<std::string> unset_env;
-  std::optional<std::string> stdin_text;         // none: /dev/null
+  std::optional<std::string> stdin_text;  // none: /dev/null
   std::optional<std::string> cwd;
 };
 
@@ -65,7 +71,8 @@ struct LiveOutput {
 };
 
 // Runs an external program; output is its stdout, error_text its stderr.
-ChildOutcome run_process(const ProcessSpec& spec, const ChildLimits& limits, const LiveOutput& live = {});
+ChildOutcome run_process(const ProcessSpec& spec, const ChildLimits& limits,
+                         const LiveOutput& live = {});
 
 // "SIGTERM", "SIGINT", ...; "signal N" for others.
 std::string signal_name_text(int sig);

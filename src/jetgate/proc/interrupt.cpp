@@ -46,11 +46,13 @@ InterruptScope::InterruptScope() {
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;  // jetgate's own reads and writes go on; poll() still wakes
-  for (std::size_t i = 0; i < std::size(kSignals); ++i) ::sigaction(kSignals[i], &sa, &g_previous[i]);
+  for (std::size_t i = 0; i < std::size(kSignals); ++i)
+    ::sigaction(kSignals[i], &sa, &g_previous[i]);
 }
 
 InterruptScope::~InterruptScope() {
-  for (std::size_t i = 0; i < std::size(kSignals); ++i) ::sigaction(kSignals[i], &g_previous[i], nullptr);
+  for (std::size_t i = 0; i < std::size(kSignals); ++i)
+    ::sigaction(kSignals[i], &g_previous[i], nullptr);
   const int w = g_write_fd;
   g_write_fd = -1;
   if (w >= 0) ::close(w);
@@ -60,9 +62,15 @@ InterruptScope::~InterruptScope() {
   g_count = 0;
 }
 
-int interrupt_signal() { return g_first_signal; }
-int interrupt_count() { return g_count; }
-int interrupt_fd() { return g_read_fd; }
+int interrupt_signal() {
+  return g_first_signal;
+}
+int interrupt_count() {
+  return g_count;
+}
+int interrupt_fd() {
+  return g_read_fd;
+}
 
 void drain_interrupt_fd() {
   char buf[64];

@@ -1,9 +1,9 @@
 #include "jetgate/report/cuda_text.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "jetgate/report/text_escape.hpp"
 
@@ -12,7 +12,8 @@ namespace jetgate::report {
 namespace {
 
 std::string text_or(const nlohmann::json& j, const char* key, const std::string& fallback) {
-  if (j.is_object() && j.contains(key) && j[key].is_string()) return terminal_text(j[key].get<std::string>());
+  if (j.is_object() && j.contains(key) && j[key].is_string())
+    return terminal_text(j[key].get<std::string>());
   return fallback;
 }
 
@@ -36,11 +37,11 @@ std::string driver_line(const nlohmann::json& gpu) {
 
 std::string device_line(const nlohmann::json& d) {
   if (!d.is_object()) return "  GPU ?: unreadable entry in /gpu/devices\n";
-  std::string line = fmt::format(
-      "  GPU {}: {}, compute {}, {} SMs, {}", static_cast<long long>(number_or(d, "index", 0)),
-      text_or(d, "name", "?"), text_or(d, "compute_capability", "?"),
-      static_cast<long long>(number_or(d, "sm_count", 0)),
-      d.value("integrated", false) ? "integrated (Tegra)" : "discrete");
+  std::string line = fmt::format("  GPU {}: {}, compute {}, {} SMs, {}",
+                                 static_cast<long long>(number_or(d, "index", 0)),
+                                 text_or(d, "name", "?"), text_or(d, "compute_capability", "?"),
+                                 static_cast<long long>(number_or(d, "sm_count", 0)),
+                                 d.value("integrated", false) ? "integrated (Tegra)" : "discrete");
   const double total = number_or(d, "total_memory_bytes", -1);
   const double free_bytes = number_or(d, "free_memory_bytes", -1);
   if (total >= 0)
@@ -55,12 +56,21 @@ std::string device_line(const nlohmann::json& d) {
 
 // The handful of values worth a column; the rest is in the JSON.
 std::string key_values(const probes::ProbeResult& r) {
-  static const std::vector<std::string> preferred = {
-      "d2d_gbps",          "d2d_fraction_of_peak",       "h2d_gbps",
-      "d2h_gbps",          "tested_bytes",               "mismatched_words",
-      "wrong_elements",    "sync_spin_rtt_median_us",    "sync_blocking_sync_rtt_median_us",
-      "sync_blocking_sync_cpu_fraction", "first_launch_us",  "read_gbps",
-      "decode_tok_s",      "decode_fraction_of_bound",   "decode_latency_p99_us"};
+  static const std::vector<std::string> preferred = {"d2d_gbps",
+                                                     "d2d_fraction_of_peak",
+                                                     "h2d_gbps",
+                                                     "d2h_gbps",
+                                                     "tested_bytes",
+                                                     "mismatched_words",
+                                                     "wrong_elements",
+                                                     "sync_spin_rtt_median_us",
+                                                     "sync_blocking_sync_rtt_median_us",
+                                                     "sync_blocking_sync_cpu_fraction",
+                                                     "first_launch_us",
+                                                     "read_gbps",
+                                                     "decode_tok_s",
+                                                     "decode_fraction_of_bound",
+                                                     "decode_latency_p99_us"};
   std::string out;
   for (const auto& key : preferred) {
     auto it = r.values.find(key);
@@ -101,7 +111,8 @@ std::string render_cuda_text(const probes::CudaSection& section) {
   for (const auto& r : section.probes) {
     out += fmt::format("{:<10} {:<8} {:>7.0f}ms  {}\n", r.id, probes::to_string(r.status),
                        r.duration_ms, key_values(r));
-    if (!r.reason.empty()) out += fmt::format("{:<10} {:<8} {:>9}  {}\n", "", "", "", terminal_text(r.reason));
+    if (!r.reason.empty())
+      out += fmt::format("{:<10} {:<8} {:>9}  {}\n", "", "", "", terminal_text(r.reason));
   }
   return out;
 }

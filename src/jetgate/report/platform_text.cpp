@@ -10,7 +10,8 @@ namespace {
 
 using nlohmann::json;
 
-std::string show(const json& doc, const std::string& pointer, const std::string& unknown = "unknown") {
+std::string show(const json& doc, const std::string& pointer,
+                 const std::string& unknown = "unknown") {
   auto ptr = json::json_pointer(pointer);
   if (!doc.contains(ptr)) return unknown;
   const auto& v = doc.at(ptr);
@@ -52,18 +53,21 @@ void driver_stack(std::string& out, const json& p) {
   std::string present, missing_tegra;
   for (const auto& n : d.value("device_nodes", json::array())) {
     if (n.value("present", false))
-      present += fmt::format("{}    {} ({} {})\n", present.empty() ? "" : "", terminal_text(n.value("path", "")),
-                             terminal_text(n.value("type", "")), terminal_text(n.value("mode", "")));
+      present += fmt::format("{}    {} ({} {})\n", present.empty() ? "" : "",
+                             terminal_text(n.value("path", "")), terminal_text(n.value("type", "")),
+                             terminal_text(n.value("mode", "")));
   }
   out += "  Device nodes:\n";
   out += present.empty() ? "    none of the known GPU device nodes\n" : present;
   for (const auto& spec : d.value("cdi", json::array())) {
     std::string state;
-    if (!spec["error"].is_null()) state = "unusable: " + spec["error"].get<std::string>();
+    if (!spec["error"].is_null())
+      state = "unusable: " + spec["error"].get<std::string>();
     else {
       std::string miss;
       for (const auto& n : spec.value("device_nodes", json::array()))
-        if (!n.value("present", true)) miss += (miss.empty() ? "" : ", ") + n.value("host_path", "");
+        if (!n.value("present", true))
+          miss += (miss.empty() ? "" : ", ") + n.value("host_path", "");
       state = miss.empty() ? "all device nodes present" : "MISSING on host: " + miss;
     }
     row(out, "CDI spec", fmt::format("{} ({})", spec.value("path", ""), state));
@@ -83,7 +87,8 @@ bool has_number(const json& doc, const std::string& pointer) {
 
 // "612 of 1020 MHz (min 306)", "2133 MHz", or "unknown".
 std::string clock(const json& p, const std::string& at, const std::string& ceiling) {
-  if (!has_number(p, at + "/cur_hz")) return has_number(p, at + "/max_hz") ? "max " + mhz(p, at + "/max_hz") + " MHz" : "unknown";
+  if (!has_number(p, at + "/cur_hz"))
+    return has_number(p, at + "/max_hz") ? "max " + mhz(p, at + "/max_hz") + " MHz" : "unknown";
   std::string out = mhz(p, at + "/cur_hz");
   if (has_number(p, ceiling)) out += " of " + mhz(p, ceiling);
   out += " MHz";
@@ -99,8 +104,10 @@ void power_section(std::string& out, const json& p) {
   const auto& nv = p.at(ptr).value("nvpmodel", json());
   if (nv.is_object()) {
     std::string mode = show(nv, "/mode_name", "?") + " (id " + show(nv, "/mode_id", "?") + ")";
-    if (nv.value("fastest_mode_id", json()) != nv.value("mode_id", json()) && nv["fastest_mode_id"].is_number())
-      mode += ", fastest is " + show(nv, "/fastest_mode_name", "?") + " (id " + show(nv, "/fastest_mode_id") + ")";
+    if (nv.value("fastest_mode_id", json()) != nv.value("mode_id", json()) &&
+        nv["fastest_mode_id"].is_number())
+      mode += ", fastest is " + show(nv, "/fastest_mode_name", "?") + " (id " +
+              show(nv, "/fastest_mode_id") + ")";
     row(out, "Power mode", mode);
   } else {
     row(out, "Power mode", "unknown (no /etc/nvpmodel.conf)");
@@ -110,10 +117,13 @@ void power_section(std::string& out, const json& p) {
       p.at(json::json_pointer("/power/jetson_clocks/evidence")).is_string())
     clocks += " (" + show(p, "/power/jetson_clocks/evidence") + ")";
   row(out, "jetson_clocks", clocks);
-  std::string gpu_ceiling = has_number(p, "/power/gpu/available_max_hz") ? "/power/gpu/available_max_hz" : "/power/gpu/max_hz";
+  std::string gpu_ceiling = has_number(p, "/power/gpu/available_max_hz")
+                                ? "/power/gpu/available_max_hz"
+                                : "/power/gpu/max_hz";
   row(out, "GPU clock", clock(p, "/power/gpu", gpu_ceiling));
   std::string emc = clock(p, "/power/emc", "/power/emc/max_hz");
-  if (has_number(p, "/power/emc/cap_hz")) emc += ", power-mode cap " + mhz(p, "/power/emc/cap_hz") + " MHz";
+  if (has_number(p, "/power/emc/cap_hz"))
+    emc += ", power-mode cap " + mhz(p, "/power/emc/cap_hz") + " MHz";
   row(out, "EMC clock", emc);
 }
 
@@ -122,7 +132,8 @@ std::string module_text(const json& p) {
   if (has_number(p, "/tegra/module_memory_gb") && m.find("GB") == std::string::npos)
     m += fmt::format(" ({} GB)", p.at(json::json_pointer("/tegra/module_memory_gb")).get<int>());
   auto variant = json::json_pointer("/tegra/module_variant");
-  if (p.contains(variant) && p.at(variant).is_string()) m += ", " + p.at(variant).get<std::string>() + " mode";
+  if (p.contains(variant) && p.at(variant).is_string())
+    m += ", " + p.at(variant).get<std::string>() + " mode";
   return m;
 }
 
@@ -143,14 +154,19 @@ std::string render_platform_text(const json& p) {
   if (tegra) {
     row(out, "Model", show(p, "/tegra/model"));
     row(out, "Module", module_text(p));
-    row(out, "Part number", show(p, "/tegra/part_number") + (p.contains(json::json_pointer("/tegra/part_number_source")) &&
-                                                                    p.at(json::json_pointer("/tegra/part_number_source")).is_string()
-                                                                ? " (from " + show(p, "/tegra/part_number_source") + ")"
-                                                                : ""));
+    row(out, "Part number",
+        show(p, "/tegra/part_number") +
+            (p.contains(json::json_pointer("/tegra/part_number_source")) &&
+                     p.at(json::json_pointer("/tegra/part_number_source")).is_string()
+                 ? " (from " + show(p, "/tegra/part_number_source") + ")"
+                 : ""));
     if (p.contains(json::json_pointer("/tegra/eeprom/part_number")))
       row(out, "699 part number", show(p, "/tegra/eeprom/part_number"));
-    if (p.contains(json::json_pointer("/tegra/carrier")) && p.at(json::json_pointer("/tegra/carrier")).is_string())
-      row(out, "Carrier", show(p, "/tegra/carrier") + " (" + show(p, "/tegra/carrier_name", "unknown carrier") + ")");
+    if (p.contains(json::json_pointer("/tegra/carrier")) &&
+        p.at(json::json_pointer("/tegra/carrier")).is_string())
+      row(out, "Carrier",
+          show(p, "/tegra/carrier") + " (" + show(p, "/tegra/carrier_name", "unknown carrier") +
+              ")");
     row(out, "SoC", show(p, "/tegra/soc"));
     row(out, "CUDA arch", show(p, "/tegra/cuda_arch"));
     if (p.contains(json::json_pointer("/tegra/serial_number")))
@@ -178,11 +194,14 @@ std::string render_platform_text(const json& p) {
   row(out, "TensorRT", show(p, "/libraries/tensorrt", "not found"));
   row(out, "VPI", show(p, "/libraries/vpi", "not found"));
   std::string cv = show(p, "/libraries/opencv", "not found");
-  if (p.contains(json::json_pointer("/libraries/opencv_cuda")) && p.at(json::json_pointer("/libraries/opencv_cuda")).is_boolean())
-    cv += std::string(" (with CUDA: ") + (p.at(json::json_pointer("/libraries/opencv_cuda")).get<bool>() ? "yes" : "no") + ")";
+  if (p.contains(json::json_pointer("/libraries/opencv_cuda")) &&
+      p.at(json::json_pointer("/libraries/opencv_cuda")).is_boolean())
+    cv += std::string(" (with CUDA: ") +
+          (p.at(json::json_pointer("/libraries/opencv_cuda")).get<bool>() ? "yes" : "no") + ")";
   row(out, "OpenCV", cv);
   row(out, "Vulkan", show(p, "/libraries/vulkan", "not found"));
-  row(out, "NVIDIA driver", show(p, "/nvidia_driver/version", nvgpu_loaded(p) ? "n/a (nvgpu)" : "not loaded"));
+  row(out, "NVIDIA driver",
+      show(p, "/nvidia_driver/version", nvgpu_loaded(p) ? "n/a (nvgpu)" : "not loaded"));
   if (tegra) power_section(out, p);
   driver_stack(out, p);
   return out;
@@ -191,7 +210,8 @@ std::string render_platform_text(const json& p) {
 std::string render_warnings_text(const json& warnings) {
   std::string out;
   for (const auto& w : warnings)
-    out += fmt::format("warning: {}: {}\n", terminal_text(w.value("source", "")), terminal_text(w.value("message", "")));
+    out += fmt::format("warning: {}: {}\n", terminal_text(w.value("source", "")),
+                       terminal_text(w.value("message", "")));
   return out;
 }
 

@@ -2,9 +2,8 @@
 // hardware, platform, libraries, GPU driver stack.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace jetgate::report {
 

@@ -57,9 +57,11 @@ std::string lower(std::string s) {
 
 bool is_generic_name(const std::string& value) {
   static const std::array<const char*, 22> kGeneric = {
-      "ubuntu", "nvidia", "jetson", "root",   "runner", "user",  "admin",  "localhost", "linux", "debian", "tegra",
-      "orin",   "xavier", "nano",   "docker", "github", "host",  "build",  "default",   "ci",    "test",   "none"};
-  return value.size() < 3 || std::find(kGeneric.begin(), kGeneric.end(), lower(value)) != kGeneric.end();
+      "ubuntu", "nvidia", "jetson",  "root", "runner", "user", "admin",  "localhost",
+      "linux",  "debian", "tegra",   "orin", "xavier", "nano", "docker", "github",
+      "host",   "build",  "default", "ci",   "test",   "none"};
+  return value.size() < 3 ||
+         std::find(kGeneric.begin(), kGeneric.end(), lower(value)) != kGeneric.end();
 }
 
 std::string escape_regex(const std::string& literal) {
@@ -74,9 +76,11 @@ std::string escape_regex(const std::string& literal) {
 
 std::vector<KnownValue> known_value_rules(const SanitizeOptions& o) {
   std::vector<KnownValue> rules;
-  auto add = [&](const std::vector<std::string>& values, const char* id, const char* cls, const char* tail) {
+  auto add = [&](const std::vector<std::string>& values, const char* id, const char* cls,
+                 const char* tail) {
     for (const auto& v : values)
-      if (!is_generic_name(v)) rules.push_back({id, cls, compile(("(?:" + escape_regex(v) + ")" + tail).c_str(), true)});
+      if (!is_generic_name(v))
+        rules.push_back({id, cls, compile(("(?:" + escape_regex(v) + ")" + tail).c_str(), true)});
   };
   add(o.hostnames, "known-host", "host", R"((?:\.[A-Za-z0-9-]{1,63}){0,8})");
   add(o.users, "known-user", "user", "");
@@ -85,14 +89,17 @@ std::vector<KnownValue> known_value_rules(const SanitizeOptions& o) {
 }
 
 char char_at(const std::string& line, std::ptrdiff_t pos) {
-  return pos < 0 || static_cast<std::size_t>(pos) >= line.size() ? ' ' : line[static_cast<std::size_t>(pos)];
+  return pos < 0 || static_cast<std::size_t>(pos) >= line.size()
+             ? ' '
+             : line[static_cast<std::size_t>(pos)];
 }
 
 template <typename ReplaceFn>
 std::string apply(const std::string& line, const std::regex& pattern, ReplaceFn replace) {
   std::string out;
   std::size_t last = 0;
-  for (auto it = std::sregex_iterator(line.begin(), line.end(), pattern); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(line.begin(), line.end(), pattern);
+       it != std::sregex_iterator(); ++it) {
     const auto& m = *it;
     if (m.length(0) == 0) continue;
     std::optional<std::string> replacement = replace(m);
@@ -123,9 +130,13 @@ std::string bounded_line(std::string_view raw) {
   out.reserve(line.size());
   for (std::size_t i = 0; i < line.size();) {
     Utf8Unit u = decode_utf8(line, i);
-    if (!u.valid) out += "\xEF\xBF\xBD";  // U+FFFD
-    else if (u.code_point < 0x20 || u.code_point == 0x7F || (u.code_point >= 0x80 && u.code_point <= 0x9F)) out += ' ';
-    else if (!is_invisible_control(u.code_point)) out.append(line, i, u.length);
+    if (!u.valid)
+      out += "\xEF\xBF\xBD";  // U+FFFD
+    else if (u.code_point < 0x20 || u.code_point == 0x7F ||
+             (u.code_point >= 0x80 && u.code_point <= 0x9F))
+      out += ' ';
+    else if (!is_invisible_control(u.code_point))
+      out.append(line, i, u.length);
     i += u.length;
   }
   return out;
@@ -144,11 +155,13 @@ class Sanitizer {
       in_block_ = nullptr;
       if (text.find_first_not_of(" \t") == std::string::npos) return std::nullopt;
     }
-    for (const auto& rule : compiled_rules()) text = rule.block_end ? block_rule(text, rule) : row_rule(text, rule);
+    for (const auto& rule : compiled_rules())
+      text = rule.block_end ? block_rule(text, rule) : row_rule(text, rule);
     for (const auto& k : known_)
       text = apply(text, k.pattern, [&](const std::smatch& m) -> std::optional<std::string> {
         char b = char_at(text, m.position(0) - 1), a = char_at(text, m.position(0) + m.length(0));
-        if (detail::is_word_char(b) || b == '-' || detail::is_word_char(a) || a == '-') return std::nullopt;
+        if (detail::is_word_char(b) || b == '-' || detail::is_word_char(a) || a == '-')
+          return std::nullopt;
         ++result_.redactions[k.id];
         return "[redacted:" + k.cls + "]";
       });
@@ -214,8 +227,8 @@ SanitizeResult sanitize_counting(std::string_view text, const SanitizeOptions& o
   std::size_t pos = 0;
   while (pos <= text.size()) {
     auto nl = text.find('\n', pos);
-    auto line = sanitizer.line(
-        bounded_line(text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos)));
+    auto line = sanitizer.line(bounded_line(
+        text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos)));
     if (line) {
       if (!first) out += '\n';
       out += *line;

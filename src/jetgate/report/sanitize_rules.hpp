@@ -22,7 +22,7 @@ struct RuleRow {
   const char* what;     // one line for docs and test messages
   const char* pattern;  // ECMAScript regular expression
   bool icase;
-  const char* format;   // the replacement ($1, $2: groups kept)
+  const char* format;  // the replacement ($1, $2: groups kept)
   RuleCheck check;
   // For a block that may span lines (a PEM private key): the pattern of its
   // last line; everything from `pattern` to it is replaced. nullptr: one line.

@@ -1,8 +1,8 @@
 #include "jetgate/report/summary_markdown.hpp"
 
-#include <filesystem>
-
 #include <fmt/format.h>
+
+#include <filesystem>
 
 #include "jetgate/claims/platform_key.hpp"
 #include "jetgate/claims/support_table.hpp"
@@ -12,30 +12,43 @@
 namespace jetgate::report {
 namespace {
 
-
 // The status word is check's: a gate "holds" exactly when `check` would let it.
 std::string status_word(claims::GateState st) {
   switch (st) {
-    case claims::GateState::fresh_green: return "holds";
-    case claims::GateState::failed: return "failed";
-    case claims::GateState::not_run: return "not run";
-    case claims::GateState::inconsistent: return "rejected: inconsistent counts";
-    case claims::GateState::not_live: return "rejected: recorded facts";
-    case claims::GateState::dirty: return "rejected: uncommitted changes";
-    case claims::GateState::no_commit: return "rejected: no commit";
-    case claims::GateState::other_commit: return "other commit";
-    case claims::GateState::undated: return "rejected: undated";
-    case claims::GateState::future_dated: return "rejected: dated in the future";
-    case claims::GateState::stale: return "stale";
-    case claims::GateState::missing: return "no evidence";
-    case claims::GateState::unreadable: return "unreadable evidence";
+    case claims::GateState::fresh_green:
+      return "holds";
+    case claims::GateState::failed:
+      return "failed";
+    case claims::GateState::not_run:
+      return "not run";
+    case claims::GateState::inconsistent:
+      return "rejected: inconsistent counts";
+    case claims::GateState::not_live:
+      return "rejected: recorded facts";
+    case claims::GateState::dirty:
+      return "rejected: uncommitted changes";
+    case claims::GateState::no_commit:
+      return "rejected: no commit";
+    case claims::GateState::other_commit:
+      return "other commit";
+    case claims::GateState::undated:
+      return "rejected: undated";
+    case claims::GateState::future_dated:
+      return "rejected: dated in the future";
+    case claims::GateState::stale:
+      return "stale";
+    case claims::GateState::missing:
+      return "no evidence";
+    case claims::GateState::unreadable:
+      return "unreadable evidence";
   }
   return "unknown";
 }
 
 std::string status_cell(const claims::SummaryRow& row) {
   std::string word = status_word(row.decision.verdict.state);
-  if (row.waiver && row.waiver->active && !claims::backs_claim(row.decision.verdict)) word += " (waived)";
+  if (row.waiver && row.waiver->active && !claims::backs_claim(row.decision.verdict))
+    word += " (waived)";
   return word;
 }
 
@@ -55,21 +68,24 @@ std::string evidence_cell(const claims::SummaryRow& row, int max_age_days) {
   if (row.decision.file.empty()) return "none";
   if (v.evidence_date.empty()) return "undated";
   if (v.age_days < 0) return fmt::format("{} (in the future)", v.evidence_date);
-  return fmt::format("{}, {} day{} old (max {})", v.evidence_date, v.age_days, v.age_days == 1 ? "" : "s",
-                     max_age_days);
+  return fmt::format("{}, {} day{} old (max {})", v.evidence_date, v.age_days,
+                     v.age_days == 1 ? "" : "s", max_age_days);
 }
 
 std::string gate_table(const claims::GateSummary& s) {
   std::string out = "| Gate | Status | Commit | Platform | Evidence |\n|---|---|---|---|---|\n";
   for (const auto& row : s.rows)
-    out += fmt::format("| {} | {} | {} | {} | {} |\n", markdown_cell(row.gate), markdown_cell(status_cell(row)),
-                       markdown_cell(commit_cell(row)), markdown_cell(platform_cell(row)),
+    out += fmt::format("| {} | {} | {} | {} | {} |\n", markdown_cell(row.gate),
+                       markdown_cell(status_cell(row)), markdown_cell(commit_cell(row)),
+                       markdown_cell(platform_cell(row)),
                        markdown_cell(evidence_cell(row, s.rules.max_age_days)));
   return out;
 }
 
 // One line of a Markdown list: no line break, link, code span or emphasis can escape it.
-std::string list_text(const std::string& text) { return markdown_inline(text); }
+std::string list_text(const std::string& text) {
+  return markdown_inline(text);
+}
 
 // The failed checks the gate recorded (requirements, probes, tests), one per
 // line, dcgmi-diag style; evidence without them falls back to the verdict's problems.
@@ -105,8 +121,8 @@ std::string reasons_section(const claims::GateSummary& s) {
     if (!row.constraint.empty()) out += "  - requires: " + list_text(row.constraint) + "\n";
     if (row.waiver) {
       const auto& w = *row.waiver;
-      out += w.active ? fmt::format("  - waived until {}, tracked in {}: {}\n", list_text(w.expires),
-                                    list_text(w.issue), list_text(w.reason))
+      out += w.active ? fmt::format("  - waived until {}, tracked in {}: {}\n",
+                                    list_text(w.expires), list_text(w.issue), list_text(w.reason))
                       : "  - invalid waiver: " + list_text(w.reason) + "\n";
     }
     if (holds) continue;
@@ -126,7 +142,8 @@ std::string skipped_list(const claims::GateSummary& s, bool base_names) {
     std::string why = f.why;
     if (base_names) {
       std::string base = std::filesystem::path(f.file).filename().string();
-      for (auto pos = why.find(f.file); pos != std::string::npos; pos = why.find(f.file, pos + base.size()))
+      for (auto pos = why.find(f.file); pos != std::string::npos;
+           pos = why.find(f.file, pos + base.size()))
         why.replace(pos, f.file.size(), base);
     }
     out += "- " + markdown_inline(why) + "\n";
@@ -135,10 +152,13 @@ std::string skipped_list(const claims::GateSummary& s, bool base_names) {
 }
 
 std::string header(const claims::GateSummary& s, const char* title) {
-  std::string policy = s.policy_source.empty() ? "no policy" : "policy " + markdown_inline(s.policy_source);
-  std::string commit = s.rules.candidate_sha.empty() ? "any commit" : "commit " + s.rules.candidate_sha;
-  return fmt::format("## {}\n\nJudged for {} on {} (UTC) with {}; evidence counts as fresh for {} days.\n\n",
-                     title, commit, evidence::to_string(s.rules.today), policy, s.rules.max_age_days);
+  std::string policy =
+      s.policy_source.empty() ? "no policy" : "policy " + markdown_inline(s.policy_source);
+  std::string commit =
+      s.rules.candidate_sha.empty() ? "any commit" : "commit " + s.rules.candidate_sha;
+  return fmt::format(
+      "## {}\n\nJudged for {} on {} (UTC) with {}; evidence counts as fresh for {} days.\n\n",
+      title, commit, evidence::to_string(s.rules.today), policy, s.rules.max_age_days);
 }
 
 void fact_line(std::string& out, const char* label, const std::string& value) {
@@ -168,16 +188,22 @@ std::string platform_facts(const nlohmann::json& x) {
   fact_line(out, "CUDA driver API", keys::string_at(x, keys::kDriverVersion));
   if (const auto* devices = keys::find(x, keys::kDevices); devices && devices->is_array())
     for (const auto& d : *devices) {
-      std::string name = keys::string_at(d, keys::kDeviceName), cc = keys::string_at(d, keys::kDeviceCapability);
+      std::string name = keys::string_at(d, keys::kDeviceName),
+                  cc = keys::string_at(d, keys::kDeviceCapability);
       std::string mem = memory_gib(keys::find(d, keys::kDeviceMemoryBytes));
-      fact_line(out, "GPU", name + (cc.empty() ? "" : ", compute capability " + cc) + (mem.empty() ? "" : ", " + mem));
+      fact_line(out, "GPU",
+                name + (cc.empty() ? "" : ", compute capability " + cc) +
+                    (mem.empty() ? "" : ", " + mem));
     }
   std::string torch = keys::string_at(x, keys::kTorchVersion);
   if (!torch.empty()) {
     const auto* avail = keys::find(x, keys::kTorchCudaAvailable);
     std::string cuda = keys::string_at(x, keys::kTorchCudaVersion);
-    fact_line(out, "torch", torch + (cuda.empty() ? "" : ", CUDA " + cuda) +
-                                (avail && avail->is_boolean() ? (avail->get<bool>() ? ", CUDA available" : ", CUDA NOT available") : ""));
+    fact_line(out, "torch",
+              torch + (cuda.empty() ? "" : ", CUDA " + cuda) +
+                  (avail && avail->is_boolean()
+                       ? (avail->get<bool>() ? ", CUDA available" : ", CUDA NOT available")
+                       : ""));
   }
   std::string bnb = keys::string_at(x, keys::kBitsandbytesVersion);
   if (!bnb.empty()) fact_line(out, "bitsandbytes", bnb);
@@ -189,8 +215,10 @@ std::string probe_lines(const nlohmann::json& x) {
   const auto* probes = keys::find(x, keys::kProbes);
   if (!probes || !probes->is_object()) return out;
   for (const auto& [id, p] : probes->items()) {
-    std::string status = keys::string_at(p, keys::Pointer{"/status"}), reason = keys::string_at(p, keys::Pointer{"/reason"});
-    out += fmt::format("- probe {}: {}{}\n", markdown_inline(id), status.empty() ? "unknown" : markdown_inline(status),
+    std::string status = keys::string_at(p, keys::Pointer{"/status"}),
+                reason = keys::string_at(p, keys::Pointer{"/reason"});
+    out += fmt::format("- probe {}: {}{}\n", markdown_inline(id),
+                       status.empty() ? "unknown" : markdown_inline(status),
                        reason.empty() ? "" : " (" + markdown_inline(reason) + ")");
   }
   return out;
@@ -202,11 +230,11 @@ std::string evidence_section(const claims::LoadedEvidence& le, const claims::Gat
   std::string state = "not the deciding evidence (an older run)";
   for (const auto& row : s.rows)
     if (row.decision.file == le.file) state = status_word(row.decision.verdict.state);
-  std::string out = fmt::format("### {} on {}, {}\n\n", markdown_inline(e.gate), markdown_inline(key.platform),
-                                markdown_inline(key.runtime));
-  out += fmt::format("- verdict: {}\n- status: {}; tests {}, failures {}, errors {}, skipped {}\n", state,
-                     evidence::to_string(e.status), e.counts.tests, e.counts.failures, e.counts.errors,
-                     e.counts.skipped);
+  std::string out = fmt::format("### {} on {}, {}\n\n", markdown_inline(e.gate),
+                                markdown_inline(key.platform), markdown_inline(key.runtime));
+  out += fmt::format("- verdict: {}\n- status: {}; tests {}, failures {}, errors {}, skipped {}\n",
+                     state, evidence::to_string(e.status), e.counts.tests, e.counts.failures,
+                     e.counts.errors, e.counts.skipped);
   fact_line(out, "reason", e.reason);
   fact_line(out, "generated at", e.generated_at);
   fact_line(out, "git sha", e.git_sha);
@@ -226,9 +254,12 @@ void collect_identifying(const nlohmann::json& node, SanitizeOptions& o, int dep
   for (const auto& [key, v] : node.items()) {
     if (v.is_string()) {
       const std::string& s = v.get_ref<const std::string&>();
-      if (key == "hostname" || key == "host" || key == "nodename") o.hostnames.push_back(s);
-      else if (key == "user" || key == "username" || key == "login") o.users.push_back(s);
-      else if (key.find("serial") != std::string::npos || key == "uuid") o.serials.push_back(s);
+      if (key == "hostname" || key == "host" || key == "nodename")
+        o.hostnames.push_back(s);
+      else if (key == "user" || key == "username" || key == "login")
+        o.users.push_back(s);
+      else if (key.find("serial") != std::string::npos || key == "uuid")
+        o.serials.push_back(s);
     } else {
       collect_identifying(v, o, depth + 1);
     }
@@ -242,18 +273,21 @@ void add_identifying_values(const nlohmann::json& extra, SanitizeOptions& option
 }
 
 std::string render_step_summary(const claims::GateSummary& s) {
-  return header(s, "jetgate: conditional gates") + gate_table(s) + reasons_section(s) + skipped_list(s, false);
+  return header(s, "jetgate: conditional gates") + gate_table(s) + reasons_section(s) +
+         skipped_list(s, false);
 }
 
 std::string render_issue_body(const claims::GateSummary& s, const SanitizeOptions& options) {
   SanitizeOptions known = options;
   for (const auto& le : s.evidence) add_identifying_values(le.evidence.extra, known);
-  std::string body =
-      header(s, "jetgate evidence report") + gate_table(s) + reasons_section(s) + skipped_list(s, true);
+  std::string body = header(s, "jetgate evidence report") + gate_table(s) + reasons_section(s) +
+                     skipped_list(s, true);
   if (!s.evidence.empty()) body += "\n## Evidence\n\n";
   for (const auto& le : s.evidence) body += evidence_section(le, s);
-  body += "_Host names, user names, addresses, serial numbers, tokens, environment variables and local paths "
-          "were redacted by jetgate._\n";
+  body +=
+      "_Host names, user names, addresses, serial numbers, tokens, environment variables and local "
+      "paths "
+      "were redacted by jetgate._\n";
   return sanitize(body, known);
 }
 

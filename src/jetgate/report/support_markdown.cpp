@@ -12,19 +12,45 @@ std::string why_not_claimed(const claims::MatrixRow& row, const claims::GateEntr
   if (!row.key.identified) return "platform not recorded in the evidence";
   std::string state;
   switch (g.verdict.state) {
-    case claims::GateState::stale: state = "stale"; break;
-    case claims::GateState::failed: state = "failed"; break;
-    case claims::GateState::not_run: state = "not run"; break;
-    case claims::GateState::inconsistent: state = "inconsistent counts"; break;
-    case claims::GateState::no_commit: state = "no commit recorded (git_sha is not a commit)"; break;
-    case claims::GateState::future_dated: state = "dated in the future"; break;
-    case claims::GateState::undated: state = "undated"; break;
-    case claims::GateState::fresh_green: state = "fresh green"; break;
-    case claims::GateState::not_live: state = "facts not read on the machine that ran it"; break;
-    case claims::GateState::dirty: state = "uncommitted changes"; break;
-    case claims::GateState::other_commit: state = "evidence of another commit"; break;
-    case claims::GateState::missing: state = "no evidence"; break;
-    case claims::GateState::unreadable: state = "unreadable evidence"; break;
+    case claims::GateState::stale:
+      state = "stale";
+      break;
+    case claims::GateState::failed:
+      state = "failed";
+      break;
+    case claims::GateState::not_run:
+      state = "not run";
+      break;
+    case claims::GateState::inconsistent:
+      state = "inconsistent counts";
+      break;
+    case claims::GateState::no_commit:
+      state = "no commit recorded (git_sha is not a commit)";
+      break;
+    case claims::GateState::future_dated:
+      state = "dated in the future";
+      break;
+    case claims::GateState::undated:
+      state = "undated";
+      break;
+    case claims::GateState::fresh_green:
+      state = "fresh green";
+      break;
+    case claims::GateState::not_live:
+      state = "facts not read on the machine that ran it";
+      break;
+    case claims::GateState::dirty:
+      state = "uncommitted changes";
+      break;
+    case claims::GateState::other_commit:
+      state = "evidence of another commit";
+      break;
+    case claims::GateState::missing:
+      state = "no evidence";
+      break;
+    case claims::GateState::unreadable:
+      state = "unreadable evidence";
+      break;
   }
   if (g.verdict.evidence_date.empty()) return state;
   return fmt::format("{} (evidence of {})", state, g.verdict.evidence_date);
@@ -39,7 +65,8 @@ std::string gates_cell(const claims::MatrixRow& row) {
     if (!row.key.identified || !claims::backs_claim(g.verdict)) continue;
     if (!out.empty()) out += ", ";
     out += markdown_cell(g.gate);
-    if (!g.verdict.evidence_date.empty()) out += " (" + markdown_cell(g.verdict.evidence_date) + ")";
+    if (!g.verdict.evidence_date.empty())
+      out += " (" + markdown_cell(g.verdict.evidence_date) + ")";
   }
   return out;
 }
@@ -49,7 +76,8 @@ std::string claims_table(const claims::SupportMatrix& m) {
   for (const auto& row : m.rows) {
     std::string gates = gates_cell(row);
     if (gates.empty()) continue;
-    out += fmt::format("| {} | {} | {} |\n", markdown_cell(row.key.platform), markdown_cell(row.key.runtime), gates);
+    out += fmt::format("| {} | {} | {} |\n", markdown_cell(row.key.platform),
+                       markdown_cell(row.key.runtime), gates);
   }
   return out;
 }
@@ -59,8 +87,9 @@ std::string not_claimed_rows(const claims::SupportMatrix& m) {
   for (const auto& row : m.rows)
     for (const auto& g : row.gates)
       if (!row.key.identified || !claims::backs_claim(g.verdict))
-        out += fmt::format("| {} | {} | {} | {} |\n", markdown_cell(row.key.platform), markdown_cell(row.key.runtime),
-                           markdown_cell(g.gate), markdown_cell(why_not_claimed(row, g)));
+        out += fmt::format("| {} | {} | {} | {} |\n", markdown_cell(row.key.platform),
+                           markdown_cell(row.key.runtime), markdown_cell(g.gate),
+                           markdown_cell(why_not_claimed(row, g)));
   return out;
 }
 
@@ -72,15 +101,17 @@ std::string render_support_markdown(const claims::SupportMatrix& m) {
     out += fmt::format("{}\n", claims::kNoClaims);
   } else {
     out += fmt::format(
-        "{} Each listed gate passed without skips on exactly that combination, with evidence at most {} days old.\n\n",
+        "{} Each listed gate passed without skips on exactly that combination, with evidence at "
+        "most {} days old.\n\n",
         claims::kClaimsIntro, m.rules.max_age_days);
     out += claims_table(m);
   }
   std::string rest = not_claimed_rows(m);
   if (!rest.empty())
-    out += fmt::format("\n{} the evidence below is stale, failed, not run, inconsistent, dated in the future, "
-                       "or does not name its platform.\n\n{}\n{}\n{}",
-                       claims::kNotClaimedIntro, claims::kNotClaimedHeader, claims::kNotClaimedSeparator, rest);
+    out += fmt::format(
+        "\n{} the evidence below is stale, failed, not run, inconsistent, dated in the future, "
+        "or does not name its platform.\n\n{}\n{}\n{}",
+        claims::kNotClaimedIntro, claims::kNotClaimedHeader, claims::kNotClaimedSeparator, rest);
   return out;
 }
 

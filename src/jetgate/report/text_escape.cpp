@@ -1,24 +1,31 @@
 #include "jetgate/report/text_escape.hpp"
 
-#include <cstdint>
-
 #include <fmt/format.h>
+
+#include <cstdint>
 
 namespace jetgate::report {
 namespace {
 
 enum class Target { terminal, cell, inline_text };
 
-std::uint8_t byte_at(std::string_view s, std::size_t i) { return static_cast<std::uint8_t>(s[i]); }
+std::uint8_t byte_at(std::string_view s, std::size_t i) {
+  return static_cast<std::uint8_t>(s[i]);
+}
 
-bool is_continuation(std::uint8_t b) { return (b & 0xC0) == 0x80; }
+bool is_continuation(std::uint8_t b) {
+  return (b & 0xC0) == 0x80;
+}
 
 void append_visible(std::string& out, const Utf8Unit& u, Target target) {
   if (!u.valid || u.code_point < 0x20 || u.code_point == 0x7F) {
-    bool whitespace = u.valid && (u.code_point == '\t' || u.code_point == '\n' || u.code_point == '\r');
+    bool whitespace =
+        u.valid && (u.code_point == '\t' || u.code_point == '\n' || u.code_point == '\r');
     // Markdown folds whitespace anyway; a terminal gets "\x0a" so a newline cannot forge a line.
-    if (whitespace && (target != Target::terminal || u.code_point == '\t')) out += ' ';
-    else out += fmt::format("\\x{:02x}", static_cast<unsigned>(u.code_point));
+    if (whitespace && (target != Target::terminal || u.code_point == '\t'))
+      out += ' ';
+    else
+      out += fmt::format("\\x{:02x}", static_cast<unsigned>(u.code_point));
     return;
   }
   out += fmt::format("\\u{:04x}", static_cast<unsigned>(u.code_point));
@@ -52,11 +59,21 @@ std::string escape(std::string_view text, Target target) {
       continue;
     }
     switch (raw[0]) {
-      case '\\': out += "\\\\"; break;
-      case '|': out += "\\|"; break;
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '|':
+        out += "\\|";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
       case '[':
       case ']':
       case '`':
@@ -64,7 +81,8 @@ std::string escape(std::string_view text, Target target) {
         if (target == Target::inline_text) out += '\\';
         out += raw[0];
         break;
-      default: out += raw[0];
+      default:
+        out += raw[0];
     }
   }
   if (target == Target::terminal) return out;
@@ -84,8 +102,8 @@ Utf8Unit decode_utf8(std::string_view s, std::size_t pos) {
     std::size_t length;
     char32_t min;
   };
-  static constexpr Lead kLeads[] = {{0xE0, 0xC0, 0x1F, 2, 0x80}, {0xF0, 0xE0, 0x0F, 3, 0x800},
-                                    {0xF8, 0xF0, 0x07, 4, 0x10000}};
+  static constexpr Lead kLeads[] = {
+      {0xE0, 0xC0, 0x1F, 2, 0x80}, {0xF0, 0xE0, 0x0F, 3, 0x800}, {0xF8, 0xF0, 0x07, 4, 0x10000}};
   const Lead* lead = nullptr;
   for (const auto& l : kLeads)
     if ((b0 & l.mask) == l.value) lead = &l;
@@ -108,8 +126,14 @@ bool is_invisible_control(char32_t cp) {
          (cp >= 0xFFF9 && cp <= 0xFFFB);
 }
 
-std::string terminal_text(std::string_view text) { return escape(text, Target::terminal); }
-std::string markdown_cell(std::string_view text) { return escape(text, Target::cell); }
-std::string markdown_inline(std::string_view text) { return escape(text, Target::inline_text); }
+std::string terminal_text(std::string_view text) {
+  return escape(text, Target::terminal);
+}
+std::string markdown_cell(std::string_view text) {
+  return escape(text, Target::cell);
+}
+std::string markdown_inline(std::string_view text) {
+  return escape(text, Target::inline_text);
+}
 
 }  // namespace jetgate::report

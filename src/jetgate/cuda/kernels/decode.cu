@@ -120,7 +120,9 @@ __device__ __forceinline__ unsigned long long argmax_key(float v, u32 id) {
 // Data written by other blocks of the same launch must bypass L1 (not
 // coherent across SMs): activations, the KV cache and the state go through
 // L2 (ld.global.cg). Weights never change and take the read-only path.
-__device__ __forceinline__ float ld_shared_l2(const float* p) { return __ldcg(p); }
+__device__ __forceinline__ float ld_shared_l2(const float* p) {
+  return __ldcg(p);
+}
 
 struct Model {
   const Params& p;
@@ -186,12 +188,16 @@ struct Epilogue {
   template <class T>
   __device__ void apply(u32 pair, float s0, float s1) {
     switch (kind) {
-      case kQkv: qkv<T>(pair, s0, s1); break;
+      case kQkv:
+        qkv<T>(pair, s0, s1);
+        break;
       case kResidual:
         m.x[2 * pair] = ld_shared_l2(m.x + 2 * pair) + s0;
         m.x[2 * pair + 1] = ld_shared_l2(m.x + 2 * pair + 1) + s1;
         break;
-      case kSwiglu: m.act[pair] = s0 / (1.0f + expf(-s0)) * s1; break;
+      case kSwiglu:
+        m.act[pair] = s0 / (1.0f + expf(-s0)) * s1;
+        break;
       case kLogits: {
         m.logits[2 * pair] = s0;
         m.logits[2 * pair + 1] = s1;
@@ -273,7 +279,9 @@ struct Input {
 // Weights are read once per token and not again before the next one:
 // cache-streaming loads (evict-first in L2), so the stream does not evict
 // what every phase needs again (code, activations, the KV cache).
-__device__ __forceinline__ uint4 ld_weight(const uint4* p) { return __ldcs(p); }
+__device__ __forceinline__ uint4 ld_weight(const uint4* p) {
+  return __ldcs(p);
+}
 
 // One step of a warp's task: four 16-byte words of each of the two rows per
 // lane, all issued before the first is used; the guard predicates the ragged
@@ -398,10 +406,10 @@ __device__ __noinline__ void phase_attention(const Model& m, u32 layer, u32 pos,
   const u32 ctx = pos + 1;
   const u32 group = p.heads / p.kv_heads;
   const u32 vecs = D / 8;
-  float* red = smem;                      // 32
-  float* qs = smem + 32;                  // kMaxHeadDim
-  float* scores = qs + kMaxHeadDim;       // max_ctx
-  float* part = scores + p.max_ctx;       // blockDim.x * 8
+  float* red = smem;                        // 32
+  float* qs = smem + 32;                    // kMaxHeadDim
+  float* scores = qs + kMaxHeadDim;         // max_ctx
+  float* part = scores + p.max_ctx;         // blockDim.x * 8
   float* part2 = part + kBlockThreads * 8;  // blockDim.x
   for (u32 h = blockIdx.x; h < p.heads; h += gridDim.x) {
     const u32 kvh = h / group;
@@ -437,7 +445,8 @@ __device__ __noinline__ void phase_attention(const Model& m, u32 layer, u32 pos,
     for (; t + 3 * groups < ctx; t += 4 * groups) {
       uint4 w[4];
 #pragma unroll
-      for (u32 u = 0; u < 4; ++u) w[u] = __ldcg(vbase + static_cast<u64>(t + u * groups) * vecs + v);
+      for (u32 u = 0; u < 4; ++u)
+        w[u] = __ldcg(vbase + static_cast<u64>(t + u * groups) * vecs + v);
 #pragma unroll
       for (u32 u = 0; u < 4; ++u) accumulate8<T>(w[u], scores[t + u * groups], acc);
     }
@@ -488,9 +497,8 @@ template <class T>
 __device__ __noinline__ void phase_down(const Model& m, u32 layer, float* xs, float* red) {
   const Params& p = m.p;
   Epilogue e{Epilogue::kResidual, m, layer};
-  matvec_pairs<T>(m.layer_tensor(layer, p.off_down_w), p.intermediate,
-                  Input{m.act, nullptr, 0.f}, xs, block_share(p.hidden / 2, blockIdx.x, gridDim.x),
-                  red, e);
+  matvec_pairs<T>(m.layer_tensor(layer, p.off_down_w), p.intermediate, Input{m.act, nullptr, 0.f},
+                  xs, block_share(p.hidden / 2, blockIdx.x, gridDim.x), red, e);
 }
 
 template <class T>
@@ -541,12 +549,17 @@ __device__ void phase_finish(const Model& m, u32 pos) {
 __device__ u64 phase_weights(const Params& p, u32 layer, u32 phase) {
   const u64 base = static_cast<u64>(layer) * p.layer_stride;
   switch (phase) {
-    case kPhaseQkv: return base + p.off_attn_norm;
+    case kPhaseQkv:
+      return base + p.off_attn_norm;
     case kPhaseAttention:
-    case kPhaseOutProj: return base + p.off_o_w;
-    case kPhaseGateUp: return base + p.off_mlp_norm;
-    case kPhaseDown: return base + p.off_down_w;
-    default: return p.off_final_norm;
+    case kPhaseOutProj:
+      return base + p.off_o_w;
+    case kPhaseGateUp:
+      return base + p.off_mlp_norm;
+    case kPhaseDown:
+      return base + p.off_down_w;
+    default:
+      return p.off_final_norm;
   }
 }
 
@@ -559,12 +572,14 @@ __device__ void prefetch_window(const Params& p, u32 layer, u32 phase) {
   const u64 start = phase_weights(p, layer, phase);
   u64 lo = start;
   if (layer > 0 || phase > kPhaseQkv) {
-    const u32 prev_layer = phase == kPhaseQkv ? layer - 1 : (phase == kPhaseLmHead ? p.layers - 1 : layer);
+    const u32 prev_layer =
+        phase == kPhaseQkv ? layer - 1 : (phase == kPhaseLmHead ? p.layers - 1 : layer);
     const u32 prev_phase = phase == kPhaseQkv || phase == kPhaseLmHead ? kPhaseDown : phase - 1;
     lo = phase_weights(p, prev_layer, prev_phase) + p.prefetch_window;
   }
   if (lo < start) lo = start;  // a window shorter than the last phase: that part is read already
-  const u64 hi = start + p.prefetch_window < p.prefetch_end ? start + p.prefetch_window : p.prefetch_end;
+  const u64 hi =
+      start + p.prefetch_window < p.prefetch_end ? start + p.prefetch_window : p.prefetch_end;
   if (lo >= hi) return;
   const u64 lines = (hi - lo + 127) / 128;
   const u64 first = lo / 128 + lines * blockIdx.x / gridDim.x;
@@ -609,16 +624,29 @@ template <class T>
 __device__ void run_phase(const Model& m, u32 phase, u32 layer, u32 pos, const Shared& s) {
   prefetch_window(m.p, layer, phase);
   switch (phase) {
-    case kPhaseQkv: phase_qkv<T>(m, layer, pos, s.xs, s.red); break;
-    case kPhaseAttention: phase_attention<T>(m, layer, pos, s.xs); break;
-    case kPhaseOutProj: phase_out_proj<T>(m, layer, s.xs, s.red); break;
-    case kPhaseGateUp: phase_gate_up<T>(m, layer, s.xs, s.red); break;
-    case kPhaseDown: phase_down<T>(m, layer, s.xs, s.red); break;
-    case kPhaseLmHead: phase_lm_head<T>(m, pos, s.xs, s.red, s.red64); break;
+    case kPhaseQkv:
+      phase_qkv<T>(m, layer, pos, s.xs, s.red);
+      break;
+    case kPhaseAttention:
+      phase_attention<T>(m, layer, pos, s.xs);
+      break;
+    case kPhaseOutProj:
+      phase_out_proj<T>(m, layer, s.xs, s.red);
+      break;
+    case kPhaseGateUp:
+      phase_gate_up<T>(m, layer, s.xs, s.red);
+      break;
+    case kPhaseDown:
+      phase_down<T>(m, layer, s.xs, s.red);
+      break;
+    case kPhaseLmHead:
+      phase_lm_head<T>(m, pos, s.xs, s.red, s.red64);
+      break;
     case kPhaseFinish:
       if (blockIdx.x == 0) phase_finish<T>(m, pos);
       break;
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -673,7 +701,8 @@ __device__ Source logical_source(const Params& p, u32 kind, u64 e, u32 cols) {
     }
     return {kind + sub, kind == kWq ? static_cast<u64>(o) * cols + col : o};
   }
-  if (kind == kWgate) return {(row & 1) ? static_cast<u32>(kWup) : static_cast<u32>(kWgate), (row / 2) * cols + col};
+  if (kind == kWgate)
+    return {(row & 1) ? static_cast<u32>(kWup) : static_cast<u32>(kWgate), (row / 2) * cols + col};
   return {kind, e};
 }
 
@@ -691,7 +720,8 @@ __device__ void init_tensor(const Params& p, u32 seed, u32 kind, u32 layer, u64 
 #pragma unroll
     for (u32 j = 0; j < 4; ++j) {
       const u16 lo = to_dtype(weight_value(seed, src.kind, layer, src.index + 2 * j, scale), T::id);
-      const u16 hi = to_dtype(weight_value(seed, src.kind, layer, src.index + 2 * j + 1, scale), T::id);
+      const u16 hi =
+          to_dtype(weight_value(seed, src.kind, layer, src.index + 2 * j + 1, scale), T::id);
       packed[j] = static_cast<u32>(lo) | (static_cast<u32>(hi) << 16);
     }
     dst[gi] = make_uint4(packed[0], packed[1], packed[2], packed[3]);
@@ -754,7 +784,8 @@ extern "C" __global__ void jetgate_decode_begin(dm::Params p, std::uint32_t toke
 
 extern "C" __global__ void jetgate_decode_init(dm::Params p, std::uint32_t seed, std::uint32_t kind,
                                                std::uint32_t layer, std::uint64_t offset,
-                                               std::uint64_t rows, std::uint32_t cols, float scale) {
+                                               std::uint64_t rows, std::uint32_t cols,
+                                               float scale) {
   if (p.dtype == dm::kDTypeBf16)
     dg::init_tensor<dg::Bf16>(p, seed, kind, layer, offset, rows, cols, scale);
   else

@@ -5,7 +5,8 @@
 
 #include "../memory_pattern.hpp"
 
-extern "C" __global__ void jetgate_fill_pattern(std::uint32_t* p, std::uint64_t n, std::uint32_t seed) {
+extern "C" __global__ void jetgate_fill_pattern(std::uint32_t* p, std::uint64_t n,
+                                                std::uint32_t seed) {
   std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < n;
        i += stride)
