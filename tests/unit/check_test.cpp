@@ -80,6 +80,30 @@ TEST(CheckTest, FreshGreenEvidenceHolds) {
   EXPECT_EQ(r.gates[0].state, "holds");
 }
 
+// Evidence whose facts are a recording (a recorded root's facts, pasted or
+// produced by an older jetgate that ran gates with --root) never counts.
+TEST(CheckTest, EvidenceFromARecordingNeverCounts) {
+  Repo repo;
+  repo.evidence("cuda-runtime", "2026-11-29T10:00:00Z");
+  repo.evidence("jetson-cuda-runtime", "2026-11-29T10:00:00Z");
+  auto path = repo.evidence_dir + "/jetson-cuda-runtime.json";
+  auto j = nlohmann::json::parse(test::read_file(path));
+  j["platform"] = {{"arch", "aarch64"}, {"tegra", {{"is_tegra", true}, {"module", "Jetson AGX Orin 64GB"}}}};
+  for (const char* source : {"recorded", ""}) {
+    if (*source) j["facts_source"] = source;
+    else j.erase("facts_source");
+    repo.t.write("conditional-evidence/jetson-cuda-runtime.json", j.dump());
+    auto r = repo.check("2026-11-29");
+    EXPECT_FALSE(r.holds()) << source;
+    EXPECT_NE(lines(r).find(*source ? "recorded roots never back a claim" : "may be a recording"),
+              std::string::npos)
+        << lines(r);
+  }
+  j["facts_source"] = "live";
+  repo.t.write("conditional-evidence/jetson-cuda-runtime.json", j.dump());
+  EXPECT_TRUE(repo.check("2026-11-29").holds());
+}
+
 TEST(CheckTest, AgeBoundaryExactlyMaximumIsFreshOneMoreIsStale) {
   Repo repo;
   repo.evidence("cuda-runtime", "2026-11-15T23:59:59Z");         // 14 days before 2026-11-29

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "jetgate/probes/python_runtime.hpp"
+
 namespace jetgate::gate {
 namespace {
 
