@@ -315,6 +315,9 @@ def bitsandbytes_native_step():
         facts["error"] = errors.get("import bitsandbytes")
         facts["errors"] = errors
         return facts
+    # A source checkout on PYTHONPATH has no package metadata; the module says its version.
+    version = getattr(bnb, "__version__", None)
+    facts["module_version"] = version if isinstance(version, str) else None
     ext = attempt(errors, "bitsandbytes.cextension", lambda: __import__("bitsandbytes.cextension").cextension)
     if ext is not None:
         facts["backend"] = getattr(ext, "BNB_BACKEND", None)

@@ -340,6 +340,7 @@ void read_bitsandbytes_native(json& native, const proc::ChildOutcome& o) {
   copy_typed(native, n, "cuda", Want::boolean);
   copy_typed(native, n, "library", Want::string);
   copy_typed(native, n, "backend", Want::string);
+  copy_typed(native, n, "module_version", Want::string);
   copy_typed(native, n, "error", Want::string);
   copy_errors(native["errors"], n);
   if (!r.exit_note.empty()) native["errors"]["process"] = r.exit_note;
@@ -381,6 +382,10 @@ PythonRuntime interpret_python_steps(const std::string& python, const PythonStep
   json& bnb = f["bitsandbytes"];
   if (steps.bitsandbytes_native)
     read_bitsandbytes_native(bnb["native"], *steps.bitsandbytes_native);
+    // Without package metadata (a source checkout on PYTHONPATH), the module's own __version__.
+    if (!bnb["version"].is_string() && bnb["native"].contains("module_version") &&
+        bnb["native"]["module_version"].is_string())
+      bnb["version"] = bnb["native"]["module_version"];
   if (steps.bitsandbytes_compute)
     read_compute(bnb["compute"], *steps.bitsandbytes_compute, "bitsandbytes-compute",
                  kBitsandbytesChecks);
