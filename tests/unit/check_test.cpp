@@ -88,10 +88,13 @@ TEST(CheckTest, EvidenceFromARecordingNeverCounts) {
   repo.evidence("jetson-cuda-runtime", "2026-11-29T10:00:00Z");
   auto path = repo.evidence_dir + "/jetson-cuda-runtime.json";
   auto j = nlohmann::json::parse(test::read_file(path));
-  j["platform"] = {{"arch", "aarch64"}, {"tegra", {{"is_tegra", true}, {"module", "Jetson AGX Orin 64GB"}}}};
+  j["platform"] = {{"arch", "aarch64"},
+                   {"tegra", {{"is_tegra", true}, {"module", "Jetson AGX Orin 64GB"}}}};
   for (const char* source : {"recorded", ""}) {
-    if (*source) j["facts_source"] = source;
-    else j.erase("facts_source");
+    if (*source)
+      j["facts_source"] = source;
+    else
+      j.erase("facts_source");
     repo.t.write("conditional-evidence/jetson-cuda-runtime.json", j.dump());
     auto r = repo.check("2026-11-29");
     EXPECT_FALSE(r.holds()) << source;

@@ -74,9 +74,10 @@ TEST(DecodeGate, JetsonGateFailsAnEightfoldDropAndPassesHealthyBoards) {
   ASSERT_EQ(checks.size(), 2u);
   // Healthy boards decode at 0.2-0.5 of their read bound (0.23 and 0.49 measured on an
   // H200 for qwen2.5-0.5b and llama-3.2-1b); an 8x drop leaves 0.03-0.06.
-  EXPECT_EQ(verdict(checks, decode_result(47, 0.23)), ProbeVerdict::passed);  // Orin NX fp16, healthy
+  EXPECT_EQ(verdict(checks, decode_result(47, 0.23)),
+            ProbeVerdict::passed);  // Orin NX fp16, healthy
   EXPECT_EQ(verdict(checks, decode_result(47.0 / 8, 0.23 / 8)), ProbeVerdict::failed);  // 8x drop
-  EXPECT_EQ(verdict(checks, decode_result(135, 0.49)), ProbeVerdict::passed);  // AGX Thor
+  EXPECT_EQ(verdict(checks, decode_result(135, 0.49)), ProbeVerdict::passed);           // AGX Thor
   EXPECT_EQ(verdict(checks, decode_result(135.0 / 8, 0.49 / 8)), ProbeVerdict::failed);
   EXPECT_EQ(verdict(checks, decode_result(10.5, 0.4)), ProbeVerdict::passed);  // Nano, healthy
   // The report's numbers themselves: ~60 tok/s healthy, ~7 broken.

@@ -275,7 +275,8 @@ TEST(PythonBitsandbytesOutput, RecordedComputePasses) {
 // A source checkout on PYTHONPATH (how it was run on the H200) has no package
 // metadata: the version comes from the module itself.
 TEST(PythonBitsandbytesOutput, VersionFromTheModuleWithoutPackageMetadata) {
-  auto steps = orin_with_bitsandbytes(json::parse(recorded("fake_packages_bitsandbytes_compute.json")));
+  auto steps =
+      orin_with_bitsandbytes(json::parse(recorded("fake_packages_bitsandbytes_compute.json")));
   json basics = json::parse(recorded("orin_jp61_basics.json"));
   basics["facts"]["bitsandbytes_metadata_version"] = nullptr;
   basics["facts"]["bitsandbytes_module_found"] = true;
@@ -286,7 +287,8 @@ TEST(PythonBitsandbytesOutput, VersionFromTheModuleWithoutPackageMetadata) {
   auto r = interpret_python_steps("python3", steps);
   EXPECT_EQ(r.facts["bitsandbytes"]["version"], "0.50.2.dev0") << r.facts["bitsandbytes"].dump();
   ASSERT_TRUE(r.bitsandbytes.has_value());
-  EXPECT_TRUE(contains(r.bitsandbytes->reason, "bitsandbytes 0.50.2.dev0")) << r.bitsandbytes->reason;
+  EXPECT_TRUE(contains(r.bitsandbytes->reason, "bitsandbytes 0.50.2.dev0"))
+      << r.bitsandbytes->reason;
 }
 
 TEST(PythonBitsandbytesOutput, WrongTypesAndMissingChecksNeverPass) {

@@ -380,12 +380,13 @@ PythonRuntime interpret_python_steps(const std::string& python, const PythonStep
   if (steps.torch_compute)
     read_compute(f["torch"]["compute"], *steps.torch_compute, "torch-compute", kTorchChecks);
   json& bnb = f["bitsandbytes"];
-  if (steps.bitsandbytes_native)
+  if (steps.bitsandbytes_native) {
     read_bitsandbytes_native(bnb["native"], *steps.bitsandbytes_native);
     // Without package metadata (a source checkout on PYTHONPATH), the module's own __version__.
     if (!bnb["version"].is_string() && bnb["native"].contains("module_version") &&
         bnb["native"]["module_version"].is_string())
       bnb["version"] = bnb["native"]["module_version"];
+  }
   if (steps.bitsandbytes_compute)
     read_compute(bnb["compute"], *steps.bitsandbytes_compute, "bitsandbytes-compute",
                  kBitsandbytesChecks);
