@@ -13,15 +13,20 @@
 #   jetgate_VERSION_ARCH.deb, jetgate-dev_VERSION_ARCH.deb
 #   jetgate-VERSION-linux-ARCH.glibc    the glibc symbol versions it needs (objdump -T)
 #
-# Usage: scripts/build-release.sh [--kernels DIR] [--test] [--oldest-cmake] [x86_64] [aarch64]
+# Usage: scripts/build-release.sh [--kernels DIR] [--test] [--goldens] [--oldest-cmake] [x86_64] [aarch64]
 #   --kernels DIR   a CUDA build's generated/jetgate whose fatbin is embedded (default
 #                   build/generated/jetgate when present; else nvcc runs if found)
 #   --test          also build the test binary and run the whole suite against the
 #                   release build before packing it (aarch64: under qemu-user)
+#   --goldens       run the release binary (aarch64: under qemu-user) on every recorded
+#                   machine and compare with its golden document (scripts/check-goldens.py),
+#                   a check of the binary itself that needs no test binary
 #   --oldest-cmake  configure, build and pack with Debian 11's CMake 3.18.4, the oldest
 #                   jetgate claims (scripts/old-cmake.sh)
-# CI runs it with --test --oldest-cmake: the GCC 11 (JetPack 6's compiler) lane, the
-# oldest-CMake check and the aarch64 qemu lane are the release builds themselves.
+# CI runs `--goldens --oldest-cmake aarch64`: the GCC 11 (JetPack 6's compiler) lane, the
+# oldest-CMake check and the aarch64 qemu lane are that release build itself. The whole
+# suite under qemu (--test, or scripts/test-aarch64.sh) builds the test binary for
+# aarch64 too; it does not fit CI's hour on two cores, so it is run before releases.
 # JOBS and JETGATE_WERROR (OFF by default, as for any Release build) may be set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,13 +35,15 @@ kernels=""
 [ -f build/generated/jetgate/jetgate_kernels.cmake ] && kernels=build/generated/jetgate
 arches=()
 with_tests=OFF
+goldens=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --kernels) kernels=$2; shift ;;
     --test) with_tests=ON ;;
+    --goldens) goldens=1 ;;
     --oldest-cmake) PATH="$(bash scripts/old-cmake.sh):$PATH"; export PATH ;;
     x86_64|aarch64) arches+=("$1") ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
     *) echo "build-release.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
   shift
@@ -75,6 +82,7 @@ for arch in "${arches[@]}"; do
     echo "build-release.sh: no jetgate_kernels.cmake in $kernels; nvcc runs if found" >&2
   fi
   objdump=objdump
+  emulator=()
   gcc_version=${RELEASE_GCC:-11}
   compilers=(CC="gcc-$gcc_version" CXX="g++-$gcc_version")
   if [ "$arch" = aarch64 ] && [ "$(uname -m)" != aarch64 ]; then
@@ -82,12 +90,16 @@ for arch in "${arches[@]}"; do
            "-DJETGATE_CROSS_GCC_SUFFIX=-$gcc_version")
     objdump=aarch64-linux-gnu-objdump
     compilers=()
+    emulator=("$(command -v qemu-aarch64-static || command -v qemu-aarch64 || echo qemu-aarch64-static)")
   fi
   env "${compilers[@]}" cmake -S . -B "$build" "${args[@]}" >/dev/null
   cmake --build "$build" -j "$jobs"
   if [ "$with_tests" = ON ]; then
     # qemu-user runs several times slower than the host: a longer per-test timeout.
     (cd "$build" && ctest --output-on-failure -j "$jobs" --timeout 900)
+  fi
+  if ((goldens)); then
+    python3 scripts/check-goldens.py "$build/jetgate" "${emulator[@]}"
   fi
   version=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build/CMakeCache.txt")
   name=jetgate-$version-linux-$arch
