@@ -1,5 +1,5 @@
 // Calendar dates and UTC timestamps for evidence and waivers. Waiver and
-// freshness rules compare whole UTC days (anchors.md §2), so everything here
+// freshness rules compare whole UTC days (as OBLITERATUS' checker does), so everything here
 // works on std::chrono::year_month_day; --today replaces the clock in tests.
 #pragma once
 

@@ -1,7 +1,7 @@
 // A gate policy: OBLITERATUS' ci/conditional-test-policy.json (schema_version
-// 1, anchors.md §2) plus jetgate's optional additions ("repository"; per gate
-// "software_only", "requires", "probes", "command"). docs/gates.md documents
-// every field; docs/policy.schema.json is the JSON Schema.
+// 1, https://github.com/elder-plinius/OBLITERATUS) plus jetgate's optional additions ("repository";
+// per gate "software_only", "requires", "probes", "command"). docs/gates.md documents every field;
+// docs/policy.schema.json is the JSON Schema.
 //
 // Loading separates two kinds of trouble: a file that cannot be used at all
 // (missing, not JSON, not an object) is an Error (exit 2); a rule the policy

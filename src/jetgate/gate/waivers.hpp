@@ -1,5 +1,5 @@
 // Environment waivers and the stale-evidence exception, by OBLITERATUS'
-// rules (anchors.md §2, check_conditional_policy.py): a waiver names a known,
+// rules (OBLITERATUS' scripts/check_conditional_policy.py): a waiver names a known,
 // waivable gate (software-only gates never are), once; reason and
 // blocked_claim are not blank; the issue is a canonical GitHub issue URL;
 // opened <= today, opened <= expires <= opened + 30 days, and expires >=
