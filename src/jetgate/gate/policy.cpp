@@ -142,7 +142,7 @@ std::optional<Gate> parse_gate(const nlohmann::json& g, std::size_t index, const
   std::string label = fmt::format("gate {}", index);
   if (!g.is_object()) {
     sink.issue("policy", label + " must be an object",
-               "write each gate as an object {\"id\", \"name\", \"coverage_paths\", ...}; see "
+               "write each gate as an object {\"id\", \"job\", \"coverage_paths\", ...}; see "
                "docs/gates.md");
     return std::nullopt;
   }
