@@ -79,6 +79,14 @@ TEST(ClaimsSummary, RequirementsInWords) {
   EXPECT_EQ(describe_requirements(r),
             "aarch64 or x86_64; Jetson (Tegra); L4T 36.0 to 36; a CUDA device; CUDA driver >= "
             "12.2; GPU memory >= 32 GiB");
+  gate::Requirements board;
+  board.jetpack = gate::VersionRange{"6.0", std::nullopt};
+  board.module = {"p3701-0005", "Jetson AGX Orin 32GB"};
+  board.soc = {"tegra234"};
+  board.power_mode = {"MAXN"};
+  EXPECT_EQ(
+      describe_requirements(board),
+      "JetPack >= 6.0; module p3701-0005 or Jetson AGX Orin 32GB; SoC tegra234; power mode MAXN");
 }
 
 TEST(ClaimsSummary, RowsFollowThePolicyThenOtherEvidence) {

@@ -16,11 +16,17 @@ std::string memory_in_words(std::int64_t bytes) {
   return fmt::format("{:g} GiB", static_cast<double>(bytes) / kGiB);
 }
 
-std::string l4t_range(const gate::VersionRange& r) {
-  if (r.min && r.max) return fmt::format("L4T {} to {}", *r.min, *r.max);
-  if (r.min) return "L4T >= " + *r.min;
-  if (r.max) return "L4T <= " + *r.max;
-  return "a known L4T release";
+std::string version_range(const char* what, const gate::VersionRange& r) {
+  if (r.min && r.max) return fmt::format("{} {} to {}", what, *r.min, *r.max);
+  if (r.min) return fmt::format("{} >= {}", what, *r.min);
+  if (r.max) return fmt::format("{} <= {}", what, *r.max);
+  return fmt::format("a known {} release", what);
+}
+
+std::string any_of(const char* what, const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : " or ") + n;
+  return fmt::format("{} {}", what, out);
 }
 
 std::map<std::string, WaiverNote> waiver_notes(const gate::LoadedPolicy& p, Date today) {
@@ -43,7 +49,11 @@ std::string describe_requirements(const gate::Requirements& r) {
     parts.push_back(archs);
   }
   if (r.is_tegra) parts.push_back(*r.is_tegra ? "Jetson (Tegra)" : "not a Jetson");
-  if (r.l4t) parts.push_back(l4t_range(*r.l4t));
+  if (r.l4t) parts.push_back(version_range("L4T", *r.l4t));
+  if (r.jetpack) parts.push_back(version_range("JetPack", *r.jetpack));
+  if (!r.module.empty()) parts.push_back(any_of("module", r.module));
+  if (!r.soc.empty()) parts.push_back(any_of("SoC", r.soc));
+  if (!r.power_mode.empty()) parts.push_back(any_of("power mode", r.power_mode));
   if (r.cuda) parts.push_back("a CUDA device");
   if (r.min_cuda_driver) parts.push_back("CUDA driver >= " + *r.min_cuda_driver);
   if (r.min_memory_bytes) parts.push_back("GPU memory >= " + memory_in_words(*r.min_memory_bytes));
