@@ -90,7 +90,8 @@ TEST(ClaimsSummary, RequirementsInWords) {
 }
 
 TEST(ClaimsSummary, RowsFollowThePolicyThenOtherEvidence) {
-  auto s = build_gate_summary(inputs(evidence_set(), policy()));
+  const auto in = inputs(evidence_set(), policy());
+  auto s = build_gate_summary(in);
   ASSERT_EQ(s.rows.size(), 4u);
   EXPECT_EQ(s.rows[0].gate, "jetson-cuda-runtime");
   EXPECT_EQ(s.rows[0].constraint,
@@ -114,8 +115,8 @@ TEST(ClaimsSummary, RowsFollowThePolicyThenOtherEvidence) {
 }
 
 TEST(ClaimsSummary, StepSummaryTableThenOneLinePerReason) {
-  std::string md =
-      report::render_step_summary(build_gate_summary(inputs(evidence_set(), policy())));
+  const auto in = inputs(evidence_set(), policy());
+  std::string md = report::render_step_summary(build_gate_summary(in));
   EXPECT_NE(md.find("| Gate | Status | Commit | Platform | Evidence |"), std::string::npos) << md;
   EXPECT_NE(
       md.find("| jetson-cuda-runtime | holds | 3f1c2a9d8e7b | Jetson AGX Orin 64GB · JetPack 6.2 "
@@ -145,8 +146,8 @@ TEST(ClaimsSummary, StepSummaryTableThenOneLinePerReason) {
 }
 
 TEST(ClaimsSummary, WithoutPolicyEveryEvidencedGateIsListed) {
-  std::string md =
-      report::render_step_summary(build_gate_summary(inputs(evidence_set(), std::nullopt)));
+  const auto in = inputs(evidence_set(), std::nullopt);
+  std::string md = report::render_step_summary(build_gate_summary(in));
   EXPECT_NE(md.find("with no policy"), std::string::npos);
   EXPECT_NE(md.find("| extra-gate | failed | 3f1c2a9d8e7b |"), std::string::npos) << md;
   EXPECT_NE(md.find("| jetson-cuda-runtime | holds | 3f1c2a9d8e7b |"), std::string::npos) << md;
@@ -163,7 +164,8 @@ TEST(ClaimsSummary, IssueBodyCarriesFactsAndIsSanitized) {
        {"platform", {{"hostname", "orin-lab-07"}, {"tegra", {{"serial_number", "1422921234567"}}}}},
        {"probes", {{"bandwidth", {{"status", "PASS"}, {"reason", "171 GB/s on orin-lab-07"}}}}}});
   set.loaded.push_back(loaded("e/jetson-cuda-runtime.json", j));
-  auto s = build_gate_summary(inputs(set, std::nullopt));
+  const auto in = inputs(set, std::nullopt);
+  auto s = build_gate_summary(in);
   report::SanitizeOptions o;
   o.users = {"alice"};
   std::string body = report::render_issue_body(s, o);
@@ -185,7 +187,8 @@ TEST(ClaimsSummary, ObliteratusEvidenceSaysFactsWereNotRecorded) {
                                          {"generated_at", "2026-11-29T16:23:05.123456+00:00"},
                                          {"git_sha", "local"},
                                          {"counts", {{"tests", 9}}}}));
-  std::string body = report::render_issue_body(build_gate_summary(inputs(set, std::nullopt)), {});
+  const auto in = inputs(set, std::nullopt);
+  std::string body = report::render_issue_body(build_gate_summary(in), {});
   EXPECT_NE(body.find("platform facts: not recorded"), std::string::npos) << body;
 }
 

@@ -41,7 +41,10 @@ struct GateSummary {
 };
 
 // The inputs are resolved once, as for `check` and `support`.
+// The summary's rows point into in.evidence: `in` must outlive the summary,
+// so a temporary is refused at compile time.
 GateSummary build_gate_summary(const ClaimInputs& in);
+GateSummary build_gate_summary(const ClaimInputs&& in) = delete;
 
 // "aarch64; Jetson; L4T >= 36.0; a CUDA device; CUDA driver >= 12.2;
 // GPU memory >= 16 GiB" ("" when the gate requires nothing).
