@@ -12,8 +12,8 @@
 #include "jetgate/claims/evidence_set.hpp"
 #include "jetgate/claims/gate_summary.hpp"
 #include "jetgate/core/exit_codes.hpp"
+#include "jetgate/core/utf8.hpp"
 #include "jetgate/report/summary_markdown.hpp"
-#include "jetgate/report/text_escape.hpp"
 
 namespace jetgate::cli {
 namespace {
@@ -24,7 +24,7 @@ struct SummaryArgs {
 };
 
 int usage_error(const Error& e) {
-  std::cerr << report::terminal_text("jetgate summary: " + e.message()) << "\n";
+  std::cerr << terminal_safe("jetgate summary: " + e.message()) << "\n";
   return kExitUsage;
 }
 
@@ -32,7 +32,7 @@ int run_summary(const SummaryArgs& a) {
   auto in = resolve_cli_inputs(a.claim);
   if (!in) return usage_error(in.error());
   for (const auto& s : in->evidence.skipped)
-    std::cerr << report::terminal_text("jetgate summary: warning: skipped " + s.why) << "\n";
+    std::cerr << terminal_safe("jetgate summary: warning: skipped " + s.why) << "\n";
   auto summary = claims::build_gate_summary(*in);
   if (a.format == "issue")
     std::cout << report::render_issue_body(summary, report::sanitize_options_for_this_machine());

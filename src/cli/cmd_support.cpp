@@ -17,10 +17,10 @@
 #include "jetgate/claims/support_matrix.hpp"
 #include "jetgate/core/exit_codes.hpp"
 #include "jetgate/core/json_text.hpp"
+#include "jetgate/core/utf8.hpp"
 #include "jetgate/fs/root_fs.hpp"
 #include "jetgate/fs/write_in_place.hpp"
 #include "jetgate/report/support_markdown.hpp"
-#include "jetgate/report/text_escape.hpp"
 
 namespace jetgate::cli {
 namespace {
@@ -39,7 +39,7 @@ struct SupportArgs {
 
 // Every message names files and values from outside: shown escaped.
 void say(std::ostream& out, const std::string& line) {
-  out << report::terminal_text(line) << "\n";
+  out << terminal_safe(line) << "\n";
 }
 
 int usage_error(const Error& e) {

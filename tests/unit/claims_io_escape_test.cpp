@@ -1,12 +1,13 @@
-// report/text_escape and core/json_text (dump_json): outside text in a terminal, a
-// Markdown cell, Markdown prose and JSON never crashes, never forges a line,
-// a cell or a comment, and never hides what it says.
+// core/utf8 (terminal_safe), report/text_escape and core/json_text (dump_json): outside text in a
+// terminal, a Markdown cell, Markdown prose and JSON never crashes, never forges a line, a cell or
+// a comment, and never hides what it says.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
 #include "jetgate/claims/support_table.hpp"
 #include "jetgate/core/json_text.hpp"
+#include "jetgate/core/utf8.hpp"
 #include "jetgate/report/text_escape.hpp"
 
 namespace jetgate::report {
@@ -25,23 +26,25 @@ TEST(ClaimsIoEscape, DecodesUtf8AndRejectsWhatIsNotUtf8) {
                           "\xC3", "\xE2\x80"}) {
     auto u = decode_utf8(bad, 0);
     EXPECT_FALSE(u.valid) << bad;
-    EXPECT_EQ(u.length, 1u);
+    // The maximal ill-formed subpart: only a truncated but so far well-formed
+    // sequence ("\xE2\x80") is longer than its first byte.
+    EXPECT_EQ(u.length, bad == "\xE2\x80" ? 2u : 1u) << bad;
   }
   EXPECT_TRUE(decode_utf8("\xF0\x9F\x98\x80", 0).valid);
 }
 
-TEST(ClaimsIoEscape, TerminalTextShowsControlsBidiAndBadBytes) {
-  EXPECT_EQ(terminal_text("plain gate-id 1.2.3 /usr/lib"), "plain gate-id 1.2.3 /usr/lib");
-  EXPECT_EQ(terminal_text("a\x1b[31mred"), "a\\x1b[31mred");
-  EXPECT_EQ(terminal_text("line\nforged: ok"), "line\\x0aforged: ok");
-  EXPECT_EQ(terminal_text("tab\there"), "tab here");
-  EXPECT_EQ(terminal_text("gate-\xE2\x80\xAEko"), "gate-\\u202eko");
-  EXPECT_EQ(terminal_text("\xE2\x81\xA6x\xE2\x81\xA9"), "\\u2066x\\u2069");
-  EXPECT_EQ(terminal_text("cut \xC3"), "cut \\xc3");
-  EXPECT_EQ(terminal_text("\xC2\x9B"
+TEST(ClaimsIoEscape, TerminalSafeShowsControlsBidiAndBadBytes) {
+  EXPECT_EQ(terminal_safe("plain gate-id 1.2.3 /usr/lib"), "plain gate-id 1.2.3 /usr/lib");
+  EXPECT_EQ(terminal_safe("a\x1b[31mred"), "a\\x1b[31mred");
+  EXPECT_EQ(terminal_safe("line\nforged: ok"), "line\\x0aforged: ok");
+  EXPECT_EQ(terminal_safe("tab\there"), "tab\there");  // harmless on a terminal
+  EXPECT_EQ(terminal_safe("gate-\xE2\x80\xAEko"), "gate-\\u202eko");
+  EXPECT_EQ(terminal_safe("\xE2\x81\xA6x\xE2\x81\xA9"), "\\u2066x\\u2069");
+  EXPECT_EQ(terminal_safe("cut \xC3"), "cut \\xc3");
+  EXPECT_EQ(terminal_safe("\xC2\x9B"
                           "c1"),
             "\\u009bc1");
-  EXPECT_EQ(terminal_text("caf\xC3\xA9 \xE6\x97\xA5\xE6\x9C\xAC"),
+  EXPECT_EQ(terminal_safe("caf\xC3\xA9 \xE6\x97\xA5\xE6\x9C\xAC"),
             "caf\xC3\xA9 \xE6\x97\xA5\xE6\x9C\xAC");  // ordinary text stays
 }
 

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <thread>
 #include <vector>
 
@@ -207,6 +209,42 @@ TEST(AtomicWriteTest, ConcurrentWritersOfOneFileLeaveAWholeDocument) {
   EXPECT_EQ(names_in(t.dir()).size(), 1u);
 }
 
+// The evidence is replaced by a rename, never rewritten in place: a reader that
+// opened the old file keeps reading the whole old document, a symbolic link at
+// the target is replaced (not written through to wherever it points) and a
+// second hard link keeps the old contents.
+TEST(AtomicWriteTest, AReaderOfTheOldFileKeepsReadingIt) {
+  test::TempDir t;
+  const std::string old_doc(64 * 1024, 'o');
+  ASSERT_TRUE(write_file_atomically(t.dir(), "GATE.json", old_doc).ok());
+  std::ifstream reader(t.path("GATE.json"), std::ios::binary);
+  ASSERT_TRUE(reader.good());
+  ASSERT_TRUE(write_file_atomically(t.dir(), "GATE.json", "new").ok());
+  std::string seen((std::istreambuf_iterator<char>(reader)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(seen, old_doc);
+  EXPECT_EQ(test::read_file(t.path("GATE.json")), "new");
+}
+
+TEST(AtomicWriteTest, ASymlinkAtTheTargetIsReplacedNotWrittenThrough) {
+  test::TempDir t;
+  const std::string victim = t.write("elsewhere/victim.txt", "precious");
+  std::filesystem::create_directories(t.path("evidence"));
+  std::filesystem::create_symlink(victim, t.path("evidence/GATE.json"));
+  ASSERT_TRUE(write_file_atomically(t.path("evidence"), "GATE.json", "{}").ok());
+  EXPECT_EQ(test::read_file(victim), "precious");
+  EXPECT_FALSE(std::filesystem::is_symlink(t.path("evidence/GATE.json")));
+  EXPECT_EQ(test::read_file(t.path("evidence/GATE.json")), "{}");
+}
+
+TEST(AtomicWriteTest, ASecondHardLinkKeepsTheOldDocument) {
+  test::TempDir t;
+  ASSERT_TRUE(write_file_atomically(t.dir(), "GATE.json", "old").ok());
+  std::filesystem::create_hard_link(t.path("GATE.json"), t.path("copy.json"));
+  ASSERT_TRUE(write_file_atomically(t.dir(), "GATE.json", "new").ok());
+  EXPECT_EQ(test::read_file(t.path("copy.json")), "old");
+  EXPECT_EQ(test::read_file(t.path("GATE.json")), "new");
+}
+
 TEST(AtomicWriteTest, UnwritableDirectoryIsAnError) {
   auto r = write_file_atomically("/proc/jetgate-cannot-write-here", "a.json", "x");
   ASSERT_FALSE(r.ok());
@@ -249,6 +287,35 @@ TEST(GitShaTest, OrderAndValidation) {
   EXPECT_EQ(resolve_git_sha(env({{"GITHUB_SHA", "abc"}}), no_git).sha, "local");
   EXPECT_EQ(resolve_git_sha(env({}), [] { return std::optional<std::string>("garbage\n"); }).sha,
             "local");
+}
+
+// A commit is exactly 40 lowercase hex digits: a truncated or padded SHA, or
+// another spelling of one, would let evidence name a commit nobody can check out.
+TEST(GitShaTest, OnlyFortyLowercaseHexDigitsAreACommit) {
+  EXPECT_TRUE(is_commit_sha(kSha));
+  EXPECT_FALSE(is_commit_sha(kSha.substr(0, 39)));
+  EXPECT_FALSE(is_commit_sha(kSha + "8"));
+  EXPECT_FALSE(is_commit_sha(std::string(64, 'a')));  // a SHA-256 object name is not one
+  EXPECT_FALSE(is_commit_sha(""));
+  std::string upper = kSha;
+  upper[0] = 'A';
+  EXPECT_FALSE(is_commit_sha(upper));
+  std::string not_hex = kSha;
+  not_hex[39] = 'g';
+  EXPECT_FALSE(is_commit_sha(not_hex));
+  std::string nul = kSha;
+  nul[20] = '\0';
+  EXPECT_FALSE(is_commit_sha(nul));
+  // Through the resolver: a 39-digit GITHUB_SHA is skipped with a warning.
+  auto r = resolve_git_sha(
+      [](const char* n) -> std::optional<std::string> {
+        if (std::string(n) == "GITHUB_SHA") return kSha.substr(0, 39);
+        return std::nullopt;
+      },
+      [] { return std::optional<std::string>(); });
+  EXPECT_EQ(r.sha, "local");
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings[0].find("not 40 lowercase hex digits"), std::string::npos);
 }
 
 TEST(GitShaTest, LiveRepositoryGivesItsHead) {

@@ -5,6 +5,7 @@
 
 #include <chrono>
 
+#include "jetgate/core/utf8.hpp"
 #include "jetgate/evidence/probe_document.hpp"
 #include "jetgate/facts/cdi.hpp"
 #include "jetgate/facts/platform.hpp"
@@ -36,7 +37,7 @@ TEST(Utf8, ValidationAndReplacement) {
                           "b"s),
             "a\xEF\xBF\xBD"
             "b");
-  EXPECT_EQ(to_valid_utf8("\xe2\x82"s), "\xEF\xBF\xBD\xEF\xBF\xBD");
+  EXPECT_EQ(to_valid_utf8("\xe2\x82"s), "\xEF\xBF\xBD");  // one maximal subpart
   EXPECT_EQ(to_valid_utf8("ok µ"), "ok µ");
   json j = {{"a", "x\xfe"s}, {"b", {1, "\xc3"s}}, {"k\xff"s, "v"}};
   auto changed = replace_invalid_utf8(j, "/platform");

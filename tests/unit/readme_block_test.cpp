@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <deque>
+
 #include "claims_test_helpers.hpp"
 #include "jetgate/claims/support_table.hpp"
 #include "jetgate/report/support_markdown.hpp"
@@ -17,7 +19,9 @@ const char* kReadme =
     "jetgate:support:end -->\n\nAfter.\n";
 
 SupportMatrix matrix_of(std::vector<LoadedEvidence> v, const char* today = "2026-11-29") {
-  return build_support_matrix(EvidenceSet{std::move(v), {}},
+  // The matrix points into its evidence set, so each set lives as long as the test binary.
+  static std::deque<EvidenceSet> kept;
+  return build_support_matrix(kept.emplace_back(EvidenceSet{std::move(v), {}}),
                               JudgeRules{*evidence::parse_iso_date(today), 14, "", false});
 }
 

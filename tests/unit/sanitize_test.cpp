@@ -196,6 +196,16 @@ TEST(Sanitize, MalformedInputIsBoundedAndNeverCrashes) {
   std::string many = sanitize(many_lines);
   EXPECT_FALSE(contains(many, "10.1.2."));
   EXPECT_FALSE(contains(many, "/home/"));
+  // A whole text over the limit: cut at a line boundary, saying how much went.
+  std::string long_text;
+  while (long_text.size() < kMaxSanitizedText + 1000) long_text += "step ok\n";
+  long_text += "token ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R\n";
+  std::string bounded = sanitize(long_text);
+  EXPECT_LE(bounded.size(), kMaxSanitizedText + 80);
+  EXPECT_FALSE(contains(bounded, "ghp_"));
+  EXPECT_TRUE(contains(bounded, "[text cut: ")) << bounded.substr(bounded.size() - 100);
+  EXPECT_TRUE(contains(bounded, "step ok\n[text cut: "));  // whole lines kept
+  EXPECT_EQ(sanitize(std::string(kMaxSanitizedText, '\n')).size(), kMaxSanitizedText);
 }
 
 }  // namespace

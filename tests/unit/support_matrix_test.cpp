@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <deque>
+
 #include "claims_test_helpers.hpp"
 #include "jetgate/claims/evidence_verdict.hpp"
 #include "jetgate/claims/platform_key.hpp"
@@ -161,8 +163,10 @@ TEST(ClaimsPlatformKey, CudaMajorMinor) {
   EXPECT_EQ(cuda_major_minor(""), "");
 }
 
-EvidenceSet set_of(std::vector<LoadedEvidence> v) {
-  return EvidenceSet{std::move(v), {}};
+// The matrix points into its evidence set, so each set lives as long as the test binary.
+const EvidenceSet& set_of(std::vector<LoadedEvidence> v) {
+  static std::deque<EvidenceSet> kept;
+  return kept.emplace_back(EvidenceSet{std::move(v), {}});
 }
 
 TEST(ClaimsMatrix, NewestEvidenceDecidesSoANewerFailureWithdrawsSupport) {

@@ -44,9 +44,8 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
-CliRun run_jetgate(const std::vector<std::string>& args, const std::vector<std::string>& env) {
-  TempDir t;
-  std::string out_path = t.path("stdout"), err_path = t.path("stderr");
+pid_t spawn_jetgate(const std::vector<std::string>& args, const std::vector<std::string>& env,
+                    const std::string& out_path, const std::string& err_path, bool own_group) {
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
@@ -68,14 +67,28 @@ CliRun run_jetgate(const std::vector<std::string>& args, const std::vector<std::
   std::vector<char*> envp;
   for (auto& e : env_s) envp.push_back(e.data());
   envp.push_back(nullptr);
-  pid_t pid = 0;
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  if (own_group) {
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);
+  }
+  pid_t pid = -1;
+  if (posix_spawn(&pid, argv[0], &fa, &attr, argv.data(), envp.data()) != 0) pid = -1;
+  posix_spawnattr_destroy(&attr);
+  posix_spawn_file_actions_destroy(&fa);
+  return pid;
+}
+
+CliRun run_jetgate(const std::vector<std::string>& args, const std::vector<std::string>& env) {
+  TempDir t;
+  std::string out_path = t.path("stdout"), err_path = t.path("stderr");
   CliRun run;
-  if (posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), envp.data()) != 0) {
-    posix_spawn_file_actions_destroy(&fa);
+  pid_t pid = spawn_jetgate(args, env, out_path, err_path);
+  if (pid < 0) {
     run.err = "spawn failed";
     return run;
   }
-  posix_spawn_file_actions_destroy(&fa);
   int status = 0;
   waitpid(pid, &status, 0);
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

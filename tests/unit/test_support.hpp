@@ -2,6 +2,8 @@
 // jetgate binary, fixture paths.
 #pragma once
 
+#include <sys/types.h>
+
 #include <string>
 #include <vector>
 
@@ -34,6 +36,14 @@ struct CliRun {
 // Runs the built jetgate binary with args (no shell), capturing stdout and
 // stderr; env entries "K=V" are added to the environment.
 CliRun run_jetgate(const std::vector<std::string>& args, const std::vector<std::string>& env = {});
+
+// Starts the built jetgate with args (no shell; under the emulator when the
+// tests run cross-built), stdin /dev/null, stdout and stderr to the two files;
+// env entries "K=V" are added to the environment. With own_group it leads a
+// process group of its own, as a shell job would. Returns its pid, or -1.
+pid_t spawn_jetgate(const std::vector<std::string>& args, const std::vector<std::string>& env,
+                    const std::string& out_path, const std::string& err_path,
+                    bool own_group = false);
 
 std::string fixtures_dir();  // tests/fixtures
 std::string source_dir();    // repository root

@@ -49,13 +49,15 @@ TEST(Utf8Test, EachMaximalIllFormedSubpartBecomesOneReplacement) {
 
 TEST(Utf8Test, TerminalSafeEscapesControlsAndBidiOverrides) {
   EXPECT_EQ(terminal_safe("gate\x1b[2J\x07"), "gate\\x1b[2J\\x07");
-  EXPECT_EQ(terminal_safe("a\nb\rc\td\x7f"), "a\\nb\\rc\td\\x7f");
+  EXPECT_EQ(terminal_safe("a\nb\rc\td\x7f"), "a\\x0ab\\x0dc\td\\x7f");
   EXPECT_EQ(terminal_safe("x\xc2\x9by"), "x\\u009by");  // C1 CSI
   // "Trojan Source": RLO, LRI, PDI, zero-width space, BOM.
   EXPECT_EQ(terminal_safe("id\xe2\x80\xae"
                           "cba\xe2\x81\xa6\xe2\x81\xa9\xe2\x80\x8b\xef\xbb\xbf"),
             "id\\u202ecba\\u2066\\u2069\\u200b\\ufeff");
-  EXPECT_EQ(terminal_safe("bad \xff byte"), "bad " + kFffd + " byte");
+  EXPECT_EQ(terminal_safe("bad \xff byte"), "bad \\xff byte");  // says which byte
+  EXPECT_EQ(terminal_safe("cut \xe2\x82"), "cut \\xe2\\x82");
+  EXPECT_EQ(terminal_safe("\xe2\x80\xa8line separator"), "\\u2028line separator");
   EXPECT_EQ(terminal_safe("Grüße 🚀"), "Grüße 🚀");
 }
 

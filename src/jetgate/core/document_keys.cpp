@@ -14,6 +14,10 @@ const nlohmann::json* find(const nlohmann::json& doc, const Pointer& p) {
   }
 }
 
+const nlohmann::json* find(const nlohmann::json& doc, const char* pointer) {
+  return find(doc, Pointer(pointer));
+}
+
 std::string string_at(const nlohmann::json& doc, const Pointer& p) {
   const auto* v = find(doc, p);
   return v && v->is_string() ? v->get<std::string>() : std::string();

@@ -65,6 +65,9 @@ inline const Pointer kDirty{"/dirty"};
 
 // The value at p, or nullptr when any step is missing or the value is null. Never throws.
 const nlohmann::json* find(const nlohmann::json& doc, const Pointer& p);
+// find() for a pointer spelled in the caller's code (a key inside a sub-document,
+// such as "/tegra/l4t" under /platform); the spelling must be a valid pointer.
+const nlohmann::json* find(const nlohmann::json& doc, const char* pointer);
 // The string at p, or "" when missing or not a string.
 std::string string_at(const nlohmann::json& doc, const Pointer& p);
 // The boolean at p, or nullopt.

@@ -5,17 +5,10 @@
 #include <cstdint>
 
 namespace jetgate {
-namespace {
-
-struct Decoded {
-  char32_t code_point = 0;
-  std::size_t length = 1;  // bytes consumed (the maximal subpart when invalid)
-  bool valid = false;
-};
 
 // Well-formed UTF-8 byte sequences, Table 3-7 of the Unicode Standard: the
 // second byte's range depends on the first; the others are 80..BF.
-Decoded decode_one(std::string_view s, std::size_t pos) {
+Utf8Unit decode_utf8(std::string_view s, std::size_t pos) {
   auto byte = [&](std::size_t i) { return static_cast<std::uint8_t>(s[i]); };
   const std::uint8_t b0 = byte(pos);
   if (b0 < 0x80) return {b0, 1, true};
@@ -36,29 +29,22 @@ Decoded decode_one(std::string_view s, std::size_t pos) {
     if (b0 == 0xF0) lo = 0x90;
     if (b0 == 0xF4) hi = 0x8F;  // nothing above U+10FFFF
   } else {
-    return {0, 1, false};
+    return {b0, 1, false};
   }
   std::size_t i = 1;
   for (; i <= need; ++i) {
-    if (pos + i >= s.size()) return {0, i, false};
+    if (pos + i >= s.size()) return {b0, i, false};
     const std::uint8_t b = byte(pos + i);
     const std::uint8_t first_lo = i == 1 ? lo : 0x80, first_hi = i == 1 ? hi : 0xBF;
-    if (b < first_lo || b > first_hi) return {0, i, false};
+    if (b < first_lo || b > first_hi) return {b0, i, false};
     cp = (cp << 6) | (b & 0x3Fu);
   }
   return {cp, need + 1, true};
 }
 
-bool is_invisible_format(char32_t c) {
-  return c == 0x061C || (c >= 0x200B && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) ||
-         (c >= 0x2060 && c <= 0x2069) || c == 0xFEFF;
-}
-
-}  // namespace
-
 bool is_valid_utf8(std::string_view s) {
   for (std::size_t pos = 0; pos < s.size();) {
-    auto d = decode_one(s, pos);
+    auto d = decode_utf8(s, pos);
     if (!d.valid) return false;
     pos += d.length;
   }
@@ -70,7 +56,7 @@ std::string to_valid_utf8(std::string_view s) {
   std::string out;
   out.reserve(s.size() + 8);
   for (std::size_t pos = 0; pos < s.size();) {
-    auto d = decode_one(s, pos);
+    auto d = decode_utf8(s, pos);
     if (d.valid)
       out.append(s.substr(pos, d.length));
     else
@@ -80,26 +66,39 @@ std::string to_valid_utf8(std::string_view s) {
   return out;
 }
 
+bool is_invisible_control(char32_t cp) {
+  return cp == 0x061C || (cp >= 0x200B && cp <= 0x200F) || (cp >= 0x2028 && cp <= 0x202E) ||
+         (cp >= 0x2060 && cp <= 0x2064) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0xFEFF ||
+         (cp >= 0xFFF9 && cp <= 0xFFFB);
+}
+
+bool needs_visible_form(const Utf8Unit& u) {
+  if (!u.valid) return true;
+  const char32_t cp = u.code_point;
+  return cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F) || is_invisible_control(cp);
+}
+
+void append_visible_form(std::string& out, std::string_view raw, const Utf8Unit& u) {
+  if (!u.valid) {
+    for (char c : raw) out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+  } else if (u.code_point < 0x20 || u.code_point == 0x7F) {
+    out += fmt::format("\\x{:02x}", static_cast<unsigned>(u.code_point));
+  } else {
+    out += fmt::format("\\u{:04x}", static_cast<unsigned>(u.code_point));
+  }
+}
+
 std::string terminal_safe(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   for (std::size_t pos = 0; pos < s.size();) {
-    auto d = decode_one(s, pos);
-    const char32_t c = d.code_point;
-    if (!d.valid) {
-      out.append(kReplacementCharacter);
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if ((c < 0x20 && c != '\t') || c == 0x7F) {
-      out += fmt::format("\\x{:02x}", static_cast<unsigned>(c));
-    } else if ((c >= 0x80 && c <= 0x9F) || is_invisible_format(c)) {
-      out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
-    } else {
-      out.append(s.substr(pos, d.length));
-    }
-    pos += d.length;
+    const Utf8Unit u = decode_utf8(s, pos);
+    const std::string_view raw = s.substr(pos, u.length);
+    pos += u.length;
+    if (needs_visible_form(u) && !(u.valid && u.code_point == '\t'))
+      append_visible_form(out, raw, u);
+    else
+      out += raw;
   }
   return out;
 }

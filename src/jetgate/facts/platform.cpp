@@ -4,6 +4,7 @@
 
 #include <charconv>
 
+#include "jetgate/core/utf8.hpp"
 #include "jetgate/facts/collect_context.hpp"
 #include "jetgate/facts/os_release.hpp"
 #include "jetgate/facts/text.hpp"

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <regex>
 
+#include "jetgate/core/document_keys.hpp"
 #include "jetgate/facts/text.hpp"
 
 namespace jetgate::facts {
@@ -23,13 +24,8 @@ std::optional<int> cores_in(const std::string& name) {
   return std::stoi(m[1].str());
 }
 
-const nlohmann::json* at(const nlohmann::json& j, const char* pointer) {
-  auto ptr = nlohmann::json::json_pointer(pointer);
-  return j.contains(ptr) ? &j.at(ptr) : nullptr;
-}
-
 std::optional<std::int64_t> hz_at(const nlohmann::json& j, const char* pointer) {
-  const auto* v = at(j, pointer);
+  const auto* v = keys::find(j, pointer);
   if (!v || !v->is_number_integer()) return std::nullopt;
   return v->get<std::int64_t>();
 }
@@ -133,14 +129,14 @@ std::optional<std::int64_t> highest_frequency(std::string_view text) {
 }
 
 std::optional<std::string> power_advice(const nlohmann::json& platform) {
-  const auto* tegra = at(platform, "/tegra/is_tegra");
+  const auto* tegra = keys::find(platform, "/tegra/is_tegra");
   if (!tegra || !tegra->is_boolean() || !tegra->get<bool>()) return std::nullopt;
   std::vector<std::string> findings;
   std::optional<std::string> command;
 
-  const auto* id = at(platform, "/power/nvpmodel/mode_id");
-  const auto* name = at(platform, "/power/nvpmodel/mode_name");
-  const auto* fastest = at(platform, "/power/nvpmodel/fastest_mode_id");
+  const auto* id = keys::find(platform, "/power/nvpmodel/mode_id");
+  const auto* name = keys::find(platform, "/power/nvpmodel/mode_name");
+  const auto* fastest = keys::find(platform, "/power/nvpmodel/fastest_mode_id");
   if (id && id->is_number_integer() && fastest && fastest->is_number_integer() &&
       id->get<int>() != fastest->get<int>()) {
     std::string shown = name && name->is_string() ? name->get<std::string>()
@@ -153,7 +149,7 @@ std::optional<std::string> power_advice(const nlohmann::json& platform) {
   if (auto gpu = clock_below_max(platform, "GPU", "/power/gpu/cur_hz",
                                  {"/power/gpu/max_hz", "/power/gpu/available_max_hz"}))
     findings.push_back(*gpu);
-  const auto* clocks = at(platform, "/power/jetson_clocks/in_effect");
+  const auto* clocks = keys::find(platform, "/power/jetson_clocks/in_effect");
   bool clocks_off = clocks && clocks->is_boolean() && !clocks->get<bool>();
   if (findings.empty() && !clocks_off) return std::nullopt;
   if (findings.empty()) findings.push_back("jetson_clocks not in effect");

@@ -25,11 +25,4 @@ bool is_printable_text(std::string_view s);
 int compare_versions(std::string_view a, std::string_view b);
 // "36.4.3" -> true; "36.4", "36.4.x" -> false (for nparts = 3).
 bool is_numeric_version(std::string_view s, int nparts);
-// True when s is well-formed UTF-8 (no overlong forms, surrogates or code
-// points above U+10FFFF).
-bool is_valid_utf8(std::string_view s);
-// s with every byte sequence that is not UTF-8 replaced by U+FFFD, so the
-// string can go into JSON, Markdown or a terminal. Valid input is unchanged.
-std::string to_valid_utf8(std::string_view s);
-
 }  // namespace jetgate::facts

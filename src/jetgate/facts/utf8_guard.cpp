@@ -1,5 +1,6 @@
 #include "jetgate/facts/utf8_guard.hpp"
 
+#include "jetgate/core/utf8.hpp"
 #include "jetgate/facts/text.hpp"
 
 namespace jetgate::facts {

@@ -5,17 +5,11 @@
 #include <algorithm>
 #include <cctype>
 
+#include "jetgate/core/document_keys.hpp"
 #include "jetgate/gate/policy_parse_detail.hpp"
 
 namespace jetgate::gate {
 namespace {
-
-const nlohmann::json* at(const nlohmann::json& j, const char* pointer) {
-  nlohmann::json::json_pointer p(pointer);
-  if (!j.is_object() || !j.contains(p)) return nullptr;
-  const auto& v = j.at(p);
-  return v.is_null() ? nullptr : &v;
-}
 
 std::string shown(const nlohmann::json* v) {
   if (!v) return "unknown";
@@ -24,14 +18,14 @@ std::string shown(const nlohmann::json* v) {
 
 RequirementOutcome arch_outcome(const std::vector<std::string>& arch,
                                 const nlohmann::json& platform) {
-  const auto* a = at(platform, "/arch");
+  const auto* a = keys::find(platform, "/arch");
   bool met = a && a->is_string() &&
              std::find(arch.begin(), arch.end(), a->get<std::string>()) != arch.end();
   return {fmt::format("arch in [{}]", fmt::join(arch, ", ")), met, "arch is " + shown(a)};
 }
 
 RequirementOutcome tegra_outcome(bool want, const nlohmann::json& platform) {
-  const auto* t = at(platform, "/tegra/is_tegra");
+  const auto* t = keys::find(platform, "/tegra/is_tegra");
   bool met = t && t->is_boolean() && t->get<bool>() == want;
   return {fmt::format("is_tegra = {}", want), met, "is_tegra is " + shown(t)};
 }
@@ -57,7 +51,7 @@ std::string range_label(const char* what, const VersionRange& range) {
 }
 
 RequirementOutcome l4t_outcome(const VersionRange& range, const nlohmann::json& platform) {
-  const auto* l = at(platform, "/tegra/l4t");
+  const auto* l = keys::find(platform, "/tegra/l4t");
   std::string label = range_label("an L4T release", range);
   if (!l || !l->is_string()) return {label, false, "no L4T release detected"};
   std::string v = l->get<std::string>();
@@ -73,11 +67,11 @@ std::string leading_version(const std::string& jetpack) {
 RequirementOutcome jetpack_outcome(const VersionRange& range, const nlohmann::json& platform) {
   std::string label = range_label("a JetPack", range);
   std::vector<std::string> versions;
-  if (const auto* list = at(platform, "/tegra/jetpack_versions"); list && list->is_array())
+  if (const auto* list = keys::find(platform, "/tegra/jetpack_versions"); list && list->is_array())
     for (const auto& v : *list)
       if (v.is_string()) versions.push_back(v.get<std::string>());
   if (versions.empty())
-    if (const auto* one = at(platform, "/tegra/jetpack"); one && one->is_string())
+    if (const auto* one = keys::find(platform, "/tegra/jetpack"); one && one->is_string())
       versions.push_back(one->get<std::string>());
   if (versions.empty()) return {label, false, "no JetPack known for this L4T release"};
   bool met = std::any_of(versions.begin(), versions.end(),
@@ -105,22 +99,22 @@ RequirementOutcome any_of_outcome(const char* what, const std::vector<std::strin
 
 RequirementOutcome module_outcome(const std::vector<std::string>& wanted,
                                   const nlohmann::json& platform) {
-  const auto* name = at(platform, "/tegra/module");
-  const auto* part = at(platform, "/tegra/part_number");
+  const auto* name = keys::find(platform, "/tegra/module");
+  const auto* part = keys::find(platform, "/tegra/part_number");
   return any_of_outcome("module", wanted, {name, part},
                         fmt::format("module is {} (part number {})", shown(name), shown(part)));
 }
 
 RequirementOutcome soc_outcome(const std::vector<std::string>& wanted,
                                const nlohmann::json& platform) {
-  const auto* soc = at(platform, "/tegra/soc");
+  const auto* soc = keys::find(platform, "/tegra/soc");
   return any_of_outcome("soc", wanted, {soc}, "SoC is " + shown(soc));
 }
 
 RequirementOutcome power_mode_outcome(const std::vector<std::string>& wanted,
                                       const nlohmann::json& platform) {
-  const auto* name = at(platform, "/power/nvpmodel/mode_name");
-  const auto* id = at(platform, "/power/nvpmodel/mode_id");
+  const auto* name = keys::find(platform, "/power/nvpmodel/mode_name");
+  const auto* id = keys::find(platform, "/power/nvpmodel/mode_id");
   nlohmann::json id_text = id && id->is_number_integer()
                                ? nlohmann::json(std::to_string(id->get<std::int64_t>()))
                                : nlohmann::json();
@@ -129,9 +123,9 @@ RequirementOutcome power_mode_outcome(const std::vector<std::string>& wanted,
 }
 
 RequirementOutcome cuda_outcome(const nlohmann::json& gpu) {
-  const auto* loaded = at(gpu, "/driver/loaded");
-  const auto* count = at(gpu, "/device_count");
-  const auto* error = at(gpu, "/driver/error");
+  const auto* loaded = keys::find(gpu, "/driver/loaded");
+  const auto* count = keys::find(gpu, "/device_count");
+  const auto* error = keys::find(gpu, "/driver/error");
   if (!loaded || !loaded->is_boolean() || !loaded->get<bool>())
     return {"a CUDA driver and device", false,
             "no CUDA driver" + (error ? ": " + shown(error) : std::string())};
@@ -140,7 +134,7 @@ RequirementOutcome cuda_outcome(const nlohmann::json& gpu) {
 }
 
 RequirementOutcome driver_outcome(const std::string& min, const nlohmann::json& gpu) {
-  const auto* v = at(gpu, "/driver/version");
+  const auto* v = keys::find(gpu, "/driver/version");
   std::optional<int> c;
   if (v && v->is_string()) c = compare_version_prefix(v->get<std::string>(), min);
   return {"CUDA driver >= " + min, c && *c >= 0, "CUDA driver version is " + shown(v)};
@@ -148,7 +142,7 @@ RequirementOutcome driver_outcome(const std::string& min, const nlohmann::json& 
 
 RequirementOutcome memory_outcome(std::int64_t min, const nlohmann::json& gpu) {
   std::int64_t best = -1;
-  if (const auto* devs = at(gpu, "/devices"); devs && devs->is_array())
+  if (const auto* devs = keys::find(gpu, "/devices"); devs && devs->is_array())
     for (const auto& d : *devs)
       if (d.is_object() && d.contains("total_memory_bytes") &&
           d["total_memory_bytes"].is_number_integer())

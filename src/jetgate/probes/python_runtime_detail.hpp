@@ -3,6 +3,7 @@
 // outside probes/.
 #pragma once
 
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -27,6 +28,15 @@ enum class Want { string, boolean, integer, number };
 // Copies src[key] into dst[key] only when it has the type jetgate expects; a
 // document from another script version never puts a wrong type in evidence.
 void copy_typed(nlohmann::json& dst, const nlohmann::json& src, const char* key, Want want);
+
+struct TypedField {
+  const char* key;
+  Want want;
+};
+// copy_typed() for each field; with `null_first`, every field is first set to
+// null, so the key is present (unknown) when src lacks it or has a wrong type.
+void copy_fields(nlohmann::json& dst, const nlohmann::json& src,
+                 std::initializer_list<TypedField> fields, bool null_first = false);
 
 // One kernel check of a compute step, every key present, wrong types null:
 // {"ran", "elements", "max_abs_error", "tolerance", "max_error_ratio",

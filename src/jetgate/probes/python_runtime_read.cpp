@@ -63,24 +63,27 @@ void copy_typed(json& dst, const json& src, const char* key, Want want) {
   }
 }
 
+void copy_fields(json& dst, const json& src, std::initializer_list<TypedField> fields,
+                 bool null_first) {
+  for (const auto& f : fields) {
+    if (null_first) dst[f.key] = nullptr;
+    copy_typed(dst, src, f.key, f.want);
+  }
+}
+
 json read_check(const json& src) {
-  json c = {{"ran", nullptr},
-            {"elements", nullptr},
-            {"max_abs_error", nullptr},
-            {"tolerance", nullptr},
-            {"max_error_ratio", nullptr},
-            {"beyond_tolerance", nullptr},
-            {"non_finite", nullptr},
-            {"error", nullptr}};
+  json c = json::object();
+  copy_fields(c, src.is_object() ? src : json::object(),
+              {{"ran", Want::boolean},
+               {"elements", Want::integer},
+               {"max_abs_error", Want::number},
+               {"tolerance", Want::number},
+               {"max_error_ratio", Want::number},
+               {"beyond_tolerance", Want::integer},
+               {"non_finite", Want::integer},
+               {"error", Want::string}},
+              /*null_first=*/true);
   if (!src.is_object()) return c;
-  copy_typed(c, src, "ran", Want::boolean);
-  copy_typed(c, src, "elements", Want::integer);
-  copy_typed(c, src, "max_abs_error", Want::number);
-  copy_typed(c, src, "tolerance", Want::number);
-  copy_typed(c, src, "max_error_ratio", Want::number);
-  copy_typed(c, src, "beyond_tolerance", Want::integer);
-  copy_typed(c, src, "non_finite", Want::integer);
-  copy_typed(c, src, "error", Want::string);
   if (src.contains("backend")) {
     c["backend"] = nullptr;
     copy_typed(c, src, "backend", Want::string);
@@ -97,6 +100,7 @@ json read_check(const json& src) {
 
 namespace {
 
+using detail::copy_fields;
 using detail::copy_typed;
 using detail::kMaxFactText;
 using detail::printable;
@@ -191,22 +195,25 @@ json blank_facts(const std::string& python) {
           {"bitsandbytes", bnb}};
 }
 
-void copy_errors(json& dst, const json& src) {
-  auto it = src.find("errors");
-  if (it == src.end() || !it->is_object()) return;
-  for (const auto& [name, message] : it->items()) {
-    if (dst.size() >= kMaxErrorEntries) break;
-    if (message.is_string())
-      dst[printable(name, 100)] = printable(message.get_ref<const std::string&>(), kMaxFactText);
-  }
-}
-
 // One step as read: its facts, or why there are none.
 struct StepReading {
   std::optional<json> facts;
   std::string failure;    // no facts: what happened
   std::string exit_note;  // facts, but the process then ended badly
 };
+
+// The step's own "errors" object, and how its process ended when that was bad.
+void copy_errors(json& dst, const StepReading& r) {
+  auto it = r.facts->find("errors");
+  if (it != r.facts->end() && it->is_object()) {
+    for (const auto& [name, message] : it->items()) {
+      if (dst.size() >= kMaxErrorEntries) break;
+      if (message.is_string())
+        dst[printable(name, 100)] = printable(message.get_ref<const std::string&>(), kMaxFactText);
+    }
+  }
+  if (!r.exit_note.empty()) dst["process"] = r.exit_note;
+}
 
 StepReading read_step(const proc::ChildOutcome& o, std::string_view step) {
   StepReading r;
@@ -252,8 +259,7 @@ void read_basics(json& f, const proc::ChildOutcome& o) {
   const json& b = *r.facts;
   for (const char* key : {"executable", "version", "implementation", "machine"})
     copy_typed(f, b, key, Want::string);
-  copy_errors(f["errors"], b);
-  if (!r.exit_note.empty()) f["errors"]["process"] = r.exit_note;
+  copy_errors(f["errors"], r);
   json& torch = f["torch"];
   if (auto it = b.find("torch_metadata_version"); it != b.end() && it->is_string())
     torch["metadata_version"] = printable(it->get_ref<const std::string&>(), kMaxFactText);
@@ -284,30 +290,28 @@ void read_torch(json& torch, const proc::ChildOutcome& o) {
     return;
   }
   const json& t = *r.facts;
-  copy_typed(torch, t, "imported", Want::boolean);
-  copy_typed(torch, t, "version", Want::string);
-  copy_typed(torch, t, "cuda_build", Want::boolean);
-  copy_typed(torch, t, "cuda_version", Want::string);
-  copy_typed(torch, t, "cuda_available", Want::boolean);
-  copy_typed(torch, t, "device_count", Want::integer);
-  copy_typed(torch, t, "cudnn_available", Want::boolean);
-  copy_typed(torch, t, "cudnn_version", Want::integer);
+  copy_fields(torch, t,
+              {{"imported", Want::boolean},
+               {"version", Want::string},
+               {"cuda_build", Want::boolean},
+               {"cuda_version", Want::string},
+               {"cuda_available", Want::boolean},
+               {"device_count", Want::integer},
+               {"cudnn_available", Want::boolean},
+               {"cudnn_version", Want::integer}});
   torch["arch_list"] = read_arch_list(t);
   if (auto it = t.find("device"); it != t.end() && it->is_object()) {
-    json device = {{"index", nullptr},
-                   {"name", nullptr},
-                   {"capability", nullptr},
-                   {"total_memory_bytes", nullptr},
-                   {"integrated", nullptr}};
-    copy_typed(device, *it, "index", Want::integer);
-    copy_typed(device, *it, "name", Want::string);
-    copy_typed(device, *it, "capability", Want::string);
-    copy_typed(device, *it, "total_memory_bytes", Want::integer);
-    copy_typed(device, *it, "integrated", Want::boolean);
+    json device = json::object();
+    copy_fields(device, *it,
+                {{"index", Want::integer},
+                 {"name", Want::string},
+                 {"capability", Want::string},
+                 {"total_memory_bytes", Want::integer},
+                 {"integrated", Want::boolean}},
+                /*null_first=*/true);
     torch["device"] = device;
   }
-  copy_errors(torch["errors"], t);
-  if (!r.exit_note.empty()) torch["errors"]["process"] = r.exit_note;
+  copy_errors(torch["errors"], r);
   if (torch["errors"].contains("import torch")) torch["error"] = torch["errors"]["import torch"];
 }
 
@@ -323,8 +327,7 @@ void read_compute(json& compute, const proc::ChildOutcome& o, std::string_view s
   for (const char* name : checks)
     if (auto it = r.facts->find(name); it != r.facts->end() && it->is_object())
       compute[name] = detail::read_check(*it);
-  copy_errors(compute["errors"], *r.facts);
-  if (!r.exit_note.empty()) compute["errors"]["process"] = r.exit_note;
+  copy_errors(compute["errors"], r);
 }
 
 void read_bitsandbytes_native(json& native, const proc::ChildOutcome& o) {
@@ -335,15 +338,14 @@ void read_bitsandbytes_native(json& native, const proc::ChildOutcome& o) {
     native["error"] = r.failure;
     return;
   }
-  const json& n = *r.facts;
-  copy_typed(native, n, "loads", Want::boolean);
-  copy_typed(native, n, "cuda", Want::boolean);
-  copy_typed(native, n, "library", Want::string);
-  copy_typed(native, n, "backend", Want::string);
-  copy_typed(native, n, "module_version", Want::string);
-  copy_typed(native, n, "error", Want::string);
-  copy_errors(native["errors"], n);
-  if (!r.exit_note.empty()) native["errors"]["process"] = r.exit_note;
+  copy_fields(native, *r.facts,
+              {{"loads", Want::boolean},
+               {"cuda", Want::boolean},
+               {"library", Want::string},
+               {"backend", Want::string},
+               {"module_version", Want::string},
+               {"error", Want::string}});
+  copy_errors(native["errors"], r);
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#include "jetgate/report/text_escape.hpp"
+#include "jetgate/core/utf8.hpp"
 
 namespace jetgate::report {
 
@@ -13,7 +13,7 @@ namespace {
 
 std::string text_or(const nlohmann::json& j, const char* key, const std::string& fallback) {
   if (j.is_object() && j.contains(key) && j[key].is_string())
-    return terminal_text(j[key].get<std::string>());
+    return terminal_safe(j[key].get<std::string>());
   return fallback;
 }
 
@@ -31,7 +31,7 @@ std::string driver_line(const nlohmann::json& gpu) {
                                  text_or(drv, "library", "?"), text_or(drv, "version", "?"),
                                  static_cast<long long>(number_or(gpu, "device_count", 0)));
   if (drv.contains("error") && drv["error"].is_string())
-    line += fmt::format("  error: {}\n", terminal_text(drv["error"].get<std::string>()));
+    line += fmt::format("  error: {}\n", terminal_safe(drv["error"].get<std::string>()));
   return line;
 }
 
@@ -50,7 +50,7 @@ std::string device_line(const nlohmann::json& d) {
   const double peak = number_or(d, "theoretical_bandwidth_gbps", -1);
   if (peak > 0) line += fmt::format(", peak {:.1f} GB/s", peak);
   if (d.contains("error") && d["error"].is_string())
-    line += fmt::format(" (error: {})", terminal_text(d["error"].get<std::string>()));
+    line += fmt::format(" (error: {})", terminal_safe(d["error"].get<std::string>()));
   return line + "\n";
 }
 
@@ -105,14 +105,14 @@ std::string render_cuda_text(const probes::CudaSection& section) {
   if (section.gpu.is_object() && section.gpu.contains("devices") &&
       section.gpu["devices"].is_array())
     for (const auto& d : section.gpu["devices"]) out += device_line(d);
-  for (const auto& note : section.notes) out += fmt::format("  note: {}\n", terminal_text(note));
+  for (const auto& note : section.notes) out += fmt::format("  note: {}\n", terminal_safe(note));
   if (section.probes.empty()) return out;
   out += fmt::format("\n{:<10} {:<8} {:>9}  {}\n", "probe", "status", "time", "values");
   for (const auto& r : section.probes) {
     out += fmt::format("{:<10} {:<8} {:>7.0f}ms  {}\n", r.id, probes::to_string(r.status),
                        r.duration_ms, key_values(r));
     if (!r.reason.empty())
-      out += fmt::format("{:<10} {:<8} {:>9}  {}\n", "", "", "", terminal_text(r.reason));
+      out += fmt::format("{:<10} {:<8} {:>9}  {}\n", "", "", "", terminal_safe(r.reason));
   }
   return out;
 }

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "jetgate/core/json_text.hpp"
-#include "jetgate/report/text_escape.hpp"
+#include "jetgate/core/utf8.hpp"
 
 namespace jetgate::report {
 namespace {
@@ -22,7 +22,7 @@ std::string show(const json& doc, const std::string& pointer,
 }
 
 void row(std::string& out, const std::string& label, const std::string& value) {
-  out += fmt::format("  {:<18} {}\n", label + ":", terminal_text(value));
+  out += fmt::format("  {:<18} {}\n", label + ":", terminal_safe(value));
 }
 
 std::string gib(const json& doc, const std::string& pointer) {
@@ -54,8 +54,8 @@ void driver_stack(std::string& out, const json& p) {
   for (const auto& n : d.value("device_nodes", json::array())) {
     if (n.value("present", false))
       present += fmt::format("{}    {} ({} {})\n", present.empty() ? "" : "",
-                             terminal_text(n.value("path", "")), terminal_text(n.value("type", "")),
-                             terminal_text(n.value("mode", "")));
+                             terminal_safe(n.value("path", "")), terminal_safe(n.value("type", "")),
+                             terminal_safe(n.value("mode", "")));
   }
   out += "  Device nodes:\n";
   out += present.empty() ? "    none of the known GPU device nodes\n" : present;
@@ -210,8 +210,8 @@ std::string render_platform_text(const json& p) {
 std::string render_warnings_text(const json& warnings) {
   std::string out;
   for (const auto& w : warnings)
-    out += fmt::format("warning: {}: {}\n", terminal_text(w.value("source", "")),
-                       terminal_text(w.value("message", "")));
+    out += fmt::format("warning: {}: {}\n", terminal_safe(w.value("source", "")),
+                       terminal_safe(w.value("message", "")));
   return out;
 }
 

@@ -10,8 +10,8 @@
 #include <optional>
 #include <regex>
 
+#include "jetgate/core/utf8.hpp"
 #include "jetgate/report/sanitize_rules.hpp"
-#include "jetgate/report/text_escape.hpp"
 
 namespace jetgate::report {
 namespace {
@@ -223,6 +223,14 @@ SanitizeOptions sanitize_options_for_this_machine() {
 SanitizeResult sanitize_counting(std::string_view text, const SanitizeOptions& options) {
   Sanitizer sanitizer(options);
   std::string& out = sanitizer.result().text;
+  std::size_t cut = 0;
+  if (text.size() > kMaxSanitizedText) {
+    auto keep = text.substr(0, kMaxSanitizedText);
+    auto nl = keep.rfind('\n');
+    keep = keep.substr(0, nl == std::string_view::npos ? 0 : nl + 1);
+    cut = text.size() - keep.size();
+    text = keep;
+  }
   bool first = true;
   std::size_t pos = 0;
   while (pos <= text.size()) {
@@ -239,6 +247,9 @@ SanitizeResult sanitize_counting(std::string_view text, const SanitizeOptions& o
   }
   // Keep a final newline (the loop emits one per line but the last).
   if (!text.empty() && text.back() == '\n' && !out.empty() && out.back() != '\n') out += '\n';
+  if (cut > 0)
+    out += "[text cut: " + std::to_string(cut) + " more bytes; the limit is " +
+           std::to_string(kMaxSanitizedText) + "]\n";
   return std::move(sanitizer.result());
 }
 

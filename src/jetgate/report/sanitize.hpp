@@ -35,6 +35,11 @@ SanitizeOptions sanitize_options_for_this_machine();
 // (so none can split a token from its rule or reorder what a reader sees).
 inline constexpr std::size_t kMaxSanitizedLine = 4096;
 
+// Text beyond kMaxSanitizedText bytes is cut at a line boundary, with a line
+// saying how much was cut: the work stays bounded on any input, and GitHub
+// refuses issue bodies over 65,536 characters anyway.
+inline constexpr std::size_t kMaxSanitizedText = 65536;
+
 std::string sanitize(std::string_view text, const SanitizeOptions& options = {});
 
 struct SanitizeResult {
