@@ -6,8 +6,8 @@ test binary incrementally and runs it. A mutant the suite does not fail on
 "survives": a plausible bug no test would catch. Prints every survivor and the kill
 ratio; exits 1 when any mutant survives (or with --allow-survivors, 0).
 
-Usage: scripts/mutate.py [--work DIR] [--only ID[,ID...]] [--jobs N] [--timeout S]
-                         [--allow-survivors]
+Usage: scripts/mutate.py [--work DIR] [--only ID[,ID...]] [--jobs N] [--shards N]
+                         [--timeout S] [--allow-survivors] [--list]
 
 A mutant whose original text is no longer in its file is reported STALE (the code
 moved on: update the mutant) and counts neither way; one that no longer compiles is
@@ -173,16 +173,43 @@ def build(tree: Path, jobs: int):
                timeout=3600)
 
 
-def run_tests(tree: Path, timeout: int):
+def run_tests(tree: Path, timeout: int, shards: int):
+    """Runs the suite in `shards` gtest shards at once; the first failing shard ends the run."""
     binary = tree / "build" / "tests" / "jetgate_tests"
-    env = dict(os.environ, JETGATE_TEST_TMP=str(tree / "build" / "tests" / "tmp"))
+    procs = []
+    for index in range(shards):
+        env = dict(os.environ, JETGATE_TEST_TMP=str(tree / "build" / "tests" / "tmp"),
+                   GTEST_TOTAL_SHARDS=str(shards), GTEST_SHARD_INDEX=str(index))
+        procs.append(subprocess.Popen([str(binary), "--gtest_brief=1", "--gtest_fail_fast"],
+                                      cwd=tree / "build" / "tests", env=env, stdout=subprocess.PIPE,
+                                      stderr=subprocess.STDOUT, text=True, errors="replace",
+                                      start_new_session=True))
+    deadline = time.time() + timeout
+    outcome = (True, "")
     try:
-        r = run([str(binary), "--gtest_brief=1", "--gtest_fail_fast"], cwd=tree / "build" / "tests",
-                timeout=timeout, env=env)
-    except subprocess.TimeoutExpired:
-        return False, "timed out"
-    failed = [l for l in r.stdout.splitlines() if l.startswith("[  FAILED  ]")]
-    return r.returncode == 0, (failed[0] if failed else f"exit {r.returncode}")
+        pending = list(procs)
+        while pending:
+            for p in list(pending):
+                if p.poll() is None:
+                    continue
+                pending.remove(p)
+                if p.returncode != 0:
+                    out = p.stdout.read()
+                    failed = [l for l in out.splitlines() if l.startswith("[  FAILED  ]")]
+                    outcome = (False, failed[0] if failed else f"exit {p.returncode}")
+                    pending = []
+                    break
+            if pending and time.time() > deadline:
+                outcome = (False, "timed out")
+                break
+            time.sleep(0.2)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                os.killpg(p.pid, 9)
+            p.wait()
+            p.stdout.close()
+    return outcome
 
 
 def main():
@@ -191,6 +218,8 @@ def main():
     ap.add_argument("--only", help="comma-separated mutant ids")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--timeout", type=int, default=600, help="seconds per test run")
+    ap.add_argument("--shards", type=int, default=4,
+                    help="test shards run at once (many tests wait on child processes)")
     ap.add_argument("--allow-survivors", action="store_true")
     ap.add_argument("--list", action="store_true", help="list the mutants and exit")
     args = ap.parse_args()
@@ -212,6 +241,14 @@ def main():
     if not (tree / "CMakeLists.txt").exists():
         print(f"copying the tree to {tree}", flush=True)
         copy_tree(repo, tree)
+        # Some tests read the checkout's HEAD: the copy is a repository of one commit.
+        git_env = dict(os.environ, GIT_AUTHOR_NAME="mutate", GIT_AUTHOR_EMAIL="mutate@localhost",
+                       GIT_COMMITTER_NAME="mutate", GIT_COMMITTER_EMAIL="mutate@localhost")
+        for cmd in (["git", "init", "-q"], ["git", "add", "-A"],
+                    ["git", "commit", "-q", "-m", "mutation testing copy"]):
+            r = run(cmd, cwd=tree, env=git_env)
+            if r.returncode != 0:
+                sys.exit(f"mutate.py: {' '.join(cmd)} failed in {tree}:\n{r.stdout[-2000:]}")
     # The development build's flags (docs/building.md): unoptimised code compiles
     # fastest, and with ccache every file the mutant does not touch is a cache hit.
     cmake_args = ["cmake", "-S", str(tree), "-B", str(tree / "build"), "-DCMAKE_BUILD_TYPE=None",
@@ -227,7 +264,7 @@ def main():
     r = build(tree, args.jobs)
     if r.returncode != 0:
         sys.exit("mutate.py: the unmutated tree does not build:\n" + r.stdout[-4000:])
-    ok, detail = run_tests(tree, args.timeout)
+    ok, detail = run_tests(tree, args.timeout, args.shards)
     if not ok:
         sys.exit(f"mutate.py: the unmutated suite fails ({detail}); fix that first")
 
@@ -247,7 +284,7 @@ def main():
                 broken.append(m)
                 print(f"NO BUILD  {m.id}: the mutant does not compile; update it", flush=True)
                 continue
-            ok, detail = run_tests(tree, args.timeout)
+            ok, detail = run_tests(tree, args.timeout, args.shards)
         finally:
             path.write_text(original)
         took = time.time() - start
