@@ -44,6 +44,30 @@ std::string string_field(const nlohmann::json& j, const char* key) {
   return j[key].is_string() ? j[key].get<std::string>() : std::string();
 }
 
+// The JSON pointer of the first place a and b serialise differently
+// (json's operator== holds 12 and 12.0 equal; the signature does not).
+std::string first_difference(const nlohmann::json& a, const nlohmann::json& b,
+                             const nlohmann::json::json_pointer& at) {
+  auto here = [&] { return at.empty() ? std::string("/") : at.to_string(); };
+  if (a.is_object() && b.is_object()) {
+    for (const auto& [key, value] : a.items()) {
+      if (!b.contains(key)) return (at / key).to_string();
+      if (auto d = first_difference(value, b[key], at / key); !d.empty()) return d;
+    }
+    for (const auto& [key, value] : b.items())
+      if (!a.contains(key)) return (at / key).to_string();
+    return {};
+  }
+  if (a.is_array() && b.is_array()) {
+    for (std::size_t i = 0; i < a.size() && i < b.size(); ++i)
+      if (auto d = first_difference(a[i], b[i], at / i); !d.empty()) return d;
+    if (a.size() != b.size()) return (at / std::min(a.size(), b.size())).to_string();
+    return {};
+  }
+  if (dump_json(a) != dump_json(b)) return here();
+  return {};
+}
+
 struct OpenedEnvelope {
   std::string payload;
   std::string key_id;
@@ -114,13 +138,11 @@ std::string statement_problem(const nlohmann::json& st, const SignedSubject& sub
         quoted_text(dump_json(commit), 64), quoted_text(subject.git_sha, 64));
   const auto& predicate = st["predicate"];
   // Compared as serialised JSON: 5 and 5.0 or a reordered list differ.
-  if (dump_json(predicate) != dump_json(*subject.document)) {
-    auto diff = nlohmann::json::diff(predicate, *subject.document);
-    std::string at = diff.empty() ? "/" : diff[0].value("path", "/");
+  if (auto at = first_difference(predicate, *subject.document, nlohmann::json::json_pointer()); !at.empty()) {
     return fmt::format(
         "the evidence differs from what was signed (first at {}): it was edited after signing, "
         "or the envelope is another gate's or another run's",
-        quoted_text(at.empty() ? "/" : at));
+        quoted_text(at));
   }
   return {};
 }
