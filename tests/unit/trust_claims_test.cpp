@@ -28,20 +28,21 @@ trust::SigningKey key_from(char c) {
 }
 
 nlohmann::json entry_of(const trust::SigningKey& k, const std::string& owner) {
-  return {{"key_id", k.key_id()}, {"public_key", trust::to_base64(k.public_key())}, {"owner", owner}};
+  return {
+      {"key_id", k.key_id()}, {"public_key", trust::to_base64(k.public_key())}, {"owner", owner}};
 }
 
 nlohmann::json policy_json(const nlohmann::json& trusted_keys) {
-  nlohmann::json p = {{"schema_version", 1},
-                      {"owner", "o"},
-                      {"cadence", "c"},
-                      {"evidence_retention_days", 90},
-                      {"maximum_evidence_age_days", 14},
-                      {"repository", "acme/robot"},
-                      {"gates",
-                       {{{"id", kGate}, {"probes", {{{"probe", "launch"}, {"status", "PASS"}}}}},
-                        {{"id", "cuda-runtime"},
-                         {"probes", {{{"probe", "launch"}, {"status", "PASS"}}}}}}}};
+  nlohmann::json p = {
+      {"schema_version", 1},
+      {"owner", "o"},
+      {"cadence", "c"},
+      {"evidence_retention_days", 90},
+      {"maximum_evidence_age_days", 14},
+      {"repository", "acme/robot"},
+      {"gates",
+       {{{"id", kGate}, {"probes", {{{"probe", "launch"}, {"status", "PASS"}}}}},
+        {{"id", "cuda-runtime"}, {"probes", {{{"probe", "launch"}, {"status", "PASS"}}}}}}}};
   if (!trusted_keys.is_null()) p["trusted_keys"] = trusted_keys;
   return p;
 }
@@ -111,8 +112,12 @@ TEST(TrustClaims, OnlyEvidenceATrustedUnexpiredKeySignedOverExactlyItCounts) {
     std::string state, reason;
   };
   const std::vector<Case> cases = {
-      {"signed", [](Project& p) { p.write_evidence(p.doc); p.sign(p.key); }, nullptr,
-       "fresh_green", ""},
+      {"signed",
+       [](Project& p) {
+         p.write_evidence(p.doc);
+         p.sign(p.key);
+       },
+       nullptr, "fresh_green", ""},
       {"unsigned", [](Project& p) { p.write_evidence(p.doc); }, nullptr, "untrusted",
        "unsigned (no jetson-cuda-runtime.dsse.json beside it)"},
       {"edited after signing",
@@ -125,11 +130,22 @@ TEST(TrustClaims, OnlyEvidenceATrustedUnexpiredKeySignedOverExactlyItCounts) {
        },
        nullptr, "untrusted", "first at \"/status\""},
       {"re-signed by an unknown key",
-       [](Project& p) { p.write_evidence(p.doc); p.sign(p.stranger); }, nullptr, "untrusted",
-       "not in the policy's trusted_keys"},
-      {"expired key", [](Project& p) { p.write_evidence(p.doc); p.sign(p.key); }, "2026-11-28",
-       "untrusted", "which expired on 2026-11-28"},
-      {"key expiring today", [](Project& p) { p.write_evidence(p.doc); p.sign(p.key); },
+       [](Project& p) {
+         p.write_evidence(p.doc);
+         p.sign(p.stranger);
+       },
+       nullptr, "untrusted", "not in the policy's trusted_keys"},
+      {"expired key",
+       [](Project& p) {
+         p.write_evidence(p.doc);
+         p.sign(p.key);
+       },
+       "2026-11-28", "untrusted", "which expired on 2026-11-28"},
+      {"key expiring today",
+       [](Project& p) {
+         p.write_evidence(p.doc);
+         p.sign(p.key);
+       },
        "2026-11-29", "fresh_green", ""},
       {"another gate's envelope",
        [](Project& p) {
@@ -152,8 +168,11 @@ TEST(TrustClaims, OnlyEvidenceATrustedUnexpiredKeySignedOverExactlyItCounts) {
        },
        nullptr, "untrusted", "first at \"/generated_at\""},
       {"another repository's envelope",
-       [](Project& p) { p.write_evidence(p.doc); p.sign(p.key, kGate, "evil/fork"); }, nullptr,
-       "untrusted", "repository \"evil/fork\""},
+       [](Project& p) {
+         p.write_evidence(p.doc);
+         p.sign(p.key, kGate, "evil/fork");
+       },
+       nullptr, "untrusted", "repository \"evil/fork\""},
       {"envelope that is not JSON",
        [](Project& p) {
          p.write_evidence(p.doc);
@@ -225,8 +244,9 @@ TEST(TrustClaims, TrustedKeysAreParsedStrictly) {
   auto spare = entry_of(key_from('x'), "spare runner");
   spare["x-note"] = "kept for a rebuild";
   EXPECT_EQ(issues_of(nlohmann::json::array({good, spare})), "");
-  auto loaded = gate::parse_policy(policy_json(nlohmann::json::array({patched({{"expires", "2027-01-31"}})})).dump(),
-                                   "policy.json", ".");
+  auto loaded = gate::parse_policy(
+      policy_json(nlohmann::json::array({patched({{"expires", "2027-01-31"}})})).dump(),
+      "policy.json", ".");
   ASSERT_TRUE(loaded->policy.trusted_keys);
   ASSERT_EQ(loaded->policy.trusted_keys->size(), 1u);
   EXPECT_EQ(loaded->policy.trusted_keys->front().owner, "orin-runner");

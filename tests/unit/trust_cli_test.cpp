@@ -23,16 +23,16 @@ struct SignedRepo : test::GateRepo {
     return t.write("ci/signed-policy.json", p.dump(2));
   }
   test::CliRun run_signed(std::vector<std::string> extra, std::vector<std::string> env = {}) const {
-    std::vector<std::string> args = {"run",          "unit", "--policy", signed_policy(),
-                                     "--evidence-dir", t.path("ev")};
+    std::vector<std::string> args = {"run",           "unit",           "--policy",
+                                     signed_policy(), "--evidence-dir", t.path("ev")};
     args.insert(args.end(), extra.begin(), extra.end());
     env.push_back(ceiling());
     env.push_back("GITHUB_SHA=" + kSha);
     return test::run_jetgate(args, env);
   }
   test::CliRun check() const {
-    return test::run_jetgate(
-        {"check", "--policy", signed_policy(), "--evidence-dir", t.path("ev"), "--candidate-sha", kSha});
+    return test::run_jetgate({"check", "--policy", signed_policy(), "--evidence-dir", t.path("ev"),
+                              "--candidate-sha", kSha});
   }
 };
 
@@ -63,7 +63,8 @@ TEST(TrustCli, RunSignsAndCheckCountsOnlyTheSignedUneditedEvidence) {
   SignedRepo repo;
   auto k = test::run_jetgate({"keygen", repo.t.path("runner.key"), "--owner", "orin-runner"});
   ASSERT_EQ(k.exit_code, 0) << k.err;
-  repo.trusted.push_back(nlohmann::json::parse(test::read_file(repo.t.path("runner.key.pub.json"))));
+  repo.trusted.push_back(
+      nlohmann::json::parse(test::read_file(repo.t.path("runner.key.pub.json"))));
 
   auto r = repo.run_signed({"--sign-key", repo.t.path("runner.key")});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;

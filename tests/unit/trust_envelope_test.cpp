@@ -85,13 +85,17 @@ TEST(TrustEnvelope, EveryEnvelopeFieldTamperedIsRejected) {
   const std::vector<std::tuple<std::string, Edit, std::string>> cases = {
       {"payloadType changed", [](nlohmann::json& e) { e["payloadType"] = "application/json"; },
        "payloadType is"},
-      {"payloadType missing", [](nlohmann::json& e) { e.erase("payloadType"); }, "no \"payloadType\""},
-      {"payloadType not a string", [](nlohmann::json& e) { e["payloadType"] = 7; }, "payloadType is"},
+      {"payloadType missing", [](nlohmann::json& e) { e.erase("payloadType"); },
+       "no \"payloadType\""},
+      {"payloadType not a string", [](nlohmann::json& e) { e["payloadType"] = 7; },
+       "payloadType is"},
       {"payload bytes changed", flip_payload, "does not verify"},
       {"payload truncated",
-       [](nlohmann::json& e) { e["payload"] = to_base64(payload_of(e).substr(1)); }, "does not verify"},
+       [](nlohmann::json& e) { e["payload"] = to_base64(payload_of(e).substr(1)); },
+       "does not verify"},
       {"payload missing", [](nlohmann::json& e) { e.erase("payload"); }, "no \"payload\""},
-      {"payload not base64", [](nlohmann::json& e) { e["payload"] = "not base64!"; }, "canonical base64"},
+      {"payload not base64", [](nlohmann::json& e) { e["payload"] = "not base64!"; },
+       "canonical base64"},
       {"payload url-safe alphabet",
        [](nlohmann::json& e) {
          std::string p = e["payload"];
@@ -114,8 +118,8 @@ TEST(TrustEnvelope, EveryEnvelopeFieldTamperedIsRejected) {
          e["payload"] = p;
        },
        "canonical base64"},
-      {"payload as a JSON object", [](nlohmann::json& e) { e["payload"] = nlohmann::json::object(); },
-       "canonical base64"},
+      {"payload as a JSON object",
+       [](nlohmann::json& e) { e["payload"] = nlohmann::json::object(); }, "canonical base64"},
       {"signature bytes changed", flip_sig, "does not verify"},
       {"signature truncated",
        [](nlohmann::json& e) {
@@ -123,8 +127,8 @@ TEST(TrustEnvelope, EveryEnvelopeFieldTamperedIsRejected) {
          e["signatures"][0]["sig"] = to_base64(sig.substr(0, 63));
        },
        "64-byte Ed25519 signature"},
-      {"signature padding stripped", [&](nlohmann::json& e) { e["signatures"][0]["sig"] = unpadded; },
-       "canonical base64"},
+      {"signature padding stripped",
+       [&](nlohmann::json& e) { e["signatures"][0]["sig"] = unpadded; }, "canonical base64"},
       {"signature non-canonical trailing bits",
        [](nlohmann::json& e) {
          std::string sig = e["signatures"][0]["sig"];
@@ -134,7 +138,8 @@ TEST(TrustEnvelope, EveryEnvelopeFieldTamperedIsRejected) {
          e["signatures"][0]["sig"] = sig;
        },
        "sig is not"},
-      {"signature missing", [](nlohmann::json& e) { e["signatures"][0].erase("sig"); }, "no \"sig\""},
+      {"signature missing", [](nlohmann::json& e) { e["signatures"][0].erase("sig"); },
+       "no \"sig\""},
       {"keyid of another trusted key",
        [&](nlohmann::json& e) { e["signatures"][0]["keyid"] = s.other_trusted.key_id(); },
        "does not verify"},
@@ -148,10 +153,12 @@ TEST(TrustEnvelope, EveryEnvelopeFieldTamperedIsRejected) {
          e["signatures"][0]["keyid"] = id;
        },
        "not a key id"},
-      {"keyid missing", [](nlohmann::json& e) { e["signatures"][0].erase("keyid"); }, "no \"keyid\""},
+      {"keyid missing", [](nlohmann::json& e) { e["signatures"][0].erase("keyid"); },
+       "no \"keyid\""},
       {"keyid empty", [](nlohmann::json& e) { e["signatures"][0]["keyid"] = ""; }, "not a key id"},
       {"extra signature (the same again)",
-       [](nlohmann::json& e) { e["signatures"].push_back(e["signatures"][0]); }, "carries 2 signatures"},
+       [](nlohmann::json& e) { e["signatures"].push_back(e["signatures"][0]); },
+       "carries 2 signatures"},
       {"extra signature by an unknown key",
        [&](nlohmann::json& e) {
          auto other = sign_statement(nlohmann::json::parse(payload_of(e)), s.stranger);
@@ -182,12 +189,15 @@ TEST(TrustEnvelope, EveryStatementFieldTamperedIsRejectedSignedOrNot) {
   Signed s;
   using Edit = std::function<void(nlohmann::json&)>;
   const std::vector<std::tuple<std::string, Edit, std::string>> cases = {
-      {"_type", [](nlohmann::json& st) { st["_type"] = "https://in-toto.io/Statement/v0.1"; }, "_type is"},
+      {"_type", [](nlohmann::json& st) { st["_type"] = "https://in-toto.io/Statement/v0.1"; },
+       "_type is"},
       {"_type missing", [](nlohmann::json& st) { st.erase("_type"); }, "no \"_type\""},
       {"subject name", [](nlohmann::json& st) { st["subject"][0]["name"] = "evil/fork"; },
        "repository \"evil/fork\""},
-      {"subject name empty", [](nlohmann::json& st) { st["subject"][0]["name"] = ""; }, "not a repository"},
-      {"subject name missing", [](nlohmann::json& st) { st["subject"][0].erase("name"); }, "no \"name\""},
+      {"subject name empty", [](nlohmann::json& st) { st["subject"][0]["name"] = ""; },
+       "not a repository"},
+      {"subject name missing", [](nlohmann::json& st) { st["subject"][0].erase("name"); },
+       "no \"name\""},
       {"subject gitCommit",
        [](nlohmann::json& st) {
          st["subject"][0]["digest"]["gitCommit"] = "0000000000000000000000000000000000000001";
@@ -196,7 +206,9 @@ TEST(TrustEnvelope, EveryStatementFieldTamperedIsRejectedSignedOrNot) {
       {"subject gitCommit not a string",
        [](nlohmann::json& st) { st["subject"][0]["digest"]["gitCommit"] = 1; }, "another run"},
       {"subject digest other algorithm",
-       [](nlohmann::json& st) { st["subject"][0]["digest"] = {{"sha256", std::string(64, 'a')}}; },
+       [](nlohmann::json& st) {
+         st["subject"][0]["digest"] = {{"sha256", std::string(64, 'a')}};
+       },
        "unexpected key \"sha256\""},
       {"subject digest extra algorithm",
        [](nlohmann::json& st) { st["subject"][0]["digest"]["sha1"] = std::string(40, 'a'); },
@@ -207,18 +219,20 @@ TEST(TrustEnvelope, EveryStatementFieldTamperedIsRejectedSignedOrNot) {
        "exactly one subject"},
       {"no subject", [](nlohmann::json& st) { st["subject"] = nlohmann::json::array(); },
        "exactly one subject"},
-      {"predicateType", [](nlohmann::json& st) { st["predicateType"] = "https://slsa.dev/provenance/v1"; },
+      {"predicateType",
+       [](nlohmann::json& st) { st["predicateType"] = "https://slsa.dev/provenance/v1"; },
        "predicateType is"},
-      {"predicate status",
-       [](nlohmann::json& st) { st["predicate"]["status"] = "failed"; }, "first at \"/status\""},
+      {"predicate status", [](nlohmann::json& st) { st["predicate"]["status"] = "failed"; },
+       "first at \"/status\""},
       {"predicate count as a float",
-       [](nlohmann::json& st) { st["predicate"]["counts"]["tests"] = 12.0; }, "first at \"/counts/tests\""},
+       [](nlohmann::json& st) { st["predicate"]["counts"]["tests"] = 12.0; },
+       "first at \"/counts/tests\""},
       {"predicate key added", [](nlohmann::json& st) { st["predicate"]["waived"] = true; },
        "first at \"/waived\""},
       {"predicate key removed", [](nlohmann::json& st) { st["predicate"].erase("facts_source"); },
        "first at \"/facts_source\""},
-      {"predicate of another gate", [](nlohmann::json& st) { st["predicate"]["gate"] = "cuda-runtime"; },
-       "another gate's"},
+      {"predicate of another gate",
+       [](nlohmann::json& st) { st["predicate"]["gate"] = "cuda-runtime"; }, "another gate's"},
       {"predicate missing", [](nlohmann::json& st) { st.erase("predicate"); }, "no \"predicate\""},
       {"statement extra field", [](nlohmann::json& st) { st["x"] = 1; }, "unexpected key \"x\""},
       {"statement not an object", [](nlohmann::json& st) { st = nlohmann::json::array({st}); },

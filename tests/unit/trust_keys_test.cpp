@@ -65,17 +65,24 @@ TEST(TrustKeys, KeyIdIsTheSha256OfTheRawPublicKeyAsSha256sumComputesIt) {
 }
 
 TEST(TrustKeys, Base64IsRfc4648AndOnlyItsCanonicalSpellingDecodes) {
-  const std::vector<std::pair<std::string, std::string>> vectors = {
-      {"", ""},         {"f", "Zg=="},         {"fo", "Zm8="},        {"foo", "Zm9v"},
-      {"foob", "Zm9vYg=="}, {"fooba", "Zm9vYmE="}, {"foobar", "Zm9vYmFy"}};
+  const std::vector<std::pair<std::string, std::string>> vectors = {{"", ""},
+                                                                    {"f", "Zg=="},
+                                                                    {"fo", "Zm8="},
+                                                                    {"foo", "Zm9v"},
+                                                                    {"foob", "Zm9vYg=="},
+                                                                    {"fooba", "Zm9vYmE="},
+                                                                    {"foobar", "Zm9vYmFy"}};
   for (const auto& [bytes, text] : vectors) {
     EXPECT_EQ(to_base64(bytes), text);
     auto back = from_base64(text);
     ASSERT_TRUE(back) << text;
     EXPECT_EQ(*back, bytes);
   }
-  for (const char* bad : {"Zg", "Zg=", "Zh==", "Zm9=", "Zm9v\n", " Zm9v", "Zm9v=", "Zm-v", "Zm_v",
-                          "Zm9vYg==Zg==", "Zm\xff" "v", "===="})
+  for (const char* bad :
+       {"Zg", "Zg=", "Zh==", "Zm9=", "Zm9v\n", " Zm9v", "Zm9v=", "Zm-v", "Zm_v", "Zm9vYg==Zg==",
+        "Zm\xff"
+        "v",
+        "===="})
     EXPECT_FALSE(from_base64(bad)) << bad;
   auto all = std::string("\x00\xff\xfe\x01\xfb\xef", 6);
   EXPECT_EQ(from_base64(to_base64(all)), all);

@@ -141,8 +141,7 @@ void write_envelope(std::mt19937& rng, const test::TempDir& t, const std::string
     signed_doc["gate"] = gate == kGates[0] ? kGates[1] : kGates[0];  // another gate's envelope
   }
   auto sha = doc["git_sha"].get<std::string>();
-  auto env =
-      trust::sign_statement(trust::make_statement("acme/robot", sha, signed_doc), *key);
+  auto env = trust::sign_statement(trust::make_statement("acme/robot", sha, signed_doc), *key);
   t.write(rel_dir + "/" + trust::envelope_name(gate), env.dump());
 }
 

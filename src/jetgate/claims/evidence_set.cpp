@@ -26,7 +26,8 @@ Result<std::vector<std::string>> json_files_in(const std::string& dir) {
   for (; it != end; it.increment(ec)) {
     if (ec) return make_error("cannot list directory: " + ec.message(), dir);
     const auto& p = it->path();
-    if (p.extension() == ".json" && !trust::is_envelope_name(p.filename().string())) files.push_back((stdfs::path(dir) / p.filename()).string());
+    if (p.extension() == ".json" && !trust::is_envelope_name(p.filename().string()))
+      files.push_back((stdfs::path(dir) / p.filename()).string());
   }
   std::sort(files.begin(), files.end());
   return files;

@@ -41,8 +41,8 @@ const char* to_string(GateState s);  // "fresh_green", "stale", ...
 struct JudgeRules {
   Date today{};
   int max_age_days = kDefaultMaxEvidenceAgeDays;
-  std::string candidate_sha;     // empty: any real commit; else exactly this one
-  bool stale_exception = false;  // a valid stale-evidence exception admits another real commit
+  std::string candidate_sha;         // empty: any real commit; else exactly this one
+  bool stale_exception = false;      // a valid stale-evidence exception admits another real commit
   bool signatures_required = false;  // the policy names trusted_keys (docs/trust.md)
 };
 

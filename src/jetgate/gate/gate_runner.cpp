@@ -11,7 +11,6 @@
 #include "jetgate/core/utf8.hpp"
 #include "jetgate/core/version.hpp"
 #include "jetgate/evidence/evidence_dir.hpp"
-#include "jetgate/trust/envelope.hpp"
 #include "jetgate/evidence/power_notes.hpp"
 #include "jetgate/evidence/probe_document.hpp"
 #include "jetgate/evidence/utf8_json.hpp"
@@ -20,6 +19,7 @@
 #include "jetgate/gate/live_output.hpp"
 #include "jetgate/gate/requirements.hpp"
 #include "jetgate/gate/thresholds.hpp"
+#include "jetgate/trust/envelope.hpp"
 
 namespace jetgate::gate {
 namespace {
@@ -296,12 +296,13 @@ Result<std::string> sign_evidence(const Evidence& e, const Policy& policy,
     warnings.push_back("evidence not signed: it names no commit (git_sha " + e.git_sha + ")");
     return std::string();
   }
-  auto written = trust::sign_evidence_file(options.evidence_dir, e.gate,
-                                           repository_name(policy, repo_root), e.git_sha,
-                                           *options.signing_key);
+  auto written =
+      trust::sign_evidence_file(options.evidence_dir, e.gate, repository_name(policy, repo_root),
+                                e.git_sha, *options.signing_key);
   if (!written)
     return make_error("the evidence was written but could not be signed: " + written.error().what,
-                      written.error().where, "check the evidence directory, then run the gate again");
+                      written.error().where,
+                      "check the evidence directory, then run the gate again");
   return written;
 }
 

@@ -39,8 +39,9 @@ std::optional<trust::TrustedKey> parse_entry(const nlohmann::json& e, const std:
     sink.issue("policy", where + ": \"key_id\" is not 64 lowercase hex digits", kFix);
   else if (raw && trust::key_id_of(*raw) != k.key_id)
     sink.issue("policy",
-               where + ": \"key_id\" is not the SHA-256 of \"public_key\" (one of them was "
-                       "changed or copied from another key)",
+               where +
+                   ": \"key_id\" is not the SHA-256 of \"public_key\" (one of them was "
+                   "changed or copied from another key)",
                kFix);
   k.owner = text("owner");
   if (k.owner.empty())
@@ -48,8 +49,7 @@ std::optional<trust::TrustedKey> parse_entry(const nlohmann::json& e, const std:
                "name the runner or person the key belongs to");
   if (e.contains("expires")) {
     auto day = e["expires"].is_string() ? evidence::parse_iso_date(text("expires")) : std::nullopt;
-    if (!day)
-      sink.issue("policy", where + ": \"expires\" is not a date", "write it as YYYY-MM-DD");
+    if (!day) sink.issue("policy", where + ": \"expires\" is not a date", "write it as YYYY-MM-DD");
     k.expires = day;
   }
   if (sink.issues->size() != before) return std::nullopt;

@@ -25,8 +25,7 @@ std::optional<std::string> from_base64(std::string_view text) {
   std::size_t bin_len = 0;
   const char* end = nullptr;
   if (sodium_base642bin(reinterpret_cast<unsigned char*>(bin.data()), bin.size(), text.data(),
-                        text.size(), nullptr, &bin_len, &end,
-                        sodium_base64_VARIANT_ORIGINAL) != 0)
+                        text.size(), nullptr, &bin_len, &end, sodium_base64_VARIANT_ORIGINAL) != 0)
     return std::nullopt;
   if (end != text.data() + text.size()) return std::nullopt;  // trailing bytes
   bin.resize(bin_len);

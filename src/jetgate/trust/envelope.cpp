@@ -21,8 +21,8 @@ std::string pae(std::string_view payload_type, std::string_view payload) {
 nlohmann::json make_statement(const std::string& repository, const std::string& git_sha,
                               const nlohmann::json& evidence_document) {
   return {{"_type", kStatementType},
-          {"subject", nlohmann::json::array({{{"name", repository},
-                                              {"digest", {{"gitCommit", git_sha}}}}})},
+          {"subject",
+           nlohmann::json::array({{{"name", repository}, {"digest", {{"gitCommit", git_sha}}}}})},
           {"predicateType", kPredicateType},
           {"predicate", evidence_document}};
 }
@@ -30,9 +30,10 @@ nlohmann::json make_statement(const std::string& repository, const std::string& 
 nlohmann::json sign_statement(const nlohmann::json& statement, const SigningKey& key) {
   std::string payload = dump_json(statement);
   std::string sig = key.sign(pae(kPayloadType, payload));
-  return {{"payloadType", kPayloadType},
-          {"payload", to_base64(payload)},
-          {"signatures", nlohmann::json::array({{{"keyid", key.key_id()}, {"sig", to_base64(sig)}}})}};
+  return {
+      {"payloadType", kPayloadType},
+      {"payload", to_base64(payload)},
+      {"signatures", nlohmann::json::array({{{"keyid", key.key_id()}, {"sig", to_base64(sig)}}})}};
 }
 
 std::string envelope_name(const std::string& gate) {

@@ -1,6 +1,7 @@
 #include "jetgate/trust/keys.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sodium.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -8,7 +9,6 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fmt/format.h>
 
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/evidence/atomic_write.hpp"
@@ -176,8 +176,9 @@ Result<SigningKey> load_signing_key(const std::string& path) {
 Result<WrittenKeyPair> write_key_pair(const std::string& path, const std::string& owner,
                                       bool force) {
   if (owner.empty())
-    return make_error("the key's owner is empty", "--owner",
-                      "name the runner or person the key belongs to, e.g. --owner jetson-orin-runner-1");
+    return make_error(
+        "the key's owner is empty", "--owner",
+        "name the runner or person the key belongs to, e.g. --owner jetson-orin-runner-1");
   WrittenKeyPair out;
   out.secret_path = path;
   out.public_path = path + kPublicKeySuffix;

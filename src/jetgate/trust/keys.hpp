@@ -26,8 +26,8 @@ inline constexpr const char* kPublicKeySuffix = ".pub.json";
 // A key a policy trusts (one "trusted_keys" entry).
 struct TrustedKey {
   std::string key_id;
-  std::string public_key;  // raw, 32 bytes
-  std::string owner;       // the runner or person it belongs to
+  std::string public_key;                 // raw, 32 bytes
+  std::string owner;                      // the runner or person it belongs to
   std::optional<evidence::Date> expires;  // last day its signatures count
 };
 
@@ -40,7 +40,7 @@ class SigningKey {
   ~SigningKey();
 
   const std::string& key_id() const { return key_id_; }
-  std::string public_key() const;            // raw, 32 bytes
+  std::string public_key() const;                    // raw, 32 bytes
   std::string sign(std::string_view message) const;  // detached Ed25519 signature, 64 bytes
 
  private:

@@ -34,7 +34,8 @@ std::string unexpected_keys(const nlohmann::json& j, const std::set<std::string>
                             const std::string& where) {
   if (!j.is_object()) return where + " is not a JSON object";
   for (const auto& [key, value] : j.items())
-    if (!known.count(key)) return fmt::format("{} has an unexpected key {}", where, quoted_text(key));
+    if (!known.count(key))
+      return fmt::format("{} has an unexpected key {}", where, quoted_text(key));
   for (const auto& key : known)
     if (!j.contains(key)) return fmt::format("{} has no \"{}\"", where, key);
   return {};
@@ -107,8 +108,8 @@ std::variant<OpenedEnvelope, std::string> open_envelope(std::string_view text) {
 
 // The signed statement says this evidence, for this commit, of this repository.
 std::string statement_problem(const nlohmann::json& st, const SignedSubject& subject) {
-  if (auto why = unexpected_keys(st, {"_type", "subject", "predicateType", "predicate"},
-                                 "the statement");
+  if (auto why =
+          unexpected_keys(st, {"_type", "subject", "predicateType", "predicate"}, "the statement");
       !why.empty())
     return why;
   if (st["_type"] != kStatementType)
@@ -138,7 +139,8 @@ std::string statement_problem(const nlohmann::json& st, const SignedSubject& sub
         quoted_text(dump_json(commit), 64), quoted_text(subject.git_sha, 64));
   const auto& predicate = st["predicate"];
   // Compared as serialised JSON: 5 and 5.0 or a reordered list differ.
-  if (auto at = first_difference(predicate, *subject.document, nlohmann::json::json_pointer()); !at.empty()) {
+  if (auto at = first_difference(predicate, *subject.document, nlohmann::json::json_pointer());
+      !at.empty()) {
     return fmt::format(
         "the evidence differs from what was signed (first at {}): it was edited after signing, "
         "or the envelope is another gate's or another run's",
@@ -159,14 +161,13 @@ SignatureCheck verify_envelope(std::string_view envelope_text, const SignedSubje
   for (const auto& k : keys)
     if (k.key_id == env.key_id) key = &k;
   if (!key)
-    return rejected(fmt::format(
-        "signed by key {}, which is not in the policy's trusted_keys", env.key_id));
+    return rejected(
+        fmt::format("signed by key {}, which is not in the policy's trusted_keys", env.key_id));
   std::string message = pae(kPayloadType, env.payload);
-  if (crypto_sign_verify_detached(reinterpret_cast<const unsigned char*>(env.signature.data()),
-                                  reinterpret_cast<const unsigned char*>(message.data()),
-                                  message.size(),
-                                  reinterpret_cast<const unsigned char*>(key->public_key.data())) !=
-      0)
+  if (crypto_sign_verify_detached(
+          reinterpret_cast<const unsigned char*>(env.signature.data()),
+          reinterpret_cast<const unsigned char*>(message.data()), message.size(),
+          reinterpret_cast<const unsigned char*>(key->public_key.data())) != 0)
     return rejected(fmt::format(
         "the signature does not verify with key {} ({}): the envelope was changed after signing",
         key->key_id, quoted_text(key->owner)));
