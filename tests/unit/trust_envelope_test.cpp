@@ -12,6 +12,7 @@
 #include "jetgate/trust/encoding.hpp"
 #include "jetgate/trust/envelope.hpp"
 #include "jetgate/trust/verify.hpp"
+#include "test_support.hpp"
 
 namespace jetgate::trust {
 namespace {
@@ -272,6 +273,30 @@ TEST(TrustEnvelope, ResignedByAnUnknownKeyOrSwappedEnvelopesAreRejected) {
   auto c = verify_envelope(sign_statement(make_statement("fork/robot", s.sha, s.doc), s.key).dump(),
                            SignedSubject{&s.doc, s.sha, std::nullopt}, s.keys);
   EXPECT_EQ(c.outcome, Signature::verified) << c.why;
+}
+
+// An envelope the independent implementation made (tests/fixtures/trust/README.md),
+// checked the way the evidence loader checks it, and then tampered with on disk.
+TEST(TrustEnvelope, ARecordedPyNaclEnvelopeVerifies) {
+  const std::string dir = test::fixtures_dir() + "/trust/pynacl";
+  std::string pub = test::read_file(dir + "/public_key.txt");
+  pub.erase(pub.find_last_not_of("\n") + 1);
+  auto raw = decode_public_key(pub);
+  ASSERT_TRUE(raw);
+  std::vector<TrustedKey> keys = {{key_id_of(*raw), *raw, "pynacl", std::nullopt}};
+  const std::string sha = "3f1c2a9d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39";
+  auto c = check_evidence_file(dir + "/jetson-cuda-runtime.json", sha, keys, "acme/robot");
+  EXPECT_EQ(c.outcome, Signature::verified) << c.why;
+  EXPECT_EQ(c.key_id, key_id_of(*raw));
+
+  test::TempDir t;
+  auto doc = nlohmann::json::parse(test::read_file(dir + "/jetson-cuda-runtime.json"));
+  doc["probes"]["bandwidth"]["gbps"] = 900.0;
+  t.write("jetson-cuda-runtime.json", doc.dump());
+  t.write("jetson-cuda-runtime.dsse.json", test::read_file(dir + "/jetson-cuda-runtime.dsse.json"));
+  c = check_evidence_file(t.path("jetson-cuda-runtime.json"), sha, keys, "acme/robot");
+  EXPECT_EQ(c.outcome, Signature::rejected);
+  EXPECT_NE(c.why.find("first at \"/probes/bandwidth/gbps\""), std::string::npos) << c.why;
 }
 
 }  // namespace
