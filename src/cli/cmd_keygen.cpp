@@ -3,6 +3,7 @@
 // runner's secret store, never the repository); FILE.pub.json is the entry
 // to add to the policy's "trusted_keys".
 #include <iostream>
+#include <sstream>
 
 #include "cli/commands.hpp"
 #include "jetgate/core/exit_codes.hpp"
@@ -29,8 +30,10 @@ int keygen(const KeygenArgs& a) {
             << "public key: " << terminal_safe(written->public_path) << "\n"
             << "key id: " << written->key_id << "\n"
             << "add this entry to the policy's \"trusted_keys\" (optionally with \"expires\": "
-               "\"YYYY-MM-DD\"):\n"
-            << terminal_safe(written->public_entry.dump(2)) << "\n";
+               "\"YYYY-MM-DD\"):\n";
+  // Line by line: terminal_safe would escape the newlines of the whole.
+  std::istringstream entry(written->public_entry.dump(2));
+  for (std::string line; std::getline(entry, line);) std::cout << terminal_safe(line) << "\n";
   return kExitOk;
 }
 

@@ -56,7 +56,7 @@ Result<std::string> read_private_file(const std::string& path) {
     return make_error(fmt::format("the secret key can be read or changed by group or others "
                                   "(mode {:04o}), so it may not be secret any more",
                                   st.st_mode & 07777),
-                      path, "chmod 600 " + path + " (and rotate the key if others could read it)");
+                      path, "chmod 600 " + path + ", and rotate the key if others could read it");
   std::string text(kMaxSecretFileBytes + 1, '\0');
   std::size_t got = 0;
   while (got < text.size()) {
