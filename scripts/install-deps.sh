@@ -27,6 +27,7 @@ packages=(
   build-essential cmake git pkg-config
   "${libraries[@]}" "${arch_all[@]}" libyaml-cpp-dev
   python3 python3-pytest python3-jsonschema
+  python3-nacl  # the signed-evidence interop test (tests/unit/trust_interop_test.cpp)
   clang-format
 )
 if ((ci)); then

@@ -12,6 +12,7 @@
 #include "jetgate/gate/dry_run.hpp"
 #include "jetgate/gate/gate_runner.hpp"
 #include "jetgate/proc/interrupt.hpp"
+#include "jetgate/trust/keys.hpp"
 
 namespace jetgate::cli {
 namespace {
@@ -22,6 +23,7 @@ struct RunArgs {
   std::string repo_root;
   bool quiet = false;
   bool dry_run = false;
+  std::string sign_key;
   gate::RunOptions options;
 };
 
@@ -86,6 +88,15 @@ int run(RunArgs a) {
   for (const auto& i : policy->issues)
     if (i.subject != a.gate) std::cerr << "warning: policy: " << safe(i.line()) << "\n";
   if (a.dry_run || a.options.root != "/") return dry_run(a, *g);
+  // A key that cannot be used stops the run before anything runs.
+  if (!a.sign_key.empty()) {
+    auto key = trust::load_signing_key(a.sign_key);
+    if (!key) {
+      std::cerr << "jetgate run: " << safe(key.error().message()) << "\n";
+      return kExitUsage;
+    }
+    a.options.signing_key = std::move(*key);
+  }
   if (progress_wanted(a.quiet)) a.options.progress = stderr_progress();
   if (!a.quiet)
     a.options.command_line = [prefix = "[" + a.gate + "] "](std::string_view line) {
@@ -108,6 +119,9 @@ int run(RunArgs a) {
             << ", errors " << e.counts.errors << ", skipped " << e.counts.skipped << "\n"
             << "evidence: " << safe(outcome->path) << " (git_sha " << e.git_sha << ")\n";
   if (!outcome->log_path.empty()) std::cout << "log: " << safe(outcome->log_path) << "\n";
+  if (!outcome->envelope_path.empty())
+    std::cout << "signed: " << safe(outcome->envelope_path) << " (key "
+              << a.options.signing_key->key_id() << ")\n";
   return outcome->exit_code;
 }
 
@@ -142,6 +156,10 @@ Command add_run_command(CLI::App& app) {
   sub->add_option("--repo-root", args->repo_root,
                   "Repository root for coverage paths, the command's cwd and git_sha; default: the "
                   "nearest directory above the policy that holds .git");
+  sub->add_option("--sign-key", args->sign_key,
+                  "Sign the evidence with this secret key file (`jetgate keygen`; mode 0600): "
+                  "writes GATE.dsse.json beside GATE.json (docs/trust.md)")
+      ->envname("JETGATE_SIGNING_KEY");
   sub->add_flag(
       "--quiet", args->quiet,
       "Show neither probe progress nor the command's output while it runs (GATE.log keeps it)");

@@ -19,5 +19,6 @@ Command add_run_command(CLI::App& app);      // cmd_run.cpp
 Command add_check_command(CLI::App& app);    // cmd_check.cpp
 Command add_support_command(CLI::App& app);  // cmd_support.cpp
 Command add_summary_command(CLI::App& app);  // cmd_summary.cpp
+Command add_keygen_command(CLI::App& app);   // cmd_keygen.cpp
 
 }  // namespace jetgate::cli

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   std::vector<cli::Command> commands = {cli::add_probe_command(app), cli::add_run_command(app),
                                         cli::add_check_command(app), cli::add_support_command(app),
                                         cli::add_summary_command(app)};
+  commands.push_back(cli::add_keygen_command(app));
 
   try {
     app.parse(argc, argv);

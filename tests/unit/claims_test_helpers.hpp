@@ -51,7 +51,7 @@ inline evidence::Evidence evidence_of(const nlohmann::json& j) {
 }
 
 inline claims::LoadedEvidence loaded(const std::string& file, const nlohmann::json& j) {
-  return {file, evidence_of(j)};
+  return {file, evidence_of(j), {}};
 }
 
 }  // namespace jetgate::test

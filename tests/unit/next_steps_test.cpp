@@ -75,7 +75,8 @@ TEST(NextSteps, EverySuggestionRunsAsWrittenInAScratchProject) {
   for (GateState st :
        {GateState::failed, GateState::not_run, GateState::inconsistent, GateState::not_live,
         GateState::dirty, GateState::no_commit, GateState::other_commit, GateState::undated,
-        GateState::future_dated, GateState::stale, GateState::missing, GateState::unreadable}) {
+        GateState::future_dated, GateState::stale, GateState::missing, GateState::unreadable,
+        GateState::untrusted}) {
     GateVerdict v;
     v.state = st;
     std::string next = next_step(v, "unit-tests", ctx);
@@ -88,7 +89,7 @@ TEST(NextSteps, EverySuggestionRunsAsWrittenInAScratchProject) {
                                                                                  << r.err;
     ++ran;
   }
-  EXPECT_EQ(ran, 12);
+  EXPECT_EQ(ran, 13);
   // Without a policy the built-in gates are suggested as `jetgate run GATE --evidence-dir D`:
   // on a machine without a GPU that is a not_run (exit 2 by the gate's contract), with evidence
   // written.

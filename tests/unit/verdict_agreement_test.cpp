@@ -1,7 +1,10 @@
 // check = support = summary: a generated corpus of evidence sets (status,
 // counts, commit, age, waivers, exceptions, platform facts, facts source,
-// dirty trees, missing and corrupt files, a second evidence directory) is
-// judged by all three, and they must agree on every gate of every set.
+// dirty trees, missing and corrupt files, a second evidence directory, and
+// with or without trusted_keys: evidence unsigned, signed by a trusted key,
+// an expired one or an unknown one, edited after signing, or carrying another
+// gate's envelope) is judged by all three, and they must agree on every gate
+// of every set.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -10,6 +13,8 @@
 #include "jetgate/claims/check.hpp"
 #include "jetgate/claims/gate_summary.hpp"
 #include "jetgate/claims/support_matrix.hpp"
+#include "jetgate/trust/encoding.hpp"
+#include "jetgate/trust/envelope.hpp"
 #include "test_support.hpp"
 
 namespace jetgate::claims {
@@ -85,6 +90,61 @@ std::string random_waivers(std::mt19937& rng) {
   return w.dump();
 }
 
+trust::SigningKey key_from(char c) {
+  std::array<unsigned char, 32> seed{};
+  seed.fill(static_cast<unsigned char>(c));
+  return trust::SigningKey::from_seed(seed);
+}
+
+const trust::SigningKey& trusted_key() {
+  static const auto k = key_from('t');
+  return k;
+}
+const trust::SigningKey& expired_key() {
+  static const auto k = key_from('e');
+  return k;
+}
+const trust::SigningKey& unknown_key() {
+  static const auto k = key_from('u');
+  return k;
+}
+
+std::string trusted_keys_json() {
+  auto entry = [](const trust::SigningKey& k) {
+    return nlohmann::json{{"key_id", k.key_id()},
+                          {"public_key", trust::to_base64(k.public_key())},
+                          {"owner", "runner"}};
+  };
+  auto expired = entry(expired_key());
+  expired["expires"] = "2026-11-01";
+  return nlohmann::json::array({entry(trusted_key()), expired}).dump();
+}
+
+// GATE.dsse.json beside the evidence: none, or signed in one of the ways a
+// real directory can hold (by the runner's key, an expired or unknown key,
+// over the evidence as written, an edited copy or another gate's evidence).
+void write_envelope(std::mt19937& rng, const test::TempDir& t, const std::string& rel_dir,
+                    const std::string& gate, nlohmann::json& doc) {
+  double roll = std::uniform_real_distribution<double>(0, 1)(rng);
+  if (roll < 0.25) return;  // unsigned
+  const trust::SigningKey* key = &trusted_key();
+  nlohmann::json signed_doc = doc;
+  if (roll < 0.6) {
+  } else if (roll < 0.7) {
+    key = &expired_key();
+  } else if (roll < 0.8) {
+    key = &unknown_key();
+  } else if (roll < 0.9) {
+    doc["status"] = "passed";  // edited after signing (may be unchanged: then it still verifies)
+    doc["counts"]["failures"] = 0;
+  } else {
+    signed_doc["gate"] = gate == kGates[0] ? kGates[1] : kGates[0];  // another gate's envelope
+  }
+  auto sha = doc["git_sha"].get<std::string>();
+  auto env = trust::sign_statement(trust::make_statement("acme/robot", sha, signed_doc), *key);
+  t.write(rel_dir + "/" + trust::envelope_name(gate), env.dump());
+}
+
 struct Corpus {
   test::TempDir t;
   ClaimOptions options;
@@ -96,11 +156,15 @@ struct Corpus {
     for (const auto& g : kGates)
       gates += (gates.empty() ? "" : ",") + std::string(R"({"id": ")") + g +
                R"(", "probes": [{"probe": "launch", "status": "PASS"}]})";
+    // Drawn in order (the operands of + are unsequenced).
+    const std::string waivers = random_waivers(rng);
+    const std::string trusted =
+        coin(rng) ? ", \"trusted_keys\": " + trusted_keys_json() : std::string();
     options.policy =
         t.write("ci/policy.json", R"({"schema_version": 1, "owner": "o", "cadence": "c",
         "evidence_retention_days": 90, "maximum_evidence_age_days": 14, "repository": "acme/robot",
         "gates": [)" + gates +
-                                      "], \"environment_waivers\": " + random_waivers(rng) + "}");
+                                      "], \"environment_waivers\": " + waivers + trusted + "}");
     std::string dir = "set" + std::to_string(n);
     options.evidence_dirs = {t.path(dir + "/a")};
     std::filesystem::create_directories(options.evidence_dirs[0]);
@@ -117,7 +181,9 @@ struct Corpus {
           t.write(rel, "{\"schema_version\": 1, \"gate\": ");  // corrupt
           continue;
         }
-        t.write(rel, random_evidence(rng, g).dump());
+        auto doc = random_evidence(rng, g);
+        write_envelope(rng, t, ev_dir.substr(t.dir().size() + 1), g, doc);
+        t.write(rel, doc.dump());
       }
     options.candidate_sha = coin(rng, 0.8) ? kCandidate : "";
     options.today = "2026-11-29";
@@ -133,7 +199,7 @@ struct Corpus {
 TEST(VerdictAgreement, CheckSupportAndSummaryAgreeOnFiveHundredGeneratedEvidenceSets) {
   std::mt19937 rng(20261130);
   std::map<std::string, int> states_seen;
-  int judged = 0;
+  int judged = 0, green_with_trusted_keys = 0;
   for (int n = 0; n < 500; ++n) {
     Corpus c(rng, n);
     auto in = resolve_claim_inputs(c.options);
@@ -154,6 +220,7 @@ TEST(VerdictAgreement, CheckSupportAndSummaryAgreeOnFiveHundredGeneratedEvidence
       ++judged;
       const auto& verdict = row.decision->verdict;
       states_seen[to_string(verdict.state)]++;
+      if (in->rules.signatures_required && backs_claim(verdict)) ++green_with_trusted_keys;
       all_required_green = all_required_green && backs_claim(verdict);
       // summary: the same state, from the same file.
       EXPECT_EQ(to_string(s_row->decision.verdict.state), to_string(verdict.state))
@@ -193,9 +260,11 @@ TEST(VerdictAgreement, CheckSupportAndSummaryAgreeOnFiveHundredGeneratedEvidence
   // The corpus must reach every verdict, or it proves less than it claims.
   for (const char* st :
        {"fresh_green", "failed", "not_run", "inconsistent", "not_live", "dirty", "no_commit",
-        "other_commit", "future_dated", "stale", "missing", "unreadable"})
+        "other_commit", "future_dated", "stale", "missing", "unreadable", "untrusted"})
     EXPECT_GT(states_seen[st], 0) << st << " never generated";
   EXPECT_GT(judged, 800);
+  // Signed evidence must reach green too, or "untrusted" could be all the corpus proves.
+  EXPECT_GE(green_with_trusted_keys, 5);
 }
 
 }  // namespace

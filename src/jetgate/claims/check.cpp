@@ -56,6 +56,22 @@ void add_violations(const GateEntry& d, const CommandContext& ctx, std::vector<V
   for (const auto& p : d.verdict.problems) out.push_back({d.gate, p, next});
 }
 
+// Without trusted_keys anyone who can write the evidence directory decides
+// the verdict; say so, without failing the policies that never asked for
+// signatures (docs/trust.md).
+std::string unsigned_warning(const EvidenceSet& set) {
+  std::vector<std::string> unsigned_files;
+  for (const auto& le : set.loaded)
+    if (!le.signature.envelope_present) unsigned_files.push_back(le.file);
+  if (set.loaded.empty()) return {};
+  if (unsigned_files.empty())
+    return "evidence signatures are not checked: the policy names no trusted_keys (docs/trust.md)";
+  return fmt::format(
+      "evidence is unsigned ({} of {} files: {}): the policy names no trusted_keys, so whoever can "
+      "change the evidence files can change this verdict (docs/trust.md)",
+      unsigned_files.size(), set.loaded.size(), fmt::join(unsigned_files, ", "));
+}
+
 }  // namespace
 
 std::string Violation::line() const {
@@ -98,6 +114,8 @@ CheckResult check_claim(const ClaimInputs& in, const std::vector<std::string>& a
     }
     r.gates.push_back(std::move(row));
   }
+  if (judge && !in.rules.signatures_required)
+    if (auto w = unsigned_warning(in.evidence); !w.empty()) r.warnings.push_back(w);
   return r;
 }
 

@@ -79,7 +79,12 @@ Result<ClaimInputs> resolve_claim_inputs(const ClaimOptions& o) {
   }
   in.evidence_dirs = o.evidence_dirs;
   if (!o.evidence_dirs.empty()) {
-    auto set = load_evidence_dirs(o.evidence_dirs);
+    static const std::vector<trust::TrustedKey> kNoKeys;
+    const auto& policy = in.policy ? &in.policy->policy : nullptr;
+    const bool signed_only = policy && policy->trusted_keys;
+    in.rules.signatures_required = signed_only;
+    auto set = load_evidence_dirs(o.evidence_dirs, signed_only ? *policy->trusted_keys : kNoKeys,
+                                  policy ? policy->repository : std::nullopt);
     if (!set) return set.error();
     in.evidence = std::move(*set);
   }

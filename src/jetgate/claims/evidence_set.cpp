@@ -8,6 +8,7 @@
 
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/evidence/gate_id.hpp"
+#include "jetgate/trust/envelope.hpp"
 
 namespace jetgate::claims {
 namespace {
@@ -25,7 +26,8 @@ Result<std::vector<std::string>> json_files_in(const std::string& dir) {
   for (; it != end; it.increment(ec)) {
     if (ec) return make_error("cannot list directory: " + ec.message(), dir);
     const auto& p = it->path();
-    if (p.extension() == ".json") files.push_back((stdfs::path(dir) / p.filename()).string());
+    if (p.extension() == ".json" && !trust::is_envelope_name(p.filename().string()))
+      files.push_back((stdfs::path(dir) / p.filename()).string());
   }
   std::sort(files.begin(), files.end());
   return files;
@@ -33,7 +35,9 @@ Result<std::vector<std::string>> json_files_in(const std::string& dir) {
 
 }  // namespace
 
-Result<EvidenceSet> load_evidence_dirs(const std::vector<std::string>& dirs) {
+Result<EvidenceSet> load_evidence_dirs(const std::vector<std::string>& dirs,
+                                       const std::vector<trust::TrustedKey>& trusted,
+                                       const std::optional<std::string>& repository) {
   EvidenceSet set;
   for (const auto& dir : dirs) {
     auto files = json_files_in(dir);
@@ -57,7 +61,8 @@ Result<EvidenceSet> load_evidence_dirs(const std::vector<std::string>& dirs) {
              named_gate});
         continue;
       }
-      set.loaded.push_back({file, std::move(*e)});
+      auto signature = trust::check_evidence_file(file, e->git_sha, trusted, repository);
+      set.loaded.push_back({file, std::move(*e), std::move(signature)});
     }
   }
   auto by_file = [](const auto& a, const auto& b) { return a.file < b.file; };

@@ -8,12 +8,14 @@
 
 #include "jetgate/core/result.hpp"
 #include "jetgate/evidence/evidence.hpp"
+#include "jetgate/trust/verify.hpp"
 
 namespace jetgate::claims {
 
 struct LoadedEvidence {
   std::string file;  // path as the user named it: DIR/NAME.json
   evidence::Evidence evidence;
+  trust::SignatureCheck signature;  // GATE.dsse.json beside it, checked against the trusted keys
 };
 
 struct SkippedFile {
@@ -29,7 +31,11 @@ struct EvidenceSet {
 
 // Reads DIR/*.json (not recursive) of each directory. A directory that is
 // missing or unreadable is an Error (unusable input); files inside are
-// skipped with a reason.
-Result<EvidenceSet> load_evidence_dirs(const std::vector<std::string>& dirs);
+// skipped with a reason. GATE.dsse.json files are envelopes, not evidence:
+// each is checked with its GATE.json against `trusted` (trust/verify.hpp),
+// and the subject's name against `repository` when given.
+Result<EvidenceSet> load_evidence_dirs(const std::vector<std::string>& dirs,
+                                       const std::vector<trust::TrustedKey>& trusted = {},
+                                       const std::optional<std::string>& repository = {});
 
 }  // namespace jetgate::claims

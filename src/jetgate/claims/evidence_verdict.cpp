@@ -50,9 +50,32 @@ std::string liveness_problem(const nlohmann::json& extra) {
       quoted_text(source), quoted_text(keys::string_at(extra, keys::kRoot)));
 }
 
-std::vector<Finding> findings(const evidence::Evidence& e, const JudgeRules& rules,
-                              const GateVerdict& v, const std::optional<Date>& day) {
+// Unsigned or forged evidence says nothing, so this is the first finding.
+std::string trust_problem(const trust::SignatureCheck& sig, const JudgeRules& rules) {
+  if (!rules.signatures_required) return {};
+  switch (sig.outcome) {
+    case trust::Signature::verified:
+      if (sig.key_expires && evidence::days_between(*sig.key_expires, rules.today) > 0)
+        return fmt::format("evidence is signed by key {} ({}), which expired on {}", sig.key_id,
+                           quoted_text(sig.owner), evidence::to_string(*sig.key_expires));
+      return {};
+    case trust::Signature::unsigned_:
+      return sig.why + ", and the policy counts only evidence signed by its trusted_keys";
+    case trust::Signature::rejected:
+      return "the evidence's signature is rejected: " + sig.why;
+    case trust::Signature::not_checked:
+      break;
+  }
+  return "the evidence's signature was not checked, and the policy counts only evidence signed by "
+         "its trusted_keys";
+}
+
+std::vector<Finding> findings(const evidence::Evidence& e, const trust::SignatureCheck& sig,
+                              const JudgeRules& rules, const GateVerdict& v,
+                              const std::optional<Date>& day) {
   std::vector<Finding> out;
+  if (auto why = trust_problem(sig, rules); !why.empty())
+    out.push_back({GateState::untrusted, why});
   if (e.status == evidence::GateStatus::failed)
     out.push_back({GateState::failed,
                    "the gate failed" + (e.reason.empty() ? std::string() : ": " + e.reason)});
@@ -128,18 +151,25 @@ const char* to_string(GateState s) {
       return "missing";
     case GateState::unreadable:
       return "unreadable";
+    case GateState::untrusted:
+      return "untrusted";
   }
   return "unknown";
 }
 
 GateVerdict judge_evidence(const evidence::Evidence& e, const JudgeRules& rules) {
+  return judge_evidence(LoadedEvidence{{}, e, {}}, rules);
+}
+
+GateVerdict judge_evidence(const LoadedEvidence& le, const JudgeRules& rules) {
+  const evidence::Evidence& e = le.evidence;
   GateVerdict v;
   auto day = evidence::utc_date_of_timestamp(e.generated_at);
   if (day) {
     v.evidence_date = evidence::to_string(*day);
     v.age_days = evidence::days_between(*day, rules.today);
   }
-  auto found = findings(e, rules, v, day);
+  auto found = findings(e, le.signature, rules, v, day);
   if (found.empty()) {
     v.state = GateState::fresh_green;
     return v;

@@ -4,12 +4,15 @@
 // state that backs a claim: passed; consistent counts (tests > 0, no
 // failures, errors or skips, exit code 0 where recorded); facts from the live
 // machine; no uncommitted changes; a real commit (the candidate's, when one
-// is given); dated in UTC, not in the future, at most max_age_days old.
+// is given); dated in UTC, not in the future, at most max_age_days old; and,
+// when the policy names trusted_keys, signed by one of them that has not
+// expired, over exactly this evidence (trust/verify.hpp).
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "jetgate/claims/evidence_set.hpp"
 #include "jetgate/claims/freshness.hpp"
 #include "jetgate/evidence/evidence.hpp"
 
@@ -29,6 +32,7 @@ enum class GateState {
   stale,         // older than max_age_days
   missing,       // no evidence file for the gate
   unreadable,    // a file for the gate that is not valid evidence of it
+  untrusted,     // the policy names trusted_keys, and no valid signature by one covers it
 };
 
 const char* to_string(GateState s);  // "fresh_green", "stale", ...
@@ -37,8 +41,9 @@ const char* to_string(GateState s);  // "fresh_green", "stale", ...
 struct JudgeRules {
   Date today{};
   int max_age_days = kDefaultMaxEvidenceAgeDays;
-  std::string candidate_sha;     // empty: any real commit; else exactly this one
-  bool stale_exception = false;  // a valid stale-evidence exception admits another real commit
+  std::string candidate_sha;         // empty: any real commit; else exactly this one
+  bool stale_exception = false;      // a valid stale-evidence exception admits another real commit
+  bool signatures_required = false;  // the policy names trusted_keys (docs/trust.md)
 };
 
 struct GateVerdict {
@@ -49,6 +54,9 @@ struct GateVerdict {
   long age_days = 0;                  // meaningful only when evidence_date is set
 };
 
+// The evidence as loaded, with what the loader found about its signature.
+GateVerdict judge_evidence(const LoadedEvidence& le, const JudgeRules& rules);
+// Evidence without a signature check: untrusted whenever signatures are required.
 GateVerdict judge_evidence(const evidence::Evidence& e, const JudgeRules& rules);
 
 // A verdict without evidence: missing, or unreadable with the reason.

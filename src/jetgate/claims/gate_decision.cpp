@@ -56,7 +56,7 @@ GateEntry decide_gate(const std::string& gate, const std::vector<const LoadedEvi
   }
   std::optional<Recency> newest;
   for (const auto* le : files) {
-    GateVerdict v = judge_evidence(le->evidence, rules);
+    GateVerdict v = judge_evidence(*le, rules);
     Recency r = recency_of(*le, v);
     if (newest && !newer_than(r, *newest)) continue;
     newest = r;

@@ -70,6 +70,8 @@ std::string next_step(const GateVerdict& v, const std::string& gate, const Comma
       return run + " on the target platform";
     case GateState::unreadable:
       return run + " again to replace the file";
+    case GateState::untrusted:
+      return run + " on a runner whose key the policy trusts, with --sign-key (docs/trust.md)";
   }
   return run;
 }

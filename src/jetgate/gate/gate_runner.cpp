@@ -19,6 +19,7 @@
 #include "jetgate/gate/live_output.hpp"
 #include "jetgate/gate/requirements.hpp"
 #include "jetgate/gate/thresholds.hpp"
+#include "jetgate/trust/envelope.hpp"
 
 namespace jetgate::gate {
 namespace {
@@ -277,6 +278,34 @@ Error cannot_run(const Gate& gate, const Policy& policy, const std::vector<std::
                     to_valid_utf8(policy.source), "fix the gate in the policy (see docs/gates.md)");
 }
 
+// The subject's name: the policy's "repository", else the checkout's folder name.
+std::string repository_name(const Policy& policy, const std::string& repo_root) {
+  if (policy.repository) return *policy.repository;
+  std::error_code ec;
+  auto dir = std::filesystem::weakly_canonical(std::filesystem::absolute(repo_root, ec), ec);
+  std::string name = dir.filename().string();
+  return name.empty() ? "repository" : name;
+}
+
+// Evidence that names no commit cannot be bound to one; it backs no claim
+// anyway (no_commit), so it stays unsigned and the run says why.
+Result<std::string> sign_evidence(const Evidence& e, const Policy& policy,
+                                  const std::string& repo_root, const RunOptions& options,
+                                  std::vector<std::string>& warnings) {
+  if (!evidence::is_commit_sha(e.git_sha)) {
+    warnings.push_back("evidence not signed: it names no commit (git_sha " + e.git_sha + ")");
+    return std::string();
+  }
+  auto written =
+      trust::sign_evidence_file(options.evidence_dir, e.gate, repository_name(policy, repo_root),
+                                e.git_sha, *options.signing_key);
+  if (!written)
+    return make_error("the evidence was written but could not be signed: " + written.error().what,
+                      written.error().where,
+                      "check the evidence directory, then run the gate again");
+  return written;
+}
+
 }  // namespace
 
 Result<RunOutcome> run_gate(const Gate& gate, const std::vector<PolicyIssue>& gate_issues,
@@ -309,10 +338,12 @@ Result<RunOutcome> run_gate(const Gate& gate, const std::vector<PolicyIssue>& ga
   checkout.before = deps.git_state(repo_root);
   if (auto st = write_unfinished_marker(gate, options.evidence_dir, checkout, deps); !st)
     return st.error();
-  // A log from an earlier run must not sit beside this run's evidence.
+  // A log or envelope from an earlier run must not sit beside this run's evidence.
   std::error_code ignored;
   std::filesystem::remove(std::filesystem::path(options.evidence_dir) / (gate.id + ".log"),
                           ignored);
+  std::filesystem::remove(
+      std::filesystem::path(options.evidence_dir) / trust::envelope_name(gate.id), ignored);
 
   PlatformFacts facts = deps.platform(options.root);
   out.warnings = facts.warnings;
@@ -355,6 +386,11 @@ Result<RunOutcome> run_gate(const Gate& gate, const std::vector<PolicyIssue>& ga
     return path.error();
   }
   out.path = *path;
+  if (options.signing_key) {
+    auto signed_path = sign_evidence(e, policy, repo_root, options, out.warnings);
+    if (!signed_path) return signed_path.error();
+    out.envelope_path = *signed_path;
+  }
   out.evidence = std::move(e);
   return out;
 }

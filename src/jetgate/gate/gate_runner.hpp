@@ -31,6 +31,7 @@
 #include "jetgate/probes/progress.hpp"
 #include "jetgate/probes/python_runtime.hpp"
 #include "jetgate/proc/child.hpp"
+#include "jetgate/trust/keys.hpp"
 
 namespace jetgate::gate {
 
@@ -65,12 +66,15 @@ struct RunOptions {
   probes::ProbeProgress progress;  // as each probe starts and ends
   // Each line of the command's output as it is written (terminal-safe, no newline).
   std::function<void(std::string_view line)> command_line;
+  // Set: GATE.dsse.json is written beside GATE.json, signed with it (docs/trust.md).
+  std::optional<trust::SigningKey> signing_key;
 };
 
 struct RunOutcome {
   evidence::Evidence evidence;
   std::string path;                   // the evidence file written
   std::string log_path;               // GATE.log, when the command ran and its output was saved
+  std::string envelope_path;          // GATE.dsse.json, when the evidence was signed
   int exit_code = 2;                  // 0 passed, 1 failed or interrupted, 2 not_run
   std::vector<std::string> warnings;  // also recorded in the evidence
   std::vector<CheckRow> checks;  // one per requirement, probe, failed test, run problem (/checks)

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "jetgate/core/result.hpp"
+#include "jetgate/trust/keys.hpp"
 
 namespace jetgate::gate {
 
@@ -88,6 +89,9 @@ struct Policy {
   std::string owner, cadence;
   std::optional<std::int64_t> evidence_retention_days, maximum_evidence_age_days;
   std::optional<std::string> repository;  // "OWNER/NAME"
+  // Set (even when every entry was invalid): only evidence signed by one of
+  // these keys counts (docs/trust.md).
+  std::optional<std::vector<trust::TrustedKey>> trusted_keys;
   std::vector<Gate> gates;
   nlohmann::json environment_waivers = nlohmann::json::array();  // validated by waivers.hpp
   std::string source;     // the file as the user named it, or "embedded default-policy.json"

@@ -34,6 +34,9 @@ std::vector<ProbeCheck> parse_probe_checks(const nlohmann::json& j, const std::s
 std::optional<CommandSpec> parse_command(const nlohmann::json& j, const std::string& gate,
                                          const IssueSink& sink);
 
+// "trusted_keys": the valid entries; each invalid one is an issue of "policy".
+std::vector<trust::TrustedKey> parse_trusted_keys(const nlohmann::json& j, const IssueSink& sink);
+
 // "12.6.1" -> {12, 6, 1}; nullopt when any component is not a number.
 std::optional<std::vector<long>> parse_version(const std::string& v);
 

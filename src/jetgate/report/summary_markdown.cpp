@@ -41,6 +41,8 @@ std::string status_word(claims::GateState st) {
       return "no evidence";
     case claims::GateState::unreadable:
       return "unreadable evidence";
+    case claims::GateState::untrusted:
+      return "rejected: not signed by a trusted key";
   }
   return "unknown";
 }

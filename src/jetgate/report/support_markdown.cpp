@@ -51,6 +51,9 @@ std::string why_not_claimed(const claims::MatrixRow& row, const claims::GateEntr
     case claims::GateState::unreadable:
       state = "unreadable evidence";
       break;
+    case claims::GateState::untrusted:
+      state = "not signed by a trusted key";
+      break;
   }
   if (g.verdict.evidence_date.empty()) return state;
   return fmt::format("{} (evidence of {})", state, g.verdict.evidence_date);

@@ -1,0 +1,65 @@
+#include "jetgate/trust/envelope.hpp"
+
+#include <fmt/format.h>
+
+#include "jetgate/core/json_text.hpp"
+#include "jetgate/evidence/atomic_write.hpp"
+#include "jetgate/fs/root_fs.hpp"
+#include "jetgate/trust/encoding.hpp"
+
+namespace jetgate::trust {
+
+// Evidence documents are capped at a few MiB by the evidence reader; the
+// envelope of one is at most 4/3 of that plus the statement.
+inline constexpr std::size_t kMaxSignedDocumentBytes = 16u << 20;
+
+std::string pae(std::string_view payload_type, std::string_view payload) {
+  return fmt::format("DSSEv1 {} {} {} {}", payload_type.size(), payload_type, payload.size(),
+                     payload);
+}
+
+nlohmann::json make_statement(const std::string& repository, const std::string& git_sha,
+                              const nlohmann::json& evidence_document) {
+  return {{"_type", kStatementType},
+          {"subject",
+           nlohmann::json::array({{{"name", repository}, {"digest", {{"gitCommit", git_sha}}}}})},
+          {"predicateType", kPredicateType},
+          {"predicate", evidence_document}};
+}
+
+nlohmann::json sign_statement(const nlohmann::json& statement, const SigningKey& key) {
+  std::string payload = dump_json(statement);
+  std::string sig = key.sign(pae(kPayloadType, payload));
+  return {
+      {"payloadType", kPayloadType},
+      {"payload", to_base64(payload)},
+      {"signatures", nlohmann::json::array({{{"keyid", key.key_id()}, {"sig", to_base64(sig)}}})}};
+}
+
+std::string envelope_name(const std::string& gate) {
+  return gate + kEnvelopeSuffix;
+}
+
+bool is_envelope_name(std::string_view file_name) {
+  std::string_view suffix = kEnvelopeSuffix;
+  return file_name.size() > suffix.size() &&
+         file_name.substr(file_name.size() - suffix.size()) == suffix;
+}
+
+Result<std::string> sign_evidence_file(const std::string& dir, const std::string& gate,
+                                       const std::string& repository, const std::string& git_sha,
+                                       const SigningKey& key) {
+  auto root = fs::RootFs::open(dir);
+  if (!root) return root.error();
+  const std::string file = gate + ".json";
+  // What was written, not what was meant to be: the signature must cover the
+  // file a verifier will read.
+  auto text = root->read(file, kMaxSignedDocumentBytes);
+  if (!text) return make_error(text.error().what, dir + "/" + file, text.error().hint);
+  auto doc = parse_json_text(*text, dir + "/" + file);
+  if (!doc) return doc.error();
+  auto envelope = sign_statement(make_statement(repository, git_sha, *doc), key);
+  return evidence::write_file_atomically(dir, envelope_name(gate), envelope.dump(2) + "\n");
+}
+
+}  // namespace jetgate::trust
