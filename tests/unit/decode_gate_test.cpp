@@ -3,6 +3,8 @@
 // drop from what a healthy board reaches fails; the healthy board passes).
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "jetgate/gate/policy.hpp"
 #include "jetgate/gate/thresholds.hpp"
 
@@ -52,6 +54,26 @@ TEST(DecodeGate, PolicyThresholdsOnBothMetrics) {
   EXPECT_NE(out[0].problems[0].find("decode_tok_s = 900 tok/s misses decode_tok_s >= 1000"),
             std::string::npos)
       << out[0].problems[0];
+}
+
+// A metric that is not a number (a timer that divided by zero) never meets a
+// bound: NaN compares false with everything, so "not below min" is not "at least min".
+TEST(DecodeGate, NotANumberMissesEveryBound) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  ProbeCheck at_least{"decode", "decode_tok_s", 10.0, std::nullopt, std::nullopt};
+  ProbeCheck at_most{"decode", "decode_tok_s", std::nullopt, 1e6, std::nullopt};
+  ProbeCheck between{"decode", "decode_tok_s", 10.0, 1e6, std::nullopt};
+  for (const auto& check : {at_least, at_most, between}) {
+    EXPECT_EQ(verdict({check}, decode_result(nan, 0.6)), ProbeVerdict::failed);
+    EXPECT_EQ(verdict({check}, decode_result(-nan, 0.6)), ProbeVerdict::failed);
+    EXPECT_EQ(verdict({check}, decode_result(100, 0.6)), ProbeVerdict::passed);
+  }
+  EXPECT_EQ(verdict({at_most}, decode_result(inf, 0.6)), ProbeVerdict::failed);
+  EXPECT_EQ(verdict({at_least}, decode_result(-inf, 0.6)), ProbeVerdict::failed);
+  auto out = evaluate_probe_checks({at_least}, {{"decode", decode_result(nan, 0.6)}});
+  ASSERT_EQ(out[0].problems.size(), 1u);
+  EXPECT_NE(out[0].problems[0].find("nan"), std::string::npos) << out[0].problems[0];
 }
 
 TEST(DecodeGate, SkippedDecodeIsSkippedNotFailed) {
