@@ -81,6 +81,28 @@ TEST(DpkgStatus, InstalledPackagesOnly) {
   EXPECT_TRUE(parse_dpkg_status("Package: x\nVersion").empty());  // truncated
 }
 
+// dpkg-query(1)'s Status is "WANT FLAG STATE": only the state says what is on disk
+// now. A held L4T (apt-mark hold, common on Jetson to stop upgrades) is installed.
+TEST(DpkgStatus, TheStateWordDecidesAndAHeldPackageIsInstalled) {
+  for (const char* yes :
+       {"install ok installed", "hold ok installed", "deinstall ok installed", "purge ok installed",
+        "install ok triggers-pending", "install ok triggers-awaited", "unknown ok installed"})
+    EXPECT_TRUE(dpkg_status_is_installed(yes)) << yes;
+  for (const char* no :
+       {"install ok config-files", "deinstall ok config-files", "install ok half-installed",
+        "install ok unpacked", "install ok half-configured", "install ok not-installed",
+        "purge ok not-installed", "install reinstreq installed", "install reinstreq half-installed",
+        "install ok", "install ok installed extra", "", "ok installed", "want ok installed",
+        "install ok installed\xff", "install ok Installed"})
+    EXPECT_FALSE(dpkg_status_is_installed(no)) << no;
+  auto pkgs = parse_dpkg_status(
+      "Package: nvidia-l4t-core\nStatus: hold ok installed\nVersion: 36.4.3-20250107174145\n\n"
+      "Package: nvidia-jetpack\nStatus: install ok config-files\nVersion: 6.2+b77\n\n"
+      "Package: cuda-runtime-12-6\nStatus: install ok half-installed\nVersion: 12.6.68-1\n");
+  EXPECT_EQ(pkgs,
+            (std::map<std::string, std::string>{{"nvidia-l4t-core", "36.4.3-20250107174145"}}));
+}
+
 std::optional<std::string> part_of(const std::vector<std::string>& compatible) {
   auto f = module_from_compatible(compatible);
   return f ? std::optional<std::string>(f->part_number) : std::nullopt;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <regex>
+#include <set>
+#include <sstream>
 
 #include "jetgate/facts/text.hpp"
 
@@ -53,13 +55,25 @@ std::optional<std::string> jetpack_from_package_version(std::string_view version
   return m[1].str();
 }
 
+bool dpkg_status_is_installed(std::string_view status) {
+  // "Status: WANT FLAG STATE" (dpkg-query(1)). The files are in place and
+  // configured only in these states; what the user wants next (install, hold,
+  // deinstall, purge) does not change what is on disk now, so a held
+  // nvidia-l4t-core is as installed as any. A reinstreq flag means broken.
+  std::istringstream words{std::string(status)};
+  std::string want, flag, state, extra;
+  if (!(words >> want >> flag >> state) || (words >> extra)) return false;
+  static const std::set<std::string, std::less<>> wants{"unknown", "install", "hold", "deinstall",
+                                                        "purge"};
+  if (!wants.count(want) || flag != "ok") return false;
+  return state == "installed" || state == "triggers-pending" || state == "triggers-awaited";
+}
+
 std::map<std::string, std::string> parse_dpkg_status(std::string_view text) {
   std::map<std::string, std::string> installed;
   std::string package, version, status;
   auto flush = [&] {
-    if (!package.empty() && !version.empty() && status.find("installed") != std::string::npos &&
-        status.rfind("install ", 0) == 0 && status.find("not-installed") == std::string::npos &&
-        status.find("config-files") == std::string::npos)
+    if (!package.empty() && !version.empty() && dpkg_status_is_installed(status))
       installed[package] = version;
     package.clear();
     version.clear();

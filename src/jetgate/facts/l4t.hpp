@@ -25,8 +25,12 @@ std::optional<std::string> l4t_from_package_version(std::string_view version);
 // "6.2+b77" -> "6.2", "5.1.2-b104" -> "5.1.2", "4.6.1-b110" -> "4.6.1".
 std::optional<std::string> jetpack_from_package_version(std::string_view version);
 
+// Whether a dpkg Status field ("install ok installed", "hold ok installed",
+// "deinstall ok config-files", ...) says the package is installed now.
+bool dpkg_status_is_installed(std::string_view status);
+
 // Installed packages of a dpkg status database: name -> version. Paragraphs
-// whose Status is not "install ok installed" are left out.
+// whose Status is not installed now (dpkg_status_is_installed) are left out.
 std::map<std::string, std::string> parse_dpkg_status(std::string_view text);
 
 }  // namespace jetgate::facts
