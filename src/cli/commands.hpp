@@ -20,4 +20,7 @@ Command add_check_command(CLI::App& app);    // cmd_check.cpp
 Command add_support_command(CLI::App& app);  // cmd_support.cpp
 Command add_summary_command(CLI::App& app);  // cmd_summary.cpp
 
+Command add_container_command(CLI::App& app);  // cmd_container.cpp
+Command add_init_command(CLI::App& app);       // cmd_init.cpp
+
 }  // namespace jetgate::cli
