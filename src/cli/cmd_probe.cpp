@@ -2,6 +2,7 @@
 #include <chrono>
 #include <iostream>
 
+#include "cli/ci_outputs.hpp"
 #include "cli/commands.hpp"
 #include "cli/progress_lines.hpp"
 #include "jetgate/core/exit_codes.hpp"
@@ -34,6 +35,7 @@ struct ProbeArgs {
   bool quiet = false;
   bool decode = false;
   probes::DecodeOptions decode_options;
+  std::string junit;
 };
 
 // --decode adds the decode probe; with --cuda (and no --probe) the default
@@ -139,6 +141,13 @@ int run_probe(const ProbeArgs& a) {
     if (cuda) std::cout << report::render_cuda_text(*cuda);
     if (python) std::cout << report::render_python_text(*python);
   }
+  std::vector<probes::ProbeResult> ran;
+  if (cuda) ran = cuda->probes;
+  if (python) ran.push_back(python->result);
+  if (python && python->bitsandbytes) ran.push_back(*python->bitsandbytes);
+  auto suite = report::probe_junit(ran);
+  annotate(suite);
+  if (!write_junit("probe", a.junit, suite)) return kExitUsage;
   auto not_held = unmet(a, in.cuda, in.python);
   for (const auto& line : not_held) std::cerr << "jetgate probe: does not hold: " << line << "\n";
   return not_held.empty() ? kExitOk : kExitDoesNotHold;
@@ -205,6 +214,8 @@ Command add_probe_command(CLI::App& app) {
       "crashed or hung, a build without GPU kernels); 2 usage or unusable input (e.g. --cuda with "
       "--root).\n"
       "Without probe flags `probe` is a report and exits 0.");
+  sub->add_option("--junit", args->junit, "Also write a JUnit XML report: a test case per probe")
+      ->type_name("FILE");
   sub->add_flag("--quiet", args->quiet,
                 "No progress lines on stderr (shown when stderr is a terminal or CI is set)");
   return {sub, [args] {

@@ -4,6 +4,7 @@
 // output) and is made terminal-safe first (core/utf8.hpp).
 #include <iostream>
 
+#include "cli/ci_outputs.hpp"
 #include "cli/commands.hpp"
 #include "cli/progress_lines.hpp"
 #include "jetgate/core/exit_codes.hpp"
@@ -22,6 +23,7 @@ struct RunArgs {
   std::string repo_root;
   bool quiet = false;
   bool dry_run = false;
+  std::string junit;
   gate::RunOptions options;
 };
 
@@ -108,6 +110,9 @@ int run(RunArgs a) {
             << ", errors " << e.counts.errors << ", skipped " << e.counts.skipped << "\n"
             << "evidence: " << safe(outcome->path) << " (git_sha " << e.git_sha << ")\n";
   if (!outcome->log_path.empty()) std::cout << "log: " << safe(outcome->log_path) << "\n";
+  auto suite = report::run_junit(e.gate, outcome->checks);
+  annotate(suite, a.policy);
+  if (!write_junit("run", a.junit, suite)) return kExitUsage;
   return outcome->exit_code;
 }
 
@@ -142,6 +147,9 @@ Command add_run_command(CLI::App& app) {
   sub->add_option("--repo-root", args->repo_root,
                   "Repository root for coverage paths, the command's cwd and git_sha; default: the "
                   "nearest directory above the policy that holds .git");
+  sub->add_option("--junit", args->junit,
+                  "Also write a JUnit XML report: a test case per requirement, probe and test")
+      ->type_name("FILE");
   sub->add_flag(
       "--quiet", args->quiet,
       "Show neither probe progress nor the command's output while it runs (GATE.log keeps it)");

@@ -28,7 +28,11 @@ std::string artifact(const InitBoard& b, bool container) {
 
 void emit_with(YAML::Emitter& y, const std::vector<std::pair<std::string, std::string>>& with) {
   y << YAML::Key << "with" << YAML::Value << YAML::BeginMap;
-  for (const auto& [k, v] : with) y << YAML::Key << k << YAML::Value << v;
+  for (const auto& [k, v] : with) {
+    y << YAML::Key << k << YAML::Value;
+    if (v.find('\n') != std::string::npos) y << YAML::Literal;
+    y << v;
+  }
   y << YAML::EndMap;
 }
 
@@ -128,11 +132,13 @@ void board_job(YAML::Emitter& y, const InitOptions& o, const InitBoard& b) {
   install_steps(y);
   run_step(y, "Platform facts", "jetgate probe");
   run_step(y, "Run the gate (probes and the project's tests) and write evidence",
-           fmt::format("mkdir -p conditional-evidence\n"
-                       "jetgate run {} --policy \"$JETGATE_POLICY\" --evidence-dir {}\n",
-                       kInitGateId, dir));
+           fmt::format("mkdir -p conditional-evidence test-reports\n"
+                       "jetgate run {} --policy \"$JETGATE_POLICY\" --evidence-dir {} --junit "
+                       "test-reports/jetgate-{}.xml\n",
+                       kInitGateId, dir, b.label));
   upload(y, "Upload the evidence", artifact(b, false), dir, "error");
-  upload(y, "Upload the test report", "jetgate-junit-" + b.label, o.test_junit, "warn");
+  upload(y, "Upload the test reports (the project's and jetgate's)", "jetgate-junit-" + b.label,
+         o.test_junit + "\ntest-reports/jetgate-" + b.label + ".xml\n", "warn");
   y << YAML::EndSeq << YAML::EndMap;
 }
 
@@ -198,7 +204,10 @@ void claim_job(YAML::Emitter& y, const InitOptions& o) {
             {{"pattern", "jetgate-junit-*"}, {"path", "test-reports-all"}});
   const auto dirs = evidence_args(o);
   run_step(y, "May this commit claim Jetson support? (check)",
-           "jetgate check --policy \"$JETGATE_POLICY\"" + dirs + " --candidate-sha \"$GITHUB_SHA\"",
+           "mkdir -p test-reports-all\n"
+           "jetgate check --policy \"$JETGATE_POLICY\"" +
+               dirs +
+               " --candidate-sha \"$GITHUB_SHA\" --junit test-reports-all/jetgate-check.xml\n",
            "", "check", true);
   run_step(y, "Step summary",
            "jetgate summary --policy \"$JETGATE_POLICY\"" + dirs +

@@ -1,0 +1,147 @@
+// CI outputs: JUnit files (read back with jetgate's own reader and with
+// python3-junitparser), GitHub annotations and the shields.io badge.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "jetgate/gate/junit.hpp"
+#include "jetgate/report/annotations.hpp"
+#include "jetgate/report/junit_xml.hpp"
+#include "test_support.hpp"
+
+namespace jetgate::test {
+namespace {
+
+bool has(const std::string& text, const std::string& needle) {
+  return text.find(needle) != std::string::npos;
+}
+
+// "tests failures errors skipped" as python3-junitparser reads the file, or
+// empty when it is not installed.
+std::string junitparser_counts(const std::string& path) {
+  if (std::system("/usr/bin/python3 -c 'import junitparser' 2>/dev/null") != 0) return "";
+  std::string cmd = "/usr/bin/python3 " + fixtures_dir() + "/init/read_junit.py " + path;
+  std::unique_ptr<FILE, int (*)(FILE*)> p(popen(cmd.c_str(), "r"), pclose);
+  std::string out;
+  std::array<char, 256> buf{};
+  while (p && fgets(buf.data(), buf.size(), p.get())) out += buf.data();
+  return out;
+}
+
+std::string counts_text(const gate::JunitCounts& c) {
+  return std::to_string(c.tests) + " " + std::to_string(c.failures) + " " +
+         std::to_string(c.errors) + " " + std::to_string(c.skipped) + "\n";
+}
+
+TEST(CiOutputs, JunitOfEveryStatusReadsBackWithJetgatesReader) {
+  report::JunitSuite s{"jetgate run g", {}};
+  s.cases = {{"c", "requirement arch", "FAIL", "arch is x86_64", "run it on a Jetson"},
+             {"c", "probe launch", "PASS", "", ""},
+             {"c", "probe bandwidth", "WARN", "slow", ""},
+             {"c", "probe decode", "SKIP", "no model", ""},
+             {"c", "probe memory", "NOT_RUN", "no driver", ""},
+             {"c", "command", "ERROR", "crashed", ""},
+             {"c\x01", "name <&>\"\xff", "FAIL", "bytes \x02\xfe and ]]>", ""}};
+  auto xml = report::render_junit_xml(s);
+  auto counts = gate::parse_junit_xml(xml, "junit.xml");
+  ASSERT_TRUE(counts.ok()) << counts.error().message() << "\n" << xml;
+  EXPECT_EQ(counts->tests, 7);
+  EXPECT_EQ(counts->failures, 2);
+  EXPECT_EQ(counts->errors, 1);
+  EXPECT_EQ(counts->skipped, 2);
+  ASSERT_FALSE(counts->not_passed.empty());
+  EXPECT_EQ(counts->not_passed[0].message, "arch is x86_64 (next: run it on a Jetson)");
+}
+
+TEST(CiOutputs, RunJunitHasACasePerRowWithTheNextStep) {
+  TempDir t;
+  auto junit = t.path("run.xml");
+  auto r = run_jetgate(
+      {"run", "jetson-cuda-runtime", "--evidence-dir", t.path("ev"), "--junit", junit, "--quiet"},
+      {std::string("JETGATE_CUDA_DRIVER=") + JETGATE_FAKE_CUDA});
+  ASSERT_EQ(r.exit_code, 2) << r.err << r.out;  // not a Jetson: not run
+  auto counts = gate::read_junit_file(junit);
+  ASSERT_TRUE(counts.ok()) << counts.error().message();
+  EXPECT_GE(counts->failures, 2) << "arch and is_tegra are unmet on this machine";
+  EXPECT_TRUE(has(read_file(junit), "next: run this gate on a machine that meets it"));
+  auto py = junitparser_counts(junit);
+  if (!py.empty()) {
+    EXPECT_EQ(py, counts_text(*counts));
+  }
+}
+
+TEST(CiOutputs, ProbeJunitHasACasePerProbe) {
+  TempDir t;
+  auto junit = t.path("probe.xml");
+  auto r = run_jetgate({"probe", "--cuda", "--quiet", "--junit", junit},
+                       {std::string("JETGATE_CUDA_DRIVER=") + JETGATE_FAKE_CUDA});
+  EXPECT_NE(r.exit_code, 2) << r.err;
+  auto counts = gate::read_junit_file(junit);
+  ASSERT_TRUE(counts.ok()) << counts.error().message();
+  EXPECT_EQ(counts->tests, 4) << read_file(junit);  // launch, memory, bandwidth, sync_path
+  auto py = junitparser_counts(junit);
+  if (!py.empty()) {
+    EXPECT_EQ(py, counts_text(*counts));
+  }
+}
+
+TEST(CiOutputs, CheckJunitAndAnnotationsNameTheGate) {
+  TempDir t;
+  auto junit = t.path("check.xml");
+  auto policy =
+      t.write("repo/p.json", read_file(source_dir() + "/docs/examples/jetson-policy.json"));
+  std::filesystem::create_directories(t.path("repo/.git"));
+  std::filesystem::create_directories(t.path("repo/ev"));
+  auto r = run_jetgate({"check", "--policy", policy, "--evidence-dir", t.path("repo/ev"), "--today",
+                        "2026-11-29", "--candidate-sha", std::string(40, 'a'), "--junit", junit},
+                       {"GITHUB_ACTIONS=true"});
+  EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+  EXPECT_TRUE(has(r.out, "::error file=" + policy + ",title=jetgate check::")) << r.out;
+  auto counts = gate::read_junit_file(junit);
+  ASSERT_TRUE(counts.ok()) << counts.error().message();
+  EXPECT_EQ(counts->tests, 3) << read_file(junit);  // the policy and its two gates
+  EXPECT_GE(counts->failures, 1);
+  auto py = junitparser_counts(junit);
+  if (!py.empty()) {
+    EXPECT_EQ(py, counts_text(*counts));
+  }
+  auto quiet = run_jetgate({"check", "--policy", policy, "--evidence-dir", t.path("repo/ev"),
+                            "--today", "2026-11-29", "--candidate-sha", std::string(40, 'a')},
+                           {"GITHUB_ACTIONS=false"});
+  EXPECT_FALSE(has(quiet.out, "::error")) << "annotations only on GitHub Actions";
+  EXPECT_EQ(
+      run_jetgate({"check", "--policy", policy, "--junit", t.path("missing/x.xml")}).exit_code, 2);
+}
+
+TEST(CiOutputs, AnnotationsEscapeAsGitHubDocuments) {
+  EXPECT_EQ(report::github_annotation("error", "50% done\r\nnext", "a:b,c.md", "t"),
+            "::error file=a%3Ab%2Cc.md,title=t::50%25 done%0D%0Anext");
+  EXPECT_EQ(report::github_annotation("warning", "x: y, z"), "::warning::x: y, z");
+}
+
+TEST(CiOutputs, BadgeSaysNoSupportWithoutGreenEvidence) {
+  TempDir t;
+  std::filesystem::create_directories(t.path("ev"));
+  auto badge = t.path("badge.json");
+  auto r = run_jetgate({"support", "--evidence-dir", t.path("ev"), "--badge", badge});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(read_file(badge));
+  EXPECT_EQ(doc["schemaVersion"], 1);
+  EXPECT_EQ(doc["label"], "Jetson");
+  EXPECT_EQ(doc["message"], "no support claimed");
+  EXPECT_EQ(doc["color"], "lightgrey");
+  auto green = run_jetgate({"support", "--evidence-dir", fixtures_dir() + "/claims/jetgate-orin",
+                            "--today", "2026-11-29", "--badge", badge});
+  ASSERT_EQ(green.exit_code, 0) << green.err;
+  doc = nlohmann::json::parse(read_file(badge));
+  EXPECT_EQ(doc["color"], "brightgreen") << doc.dump();
+  EXPECT_NE(doc["message"], "no support claimed");
+}
+
+}  // namespace
+}  // namespace jetgate::test
