@@ -156,6 +156,11 @@ Command add_support_command(CLI::App& app) {
   sub->get_option("--evidence-dir")->required();
   sub->add_option("--format", args->format, "Output format without --readme")
       ->check(CLI::IsMember({"md", "json"}));
+  // --json, as on every command; --format json stays for existing scripts.
+  sub->add_flag_callback(
+      "--json", [args] { args->format = "json"; },
+      "Print the support matrix as JSON (docs/schemas/support.schema.json); same as --format "
+      "json");
   auto* readme = sub->add_option(
       "--readme", args->readme,
       "Rewrite the block between <!-- jetgate:support:begin --> and "

@@ -143,5 +143,67 @@ TEST(CiOutputs, BadgeSaysNoSupportWithoutGreenEvidence) {
   EXPECT_NE(doc["message"], "no support claimed");
 }
 
+// The JSON of container, support and check, validated against docs/schemas.
+TEST(CiOutputs, CommandJsonMatchesItsSchema) {
+  if (std::system("/usr/bin/python3 -c 'import jsonschema' 2>/dev/null") != 0)
+    GTEST_SKIP() << "python3-jsonschema is not installed (CI installs it)";
+  TempDir t;
+  auto validate = [&](const std::string& schema, const std::string& json) {
+    auto file = t.write("out.json", json);
+    return std::system(("/usr/bin/python3 " + fixtures_dir() + "/schemas/validate_output.py " +
+                        source_dir() + "/docs/schemas/" + schema + " " + file)
+                           .c_str());
+  };
+  const std::string claims = fixtures_dir() + "/claims/";
+  const std::string sha(40, 'a');
+  struct Case {
+    std::string schema;
+    std::vector<std::string> args;
+  };
+  for (const auto& c : std::vector<Case>{
+           {"container.schema.json", {"container", "--l4t", "36.4.3", "--json"}},
+           {"container.schema.json", {"container", "--l4t", "38.2.0", "--json"}},
+           {"support.schema.json",
+            {"support", "--evidence-dir", claims + "jetgate-orin", "--evidence-dir",
+             claims + "troubles", "--today", "2026-11-29", "--json"}},
+           {"support.schema.json",
+            {"support", "--evidence-dir", claims + "jetgate-h200", "--format", "json"}},
+           {"check.schema.json",
+            {"check", "--policy", source_dir() + "/docs/examples/jetson-policy.json",
+             "--evidence-dir", claims + "jetgate-orin", "--today", "2026-11-29", "--candidate-sha",
+             sha, "--json"}}}) {
+    auto r = run_jetgate(c.args);
+    ASSERT_NE(r.exit_code, 2) << r.err;
+    EXPECT_EQ(validate(c.schema, r.out), 0) << c.args[0] << " " << c.args[1] << "\n" << r.out;
+  }
+  // The probe document (live, with and without probes, and every recorded
+  // machine's golden) and the evidence `run` writes (a failed and a not-run gate).
+  const std::string fake = std::string("JETGATE_CUDA_DRIVER=") + JETGATE_FAKE_CUDA;
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"probe", "--json"}, {"probe", "--cuda", "--quiet", "--json"}}) {
+    auto r = run_jetgate(args, {fake});
+    ASSERT_NE(r.exit_code, 2) << r.err;
+    EXPECT_EQ(validate("probe.schema.json", r.out), 0) << r.out;
+  }
+  std::string goldens;
+  for (const auto& e : std::filesystem::directory_iterator(fixtures_dir()))
+    if (std::filesystem::exists(e.path() / "expected.json"))
+      goldens += " " + (e.path() / "expected.json").string();
+  EXPECT_EQ(std::system(("/usr/bin/python3 " + fixtures_dir() + "/schemas/validate_output.py " +
+                         source_dir() + "/docs/schemas/probe.schema.json" + goldens)
+                            .c_str()),
+            0);
+  for (const char* gate : {"cuda-runtime", "jetson-cuda-runtime"}) {
+    auto r = run_jetgate({"run", gate, "--evidence-dir", t.path("ev"), "--quiet"}, {fake});
+    ASSERT_NE(r.exit_code, 0) << "the fake driver's figures never pass a gate: " << r.out;
+    EXPECT_EQ(validate("evidence.schema.json", read_file(t.path("ev/") + gate + ".json")), 0)
+        << gate;
+  }
+  // The schemas can fail: a wrong schema_version is refused.
+  EXPECT_NE(validate("container.schema.json",
+                     "{\"schema_version\": 2, \"host\": {}, \"images\": [], \"hint\": null}"),
+            0);
+}
+
 }  // namespace
 }  // namespace jetgate::test
