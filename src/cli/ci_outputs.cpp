@@ -31,7 +31,7 @@ bool write_junit(const std::string& command, const std::string& path,
   return write_output_file(command, path, report::render_junit_xml(suite));
 }
 
-void annotate(const report::JunitSuite& suite, const std::string& file) {
+void annotate(const report::JunitSuite& suite, const std::string& file, bool to_stderr) {
   if (!report::github_actions()) return;
   for (const auto& c : suite.cases) {
     const char* level = c.status == "FAIL" || c.status == "ERROR" ? "error"
@@ -40,7 +40,8 @@ void annotate(const report::JunitSuite& suite, const std::string& file) {
     if (!level) continue;
     std::string text = c.name + ": " + (c.message.empty() ? c.status : c.message);
     if (!c.next.empty()) text += " (next: " + c.next + ")";
-    std::cout << report::github_annotation(level, text, file, suite.name) << "\n";
+    (to_stderr ? std::cerr : std::cout)
+        << report::github_annotation(level, text, file, suite.name) << "\n";
   }
 }
 

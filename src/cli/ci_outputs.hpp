@@ -17,8 +17,11 @@ bool write_output_file(const std::string& command, const std::string& path,
 bool write_junit(const std::string& command, const std::string& path,
                  const report::JunitSuite& suite);
 
-// One ::error (or ::warning) line on stdout per case that does not pass, when
-// GITHUB_ACTIONS=true; file names the file a case is about, when known.
-void annotate(const report::JunitSuite& suite, const std::string& file = {});
+// One ::error (or ::warning) line per case that does not pass, when
+// GITHUB_ACTIONS=true; file names the file a case is about, when known. On
+// stdout, or on stderr when stdout is a JSON document (--json): the runner
+// reads workflow commands from both.
+void annotate(const report::JunitSuite& suite, const std::string& file = {},
+              bool to_stderr = false);
 
 }  // namespace jetgate::cli

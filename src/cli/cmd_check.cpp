@@ -49,7 +49,7 @@ int run(const CheckArgs& a) {
     }
   }
   auto suite = report::check_junit(result);
-  annotate(suite, a.claim.policy);
+  annotate(suite, a.claim.policy, a.json);
   if (!write_junit("check", a.junit, suite)) return kExitUsage;
   return result.holds() ? kExitOk : kExitDoesNotHold;
 }

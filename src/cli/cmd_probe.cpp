@@ -146,7 +146,7 @@ int run_probe(const ProbeArgs& a) {
   if (python) ran.push_back(python->result);
   if (python && python->bitsandbytes) ran.push_back(*python->bitsandbytes);
   auto suite = report::probe_junit(ran);
-  annotate(suite);
+  annotate(suite, {}, a.json);
   if (!write_junit("probe", a.junit, suite)) return kExitUsage;
   auto not_held = unmet(a, in.cuda, in.python);
   for (const auto& line : not_held) std::cerr << "jetgate probe: does not hold: " << line << "\n";

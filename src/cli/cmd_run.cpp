@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "cli/progress_lines.hpp"
 #include "jetgate/core/exit_codes.hpp"
+#include "jetgate/core/json_text.hpp"
 #include "jetgate/core/utf8.hpp"
 #include "jetgate/evidence/gate_id.hpp"
 #include "jetgate/gate/dry_run.hpp"
@@ -24,6 +25,7 @@ struct RunArgs {
   bool quiet = false;
   bool dry_run = false;
   std::string junit;
+  bool json = false;
   gate::RunOptions options;
 };
 
@@ -104,14 +106,17 @@ int run(RunArgs a) {
   }
   for (const auto& w : outcome->warnings) std::cerr << "warning: " << safe(w) << "\n";
   const auto& e = outcome->evidence;
-  std::cout << e.gate << ": " << evidence::to_string(e.status) << "\n";
-  print_rows(outcome->checks);
-  std::cout << "counts: tests " << e.counts.tests << ", failures " << e.counts.failures
-            << ", errors " << e.counts.errors << ", skipped " << e.counts.skipped << "\n"
-            << "evidence: " << safe(outcome->path) << " (git_sha " << e.git_sha << ")\n";
-  if (!outcome->log_path.empty()) std::cout << "log: " << safe(outcome->log_path) << "\n";
+  // --json: stdout is the evidence document just written, nothing else.
+  std::ostream& text = a.json ? std::cerr : std::cout;
+  if (a.json) std::cout << dump_json(evidence::to_json(e), 2) << "\n";
+  text << e.gate << ": " << evidence::to_string(e.status) << "\n";
+  for (const auto& r : outcome->checks) text << "  " << safe(gate::check_line(r)) << "\n";
+  text << "counts: tests " << e.counts.tests << ", failures " << e.counts.failures << ", errors "
+       << e.counts.errors << ", skipped " << e.counts.skipped << "\n"
+       << "evidence: " << safe(outcome->path) << " (git_sha " << e.git_sha << ")\n";
+  if (!outcome->log_path.empty()) text << "log: " << safe(outcome->log_path) << "\n";
   auto suite = report::run_junit(e.gate, outcome->checks);
-  annotate(suite, a.policy);
+  annotate(suite, a.policy, a.json);
   if (!write_junit("run", a.junit, suite)) return kExitUsage;
   return outcome->exit_code;
 }
@@ -147,6 +152,10 @@ Command add_run_command(CLI::App& app) {
   sub->add_option("--repo-root", args->repo_root,
                   "Repository root for coverage paths, the command's cwd and git_sha; default: the "
                   "nearest directory above the policy that holds .git");
+  sub->add_flag("--json", args->json,
+                "Print the evidence document written (docs/schemas/evidence.schema.json) on "
+                "stdout; the text goes to stderr")
+      ->excludes("--dry-run");
   sub->add_option("--junit", args->junit,
                   "Also write a JUnit XML report: a test case per requirement, probe and test")
       ->type_name("FILE");

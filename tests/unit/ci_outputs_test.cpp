@@ -114,6 +114,13 @@ TEST(CiOutputs, CheckJunitAndAnnotationsNameTheGate) {
                             "--today", "2026-11-29", "--candidate-sha", std::string(40, 'a')},
                            {"GITHUB_ACTIONS=false"});
   EXPECT_FALSE(has(quiet.out, "::error")) << "annotations only on GitHub Actions";
+  auto json =
+      run_jetgate({"check", "--policy", policy, "--evidence-dir", t.path("repo/ev"), "--today",
+                   "2026-11-29", "--candidate-sha", std::string(40, 'a'), "--json"},
+                  {"GITHUB_ACTIONS=true"});
+  EXPECT_FALSE(nlohmann::json::parse(json.out, nullptr, false).is_discarded())
+      << "with --json the annotations go to stderr: " << json.out;
+  EXPECT_TRUE(has(json.err, "::error file=")) << json.err;
   EXPECT_EQ(
       run_jetgate({"check", "--policy", policy, "--junit", t.path("missing/x.xml")}).exit_code, 2);
 }
@@ -194,10 +201,14 @@ TEST(CiOutputs, CommandJsonMatchesItsSchema) {
                             .c_str()),
             0);
   for (const char* gate : {"cuda-runtime", "jetson-cuda-runtime"}) {
-    auto r = run_jetgate({"run", gate, "--evidence-dir", t.path("ev"), "--quiet"}, {fake});
+    auto r =
+        run_jetgate({"run", gate, "--evidence-dir", t.path("ev"), "--quiet", "--json"}, {fake});
     ASSERT_NE(r.exit_code, 0) << "the fake driver's figures never pass a gate: " << r.out;
     EXPECT_EQ(validate("evidence.schema.json", read_file(t.path("ev/") + gate + ".json")), 0)
         << gate;
+    EXPECT_EQ(validate("evidence.schema.json", r.out), 0) << "run --json: " << r.out;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["gate"], gate);
+    EXPECT_TRUE(has(r.err, std::string(gate) + ": ")) << "the text goes to stderr";
   }
   // The schemas can fail: a wrong schema_version is refused.
   EXPECT_NE(validate("container.schema.json",
