@@ -26,7 +26,7 @@ arch_all=(nlohmann-json3-dev libcli11-dev)
 packages=(
   build-essential cmake git pkg-config
   "${libraries[@]}" "${arch_all[@]}" libyaml-cpp-dev
-  python3 python3-pytest python3-jsonschema
+  python3 python3-pytest python3-jsonschema python3-yaml python3-junitparser
   python3-nacl  # the signed-evidence interop test (tests/unit/trust_interop_test.cpp)
   clang-format
 )

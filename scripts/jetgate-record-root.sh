@@ -104,7 +104,7 @@ readonly EEPROM_BYTES=64
 
 list_recorded_paths() {
   local p d h
-  printf '%s\n' "${FILES[@]}" "${PRESENCE[@]}" "${HOSTNAME_FILES[@]}" /proc/self/cgroup /var/lib/dpkg/status \
+  printf '%s\n' "${FILES[@]}" "${PRESENCE[@]}" "${HOSTNAME_FILES[@]}" /proc/self/cgroup /proc/self/mountinfo /var/lib/dpkg/status \
     /jetgate-root.json
   for d in "${DT_DIRS[@]}"; do for p in "${DT_PROPERTIES[@]}"; do printf '%s\n' "$d/$p"; done; done
   for p in "${DEVFREQ_FILES[@]}"; do printf '%s\n' "/sys/class/devfreq/*/$p"; done
@@ -360,6 +360,10 @@ for f in "${FILES[@]}"; do record "$f"; done
 for f in "${PRESENCE[@]}"; do record "$f"; done
 # /proc/self is this shell: copy its cgroup as a plain file, not the link.
 if [ -r /proc/self/cgroup ] && mkdir -p "$root/proc/self" && head -c "$MAX_FILE_BYTES" /proc/self/cgroup > "$root/proc/self/cgroup"; then
+  recorded=$((recorded + 1))
+fi
+# ... and its mount table: in a container it shows whether /etc/nv_tegra_release is the host's.
+if [ -r /proc/self/mountinfo ] && head -c "$MAX_FILE_BYTES" /proc/self/mountinfo > "$root/proc/self/mountinfo"; then
   recorded=$((recorded + 1))
 fi
 for f in "${HOSTNAME_FILES[@]}"; do

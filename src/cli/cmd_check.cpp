@@ -3,6 +3,7 @@
 // (docs/gates.md lists them), or the whole result as JSON with --json.
 #include <iostream>
 
+#include "cli/ci_outputs.hpp"
 #include "cli/claim_options.hpp"
 #include "cli/commands.hpp"
 #include "jetgate/claims/check.hpp"
@@ -16,6 +17,7 @@ struct CheckArgs {
   claims::ClaimOptions claim;
   std::vector<std::string> require_gates;
   bool json = false;
+  std::string junit;
 };
 
 int usage(const std::string& message) {
@@ -46,6 +48,9 @@ int run(const CheckArgs& a) {
       std::cerr << result.violations.size() << " violation(s)\n";
     }
   }
+  auto suite = report::check_junit(result);
+  annotate(suite, a.claim.policy, a.json);
+  if (!write_junit("check", a.junit, suite)) return kExitUsage;
   return result.holds() ? kExitOk : kExitDoesNotHold;
 }
 
@@ -61,6 +66,9 @@ Command add_check_command(CLI::App& app) {
       "Gate that must have passed evidence (repeatable); default: every gate without an "
       "active waiver");
   sub->add_flag("--json", a->json, "Print the result as JSON");
+  sub->add_option("--junit", a->junit,
+                  "Also write a JUnit XML report: a test case per gate and one for the policy")
+      ->type_name("FILE");
   sub->footer("Exit status: 0 the claim holds, 1 violations, 2 unusable policy or arguments.");
   return {sub, [a] { return run(*a); }};
 }

@@ -2,6 +2,7 @@
 #include <chrono>
 #include <iostream>
 
+#include "cli/ci_outputs.hpp"
 #include "cli/commands.hpp"
 #include "cli/progress_lines.hpp"
 #include "jetgate/core/exit_codes.hpp"
@@ -9,6 +10,7 @@
 #include "jetgate/cuda/decode_presets.hpp"
 #include "jetgate/evidence/power_notes.hpp"
 #include "jetgate/evidence/probe_document.hpp"
+#include "jetgate/facts/container_host.hpp"
 #include "jetgate/facts/platform.hpp"
 #include "jetgate/probes/cuda_probes.hpp"
 #include "jetgate/report/cuda_text.hpp"
@@ -33,6 +35,7 @@ struct ProbeArgs {
   bool quiet = false;
   bool decode = false;
   probes::DecodeOptions decode_options;
+  std::string junit;
 };
 
 // --decode adds the decode probe; with --cuda (and no --probe) the default
@@ -73,6 +76,15 @@ std::vector<std::string> unmet(const ProbeArgs& a, const probes::CudaSection* cu
   return probes::unmet_probes(results, requested);
 }
 
+// In a container, the image's L4T release beside the host's kernel and driver.
+void add_container_check(nlohmann::json& platform, const nlohmann::json& gpu) {
+  std::optional<std::string> driver;
+  auto ptr = nlohmann::json::json_pointer("/driver/version");
+  if (gpu.contains(ptr) && gpu[ptr].is_string()) driver = gpu[ptr].get<std::string>();
+  auto check = facts::check_container_l4t(platform, driver);
+  if (!check.is_null()) platform["container"]["l4t_check"] = std::move(check);
+}
+
 int run_probe(const ProbeArgs& a) {
   auto root = fs::RootFs::open(a.root);
   if (!root.ok()) {
@@ -100,6 +112,7 @@ int run_probe(const ProbeArgs& a) {
     o.decode = a.decode_options;
     cuda = probes::collect_cuda(o);
     evidence::cite_power_facts(*cuda, platform.platform);
+    add_container_check(platform.platform, cuda->gpu);
   }
   std::optional<probes::PythonRuntime> python;
   if (a.python_runtime) {
@@ -128,6 +141,13 @@ int run_probe(const ProbeArgs& a) {
     if (cuda) std::cout << report::render_cuda_text(*cuda);
     if (python) std::cout << report::render_python_text(*python);
   }
+  std::vector<probes::ProbeResult> ran;
+  if (cuda) ran = cuda->probes;
+  if (python) ran.push_back(python->result);
+  if (python && python->bitsandbytes) ran.push_back(*python->bitsandbytes);
+  auto suite = report::probe_junit(ran);
+  annotate(suite, {}, a.json);
+  if (!write_junit("probe", a.junit, suite)) return kExitUsage;
   auto not_held = unmet(a, in.cuda, in.python);
   for (const auto& line : not_held) std::cerr << "jetgate probe: does not hold: " << line << "\n";
   return not_held.empty() ? kExitOk : kExitDoesNotHold;
@@ -194,6 +214,8 @@ Command add_probe_command(CLI::App& app) {
       "crashed or hung, a build without GPU kernels); 2 usage or unusable input (e.g. --cuda with "
       "--root).\n"
       "Without probe flags `probe` is a report and exits 0.");
+  sub->add_option("--junit", args->junit, "Also write a JUnit XML report: a test case per probe")
+      ->type_name("FILE");
   sub->add_flag("--quiet", args->quiet,
                 "No progress lines on stderr (shown when stderr is a terminal or CI is set)");
   return {sub, [args] {

@@ -4,9 +4,11 @@
 // output) and is made terminal-safe first (core/utf8.hpp).
 #include <iostream>
 
+#include "cli/ci_outputs.hpp"
 #include "cli/commands.hpp"
 #include "cli/progress_lines.hpp"
 #include "jetgate/core/exit_codes.hpp"
+#include "jetgate/core/json_text.hpp"
 #include "jetgate/core/utf8.hpp"
 #include "jetgate/evidence/gate_id.hpp"
 #include "jetgate/gate/dry_run.hpp"
@@ -24,6 +26,8 @@ struct RunArgs {
   bool quiet = false;
   bool dry_run = false;
   std::string sign_key;
+  std::string junit;
+  bool json = false;
   gate::RunOptions options;
 };
 
@@ -113,15 +117,21 @@ int run(RunArgs a) {
   }
   for (const auto& w : outcome->warnings) std::cerr << "warning: " << safe(w) << "\n";
   const auto& e = outcome->evidence;
-  std::cout << e.gate << ": " << evidence::to_string(e.status) << "\n";
-  print_rows(outcome->checks);
-  std::cout << "counts: tests " << e.counts.tests << ", failures " << e.counts.failures
-            << ", errors " << e.counts.errors << ", skipped " << e.counts.skipped << "\n"
-            << "evidence: " << safe(outcome->path) << " (git_sha " << e.git_sha << ")\n";
-  if (!outcome->log_path.empty()) std::cout << "log: " << safe(outcome->log_path) << "\n";
+  // --json: stdout is the evidence document just written, nothing else.
+  std::ostream& text = a.json ? std::cerr : std::cout;
+  if (a.json) std::cout << dump_json(evidence::to_json(e), 2) << "\n";
+  text << e.gate << ": " << evidence::to_string(e.status) << "\n";
+  for (const auto& r : outcome->checks) text << "  " << safe(gate::check_line(r)) << "\n";
+  text << "counts: tests " << e.counts.tests << ", failures " << e.counts.failures << ", errors "
+       << e.counts.errors << ", skipped " << e.counts.skipped << "\n"
+       << "evidence: " << safe(outcome->path) << " (git_sha " << e.git_sha << ")\n";
+  if (!outcome->log_path.empty()) text << "log: " << safe(outcome->log_path) << "\n";
   if (!outcome->envelope_path.empty())
-    std::cout << "signed: " << safe(outcome->envelope_path) << " (key "
-              << a.options.signing_key->key_id() << ")\n";
+    text << "signed: " << safe(outcome->envelope_path) << " (key "
+         << a.options.signing_key->key_id() << ")\n";
+  auto suite = report::run_junit(e.gate, outcome->checks);
+  annotate(suite, a.policy, a.json);
+  if (!write_junit("run", a.junit, suite)) return kExitUsage;
   return outcome->exit_code;
 }
 
@@ -160,6 +170,13 @@ Command add_run_command(CLI::App& app) {
                   "Sign the evidence with this secret key file (`jetgate keygen`; mode 0600): "
                   "writes GATE.dsse.json beside GATE.json (docs/trust.md)")
       ->envname("JETGATE_SIGNING_KEY");
+  sub->add_flag("--json", args->json,
+                "Print the evidence document written (docs/schemas/evidence.schema.json) on "
+                "stdout; the text goes to stderr")
+      ->excludes("--dry-run");
+  sub->add_option("--junit", args->junit,
+                  "Also write a JUnit XML report: a test case per requirement, probe and test")
+      ->type_name("FILE");
   sub->add_flag(
       "--quiet", args->quiet,
       "Show neither probe progress nor the command's output while it runs (GATE.log keeps it)");

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/ci_outputs.hpp"
 #include "cli/claim_options.hpp"
 #include "cli/commands.hpp"
 #include "cli/input_paths.hpp"
@@ -20,6 +21,8 @@
 #include "jetgate/core/utf8.hpp"
 #include "jetgate/fs/root_fs.hpp"
 #include "jetgate/fs/write_in_place.hpp"
+#include "jetgate/report/annotations.hpp"
+#include "jetgate/report/badge.hpp"
 #include "jetgate/report/support_markdown.hpp"
 
 namespace jetgate::cli {
@@ -35,6 +38,8 @@ struct SupportArgs {
   std::optional<std::string> readme;
   std::string format = "md";
   bool verify = false;
+  std::string badge;
+  std::string badge_label = "Jetson";
 };
 
 // Every message names files and values from outside: shown escaped.
@@ -70,6 +75,9 @@ int verify_readme(const std::string& path, const claims::SupportMatrix& matrix) 
   auto violations = claims::verify_block(block, report::render_support_markdown(matrix),
                                          span->first_line, where, matrix);
   for (const auto& v : violations) say(std::cout, v);
+  if (report::github_actions())
+    for (const auto& v : violations)
+      std::cout << report::github_annotation("error", v, where, "jetgate support --verify") << "\n";
   if (!violations.empty()) {
     say(std::cerr,
         fmt::format(
@@ -122,6 +130,10 @@ int run_support(const SupportArgs& a) {
   for (const auto& s : in->evidence.skipped)
     say(std::cerr, "jetgate support: warning: skipped " + s.why);
   auto matrix = claims::build_support_matrix(in->evidence, in->rules);
+  if (!a.badge.empty() &&
+      !write_output_file("support", a.badge,
+                         dump_json(report::support_badge(matrix, a.badge_label), 2) + "\n"))
+    return kExitUsage;
 
   if (!a.readme) {
     if (a.format == "json")
@@ -144,6 +156,11 @@ Command add_support_command(CLI::App& app) {
   sub->get_option("--evidence-dir")->required();
   sub->add_option("--format", args->format, "Output format without --readme")
       ->check(CLI::IsMember({"md", "json"}));
+  // --json, as on every command; --format json stays for existing scripts.
+  sub->add_flag_callback(
+      "--json", [args] { args->format = "json"; },
+      "Print the support matrix as JSON (docs/schemas/support.schema.json); same as --format "
+      "json");
   auto* readme = sub->add_option(
       "--readme", args->readme,
       "Rewrite the block between <!-- jetgate:support:begin --> and "
@@ -153,6 +170,10 @@ Command add_support_command(CLI::App& app) {
                 "With --readme: write nothing; exit 1 unless the block is exactly what the "
                 "evidence generates")
       ->needs(readme);
+  sub->add_option("--badge", args->badge,
+                  "Also write a shields.io endpoint badge (JSON) of what may be claimed")
+      ->type_name("FILE");
+  sub->add_option("--badge-label", args->badge_label, "The badge's label")->capture_default_str();
   sub->footer(
       "Exit status: 0 ok, 1 the README block is not what the evidence backs, 2 unusable input.\n"
       "Docs: docs/claims.md.");

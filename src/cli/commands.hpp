@@ -21,4 +21,7 @@ Command add_support_command(CLI::App& app);  // cmd_support.cpp
 Command add_summary_command(CLI::App& app);  // cmd_summary.cpp
 Command add_keygen_command(CLI::App& app);   // cmd_keygen.cpp
 
+Command add_container_command(CLI::App& app);  // cmd_container.cpp
+Command add_init_command(CLI::App& app);       // cmd_init.cpp
+
 }  // namespace jetgate::cli

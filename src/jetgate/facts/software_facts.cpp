@@ -1,5 +1,6 @@
 // /platform/container, /platform/cuda, /platform/nvidia_driver.
 #include "jetgate/facts/collect_context.hpp"
+#include "jetgate/facts/container_host.hpp"
 #include "jetgate/facts/text.hpp"
 #include "jetgate/facts/versions.hpp"
 #include "jetgate/proc/child.hpp"
@@ -57,6 +58,7 @@ void collect_container(CollectContext& ctx, nlohmann::json& out) {
     }
   }
   out["container"] = {{"detected", sign.has_value()}, {"sign", json_or_null(sign)}};
+  if (sign) collect_container_l4t(ctx, out, out["container"]);
 }
 
 void collect_cuda_stack(CollectContext& ctx, nlohmann::json& out) {

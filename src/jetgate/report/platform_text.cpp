@@ -145,6 +145,20 @@ std::string jetpack_text(const json& p) {
   return j;
 }
 
+// In a container: the image's L4T beside the host's, and what breaks CUDA.
+void container_rows(std::string& out, const json& p) {
+  const auto& c = p.at(json::json_pointer("/container/l4t_check"));
+  row(out, "Image L4T / CUDA", show(c, "/image_l4t") + " / " + show(c, "/image_cuda"));
+  std::string host = show(c, "/host_l4t");
+  if (host == "unknown") host = "kernel " + show(c, "/host_kernel");
+  row(out, "Host L4T / driver", host + " / CUDA " + show(c, "/driver_cuda"));
+  row(out, "Image vs host", show(c, "/status"));
+  if (c.contains("problems") && c["problems"].is_array())
+    for (const auto& pr : c["problems"])
+      if (pr.is_string()) row(out, "  mismatch", pr.get<std::string>());
+  if (c.contains("fix") && c["fix"].is_string()) row(out, "  fix", c["fix"].get<std::string>());
+}
+
 }  // namespace
 
 std::string render_platform_text(const json& p) {
@@ -187,6 +201,7 @@ std::string render_platform_text(const json& p) {
   }
   bool in_container = p.value(json::json_pointer("/container/detected"), false);
   row(out, "Container", in_container ? "yes (" + show(p, "/container/sign") + ")" : "no");
+  if (p.contains(json::json_pointer("/container/l4t_check"))) container_rows(out, p);
   if (p.contains("hostname")) row(out, "Hostname", show(p, "/hostname"));
   out += "Libraries\n";
   row(out, "CUDA toolkit", show(p, "/cuda/toolkit_version", "not found"));

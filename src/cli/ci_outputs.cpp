@@ -1,0 +1,48 @@
+#include "cli/ci_outputs.hpp"
+
+#include <filesystem>
+#include <iostream>
+
+#include "jetgate/evidence/atomic_write.hpp"
+#include "jetgate/report/annotations.hpp"
+#include "jetgate/report/text_escape.hpp"
+
+namespace jetgate::cli {
+
+bool write_output_file(const std::string& command, const std::string& path,
+                       const std::string& text) {
+  std::filesystem::path p(path);
+  auto dir = p.parent_path().empty() ? std::string(".") : p.parent_path().string();
+  auto fail = [&](const Error& e) {
+    std::cerr << "jetgate " << command << ": " << report::terminal_text(path) << ": "
+              << report::terminal_text(e.message()) << "\n";
+    return false;
+  };
+  auto file = evidence::AtomicFile::create(dir, p.filename().string());
+  if (!file) return fail(file.error());
+  if (auto st = file->write(text); !st) return fail(st.error());
+  if (auto done = file->commit(); !done) return fail(done.error());
+  return true;
+}
+
+bool write_junit(const std::string& command, const std::string& path,
+                 const report::JunitSuite& suite) {
+  if (path.empty()) return true;
+  return write_output_file(command, path, report::render_junit_xml(suite));
+}
+
+void annotate(const report::JunitSuite& suite, const std::string& file, bool to_stderr) {
+  if (!report::github_actions()) return;
+  for (const auto& c : suite.cases) {
+    const char* level = c.status == "FAIL" || c.status == "ERROR" ? "error"
+                        : c.status == "WARN"                      ? "warning"
+                                                                  : nullptr;
+    if (!level) continue;
+    std::string text = c.name + ": " + (c.message.empty() ? c.status : c.message);
+    if (!c.next.empty()) text += " (next: " + c.next + ")";
+    (to_stderr ? std::cerr : std::cout)
+        << report::github_annotation(level, text, file, suite.name) << "\n";
+  }
+}
+
+}  // namespace jetgate::cli

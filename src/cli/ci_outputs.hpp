@@ -1,0 +1,27 @@
+// What the commands give CI besides their text: a JUnit file (--junit), GitHub
+// annotations (when GITHUB_ACTIONS=true) and the badge file.
+#pragma once
+
+#include <string>
+
+#include "jetgate/report/junit_xml.hpp"
+
+namespace jetgate::cli {
+
+// Writes text to path atomically (its directory must exist); false, with the
+// reason on stderr prefixed by `command`, when it cannot.
+bool write_output_file(const std::string& command, const std::string& path,
+                       const std::string& text);
+
+// --junit FILE: nothing when path is empty.
+bool write_junit(const std::string& command, const std::string& path,
+                 const report::JunitSuite& suite);
+
+// One ::error (or ::warning) line per case that does not pass, when
+// GITHUB_ACTIONS=true; file names the file a case is about, when known. On
+// stdout, or on stderr when stdout is a JSON document (--json): the runner
+// reads workflow commands from both.
+void annotate(const report::JunitSuite& suite, const std::string& file = {},
+              bool to_stderr = false);
+
+}  // namespace jetgate::cli

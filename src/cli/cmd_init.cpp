@@ -1,0 +1,162 @@
+// `jetgate init`: writes the gate policy, the GitHub Actions workflow and a
+// docs section into a project's checkout; never over an existing file
+// unless --force.
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "jetgate/claims/init_templates.hpp"
+#include "jetgate/core/exit_codes.hpp"
+#include "jetgate/evidence/atomic_write.hpp"
+#include "jetgate/report/text_escape.hpp"
+
+namespace jetgate::cli {
+namespace {
+
+struct InitArgs {
+  claims::InitOptions options = claims::default_init_options();
+  std::vector<std::string> boards;
+  std::vector<std::string> jetpacks;
+  std::vector<std::string> labels;
+  std::string test_command;
+  std::string image;
+  std::string dir = ".";
+  bool force = false;
+};
+
+std::vector<std::string> words(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+// LABEL or LABEL=MODULE.
+claims::InitBoard parse_board(const std::string& s) {
+  auto eq = s.find('=');
+  if (eq == std::string::npos) return {s, std::nullopt};
+  return {s.substr(0, eq), s.substr(eq + 1)};
+}
+
+void apply(InitArgs& a) {
+  auto& o = a.options;
+  if (!a.boards.empty()) {
+    o.boards.clear();
+    for (const auto& b : a.boards) o.boards.push_back(parse_board(b));
+  }
+  if (!a.jetpacks.empty()) o.jetpacks = a.jetpacks;
+  if (!a.labels.empty()) o.runner_labels = a.labels;
+  if (!a.test_command.empty()) o.test_command = words(a.test_command);
+  if (!a.image.empty()) o.image = a.image;
+}
+
+int write_file(const std::filesystem::path& root, const claims::InitFile& f, bool force) {
+  auto path = root / f.path;
+  std::error_code ec;
+  if (std::filesystem::exists(std::filesystem::symlink_status(path, ec)) && !force) {
+    std::cout << f.path << ": exists, kept (--force replaces it)\n";
+    return kExitDoesNotHold;
+  }
+  std::filesystem::create_directories(path.parent_path(), ec);
+  if (ec) {
+    std::cerr << "jetgate init: " << report::terminal_text(path.parent_path().string()) << ": "
+              << ec.message() << "\n";
+    return kExitUsage;
+  }
+  auto file = evidence::AtomicFile::create(path.parent_path().string(), path.filename().string());
+  if (!file) {
+    std::cerr << "jetgate init: " << report::terminal_text(file.error().message()) << "\n";
+    return kExitUsage;
+  }
+  if (auto st = file->write(f.text); !st) {
+    std::cerr << "jetgate init: " << report::terminal_text(st.error().message()) << "\n";
+    return kExitUsage;
+  }
+  if (auto done = file->commit(); !done) {
+    std::cerr << "jetgate init: " << report::terminal_text(done.error().message()) << "\n";
+    return kExitUsage;
+  }
+  std::cout << f.path << ": written\n";
+  return kExitOk;
+}
+
+int run_init(InitArgs a) {
+  apply(a);
+  auto files = claims::render_init_files(a.options);
+  if (!files) {
+    std::cerr << "jetgate init: " << report::terminal_text(files.error().message()) << "\n";
+    return kExitUsage;
+  }
+  std::error_code ec;
+  if (!std::filesystem::is_directory(a.dir, ec)) {
+    std::cerr << "jetgate init: --dir " << report::terminal_text(a.dir) << " is not a directory\n";
+    return kExitUsage;
+  }
+  int status = kExitOk;
+  for (const auto& f : *files) {
+    int s = write_file(a.dir, f, a.force);
+    if (s == kExitUsage) return s;
+    if (s != kExitOk) status = s;
+  }
+  std::cout << "Next: add the support block to README.md (see " << claims::kInitDocsPath
+            << "), register a self-hosted runner per board, and commit.\n";
+  return status;
+}
+
+}  // namespace
+
+Command add_init_command(CLI::App& app) {
+  auto a = std::make_shared<InitArgs>();
+  auto* sub = app.add_subcommand(
+      "init",
+      "Write ci/conditional-test-policy.json, .github/workflows/jetson-gates.yml and "
+      "docs/conditional-testing.md into a project (docs/conditional-testing.md)");
+  sub->add_option("--dir", a->dir, "The project's checkout (default: .)")->type_name("DIR");
+  sub->add_option("--board", a->boards,
+                  "A board: its runner label, optionally =MODULE (name or part number); "
+                  "repeatable (default: jetson-orin)")
+      ->type_name("LABEL[=MODULE]");
+  sub->add_option("--jetpack", a->jetpacks, "A supported JetPack (repeatable; default: 6.2)")
+      ->type_name("X.Y[.Z]");
+  sub->add_option("--runner-label", a->labels,
+                  "A label every board's runner has (repeatable; default: self-hosted, linux, "
+                  "ARM64, jetson)");
+  sub->add_option("--test-command", a->test_command,
+                  "The project's test command, words separated by spaces, no shell (default: "
+                  "python3 -m pytest --junitxml=test-reports/jetson-junit.xml tests)");
+  sub->add_option("--test-junit", a->options.test_junit,
+                  "Where the test command writes its JUnit XML, relative to the repository")
+      ->capture_default_str();
+  sub->add_option("--preflight-command", a->options.preflight_command,
+                  "Shell line that installs and imports the project on generic arm64")
+      ->capture_default_str();
+  sub->add_option("--tracking-issue", a->options.tracking_issue,
+                  "Issue URL tracking Jetson support (https://github.com/OWNER/NAME/issues/N)");
+  sub->add_option("--owner", a->options.owner, "Who maintains the gates")->capture_default_str();
+  sub->add_option("--repository", a->options.repository, "OWNER/NAME of the project");
+  sub->add_option("--image", a->image,
+                  "Container lane image (default: chosen on each runner by `jetgate container`)")
+      ->type_name("IMAGE:TAG");
+  sub->add_option("--cron", a->options.cron, "The workflow's schedule (UTC)")
+      ->capture_default_str();
+  sub->add_option("--max-age-days", a->options.max_age_days,
+                  "The freshness rule: older evidence does not count")
+      ->capture_default_str();
+  sub->add_flag("--ml", a->options.ml,
+                "The gate also requires the python_runtime and "
+                "bitsandbytes probes");
+  sub->add_option("--jetgate-repo", a->options.jetgate_repo,
+                  "Where the workflow's jobs get jetgate's source")
+      ->capture_default_str();
+  sub->add_option("--jetgate-ref", a->options.jetgate_ref, "jetgate's tag or branch to build")
+      ->capture_default_str();
+  sub->add_flag("--force", a->force, "Replace files that exist");
+  sub->footer(
+      "Exit status: 0 every file written, 1 a file existed and was kept, 2 usage or a write "
+      "failed.");
+  return {sub, [a] { return run_init(*a); }};
+}
+
+}  // namespace jetgate::cli

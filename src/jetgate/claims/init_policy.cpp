@@ -1,0 +1,214 @@
+// `jetgate init`: the options, their checks and the gate policy.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "jetgate/claims/init_templates.hpp"
+#include "jetgate/facts/jetpack_table.hpp"
+#include "jetgate/facts/module_table.hpp"
+#include "jetgate/facts/text.hpp"
+#include "jetgate/gate/waivers.hpp"
+
+namespace jetgate::claims {
+namespace {
+
+bool is_label(const std::string& s) {
+  if (s.empty() || s.size() > 40 || s[0] == '-') return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+  });
+}
+
+// Runner labels are free text in GitHub; letters, digits, '-', '_' and '.'
+// keep them safe inside YAML and shell lines.
+bool is_runner_label(const std::string& s) {
+  if (s.empty() || s.size() > 64) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+  });
+}
+
+bool known_module(const std::string& m) {
+  const auto& table = facts::builtin_module_table();
+  if (!table) return false;
+  auto same = [&](const std::string& s) {
+    return s.size() == m.size() && facts::starts_with_icase(s, m);
+  };
+  for (const auto& p : table->parts())
+    if (p.kind == facts::PartKind::module && (same(p.part) || same(p.name))) return true;
+  return false;
+}
+
+// A JetPack the table knows ("6.2", "5.1.2"), compared without markers.
+bool known_jetpack(const std::string& jp) {
+  const auto& table = facts::builtin_jetpack_table();
+  if (!table) return false;
+  for (const auto& r : table->releases())
+    for (const auto& j : r.jetpack)
+      if (facts::jetpack_number(j) == jp) return true;
+  return false;
+}
+
+bool is_relative_inside(const std::string& p) {
+  if (p.empty() || p[0] == '/' || p.find('\\') != std::string::npos) return false;
+  for (std::size_t i = 0; i < p.size();) {
+    auto end = p.find('/', i);
+    auto part = p.substr(i, end == std::string::npos ? std::string::npos : end - i);
+    if (part == ".." || part.empty()) return false;
+    if (end == std::string::npos) break;
+    i = end + 1;
+  }
+  return facts::is_printable_text(p);
+}
+
+std::vector<std::string> sorted_jetpacks(const InitOptions& o) {
+  auto v = o.jetpacks;
+  std::sort(v.begin(), v.end(),
+            [](const auto& a, const auto& b) { return facts::compare_versions(a, b) < 0; });
+  return v;
+}
+
+nlohmann::ordered_json probe_checks(bool ml) {
+  nlohmann::ordered_json p = nlohmann::ordered_json::array();
+  for (const char* id : {"launch", "memory", "bandwidth", "sync_path"})
+    p.push_back({{"probe", id}, {"status", "PASS"}});
+  p.push_back({{"probe", "bandwidth"}, {"metric", "d2d_fraction_of_peak"}, {"min", 0.6}});
+  p.push_back(
+      {{"probe", "sync_path"}, {"metric", "sync_blocking_sync_cpu_fraction"}, {"max", 0.10}});
+  if (ml)
+    for (const char* id : {"python_runtime", "bitsandbytes"})
+      p.push_back({{"probe", id}, {"status", "PASS"}});
+  return p;
+}
+
+}  // namespace
+
+InitOptions default_init_options() {
+  InitOptions o;
+  o.boards = {{"jetson-orin", std::nullopt}};
+  o.jetpacks = {"6.2"};
+  o.runner_labels = {"self-hosted", "linux", "ARM64", "jetson"};
+  o.test_junit = "test-reports/jetson-junit.xml";
+  o.test_command = {"python3", "-m", "pytest", "--junitxml=" + o.test_junit, "tests"};
+  o.preflight_command = "python3 -m pip install . && python3 -m pip check";
+  o.owner = "the project's maintainers";
+  o.jetgate_repo = "https://github.com/jetgate/jetgate";
+  o.jetgate_ref = "main";
+  return o;
+}
+
+Status validate_init_options(const InitOptions& o) {
+  if (o.boards.empty())
+    return make_error("no board", "--board", "name at least one, e.g. --board agx-orin");
+  for (const auto& b : o.boards) {
+    if (!is_label(b.label))
+      return make_error("board label \"" + b.label + "\" is not [a-z0-9][a-z0-9-]* (at most 40)",
+                        "--board", "it names the runner label, the job and the evidence");
+    if (b.module && !known_module(*b.module))
+      return make_error(
+          "board " + b.label + ": module \"" + *b.module + "\" is not in jetgate's table",
+          "--board",
+          "use a module's name (\"Jetson AGX Orin 64GB\") or part number "
+          "(\"p3701-0005\") from data/jetson-modules.json");
+    if (std::count_if(o.boards.begin(), o.boards.end(),
+                      [&](const auto& x) { return x.label == b.label; }) > 1)
+      return make_error("board " + b.label + " is named twice", "--board");
+  }
+  if (o.jetpacks.empty()) return make_error("no JetPack", "--jetpack", "e.g. --jetpack 6.2");
+  for (const auto& jp : o.jetpacks)
+    if (!known_jetpack(jp))
+      return make_error("JetPack \"" + jp + "\" is not a release jetgate knows", "--jetpack",
+                        "name one as X.Y or X.Y.Z, e.g. 6.2 or 5.1.2 (data/l4t-jetpack.json)");
+  for (const auto& l : o.runner_labels)
+    if (!is_runner_label(l))
+      return make_error("runner label \"" + l +
+                            "\" has characters other than letters, digits, "
+                            "'-', '_' and '.'",
+                        "--runner-label");
+  if (o.test_command.empty()) return make_error("empty test command", "--test-command");
+  for (const auto& a : o.test_command)
+    if (a.empty() || !facts::is_valid_utf8(a) || a.find('\n') != std::string::npos)
+      return make_error("test command words must be non-empty single-line UTF-8", "--test-command");
+  if (!is_relative_inside(o.test_junit))
+    return make_error("\"" + o.test_junit +
+                          "\" must be a relative path inside the repository "
+                          "without '..'",
+                      "--test-junit");
+  if (!o.tracking_issue.empty() && !gate::is_canonical_issue_url(o.tracking_issue, std::nullopt))
+    return make_error("\"" + o.tracking_issue + "\" is not https://github.com/OWNER/NAME/issues/N",
+                      "--tracking-issue");
+  if (o.preflight_command.empty() || o.preflight_command.find('\n') != std::string::npos ||
+      !facts::is_valid_utf8(o.preflight_command))
+    return make_error("the preflight command must be one non-empty line", "--preflight-command");
+  if (!o.repository.empty() &&
+      !gate::is_canonical_issue_url("https://github.com/" + o.repository + "/issues/1",
+                                    std::nullopt))
+    return make_error("\"" + o.repository + "\" is not OWNER/NAME", "--repository");
+  if (o.max_age_days < 1 || o.max_age_days > 365)
+    return make_error("must be 1 to 365 days", "--max-age-days");
+  auto fields = 0;
+  for (std::size_t i = 0; i < o.cron.size(); ++i)
+    if (o.cron[i] != ' ' && (i == 0 || o.cron[i - 1] == ' ')) ++fields;
+  if (fields != 5 || !facts::is_printable_text(o.cron))
+    return make_error("\"" + o.cron + "\" is not a 5-field cron expression", "--cron");
+  if (o.image && (o.image->find(':') == std::string::npos ||
+                  !is_runner_label(o.image->substr(o.image->rfind(':') + 1))))
+    return make_error("\"" + *o.image + "\" is not IMAGE:TAG", "--image");
+  return Ok{};
+}
+
+bool container_lane(const InitOptions& o) {
+  return std::all_of(o.jetpacks.begin(), o.jetpacks.end(),
+                     [](const auto& jp) { return facts::compare_versions(jp, "6") >= 0; });
+}
+
+std::string board_evidence_dir(const InitBoard& b, bool container) {
+  return "conditional-evidence/" + b.label + (container ? "-container" : "");
+}
+
+std::string render_init_policy(const InitOptions& o) {
+  auto jps = sorted_jetpacks(o);
+  nlohmann::ordered_json requires_ = {{"arch", "aarch64"},
+                                      {"is_tegra", true},
+                                      {"jetpack", {{"min", jps.front()}, {"max", jps.back()}}},
+                                      {"cuda", true}};
+  nlohmann::json modules = nlohmann::json::array();
+  for (const auto& b : o.boards)
+    if (b.module) modules.push_back(*b.module);
+  if (!modules.empty() && modules.size() == o.boards.size()) requires_["module"] = modules;
+  nlohmann::ordered_json gate = {
+      {"id", kInitGateId},
+      {"description",
+       "CUDA works at full speed on a real Jetson (aarch64, Tegra, JetPack " + jps.front() +
+           (jps.size() > 1 ? " to " + jps.back() : "") +
+           "), and the project's own tests pass there. Generated by `jetgate init`."},
+  };
+  if (!o.tracking_issue.empty()) gate["x-tracking-issue"] = o.tracking_issue;
+  gate["requires"] = requires_;
+  gate["probes"] = probe_checks(o.ml);
+  gate["command"] = {{"argv", o.test_command}, {"timeout_s", 1800}, {"junit", o.test_junit}};
+  nlohmann::ordered_json policy = {
+      {"$schema", "https://github.com/jetgate/jetgate/docs/policy.schema.json"},
+      {"schema_version", 1},
+      {"description", fmt::format("Conditional Jetson gates, generated by `jetgate init`; see {}.",
+                                  kInitDocsPath)},
+      {"owner", o.owner},
+      {"cadence", fmt::format("on every push and pull request, and on the schedule '{}' (UTC) on "
+                              "each Jetson runner",
+                              o.cron)},
+      {"evidence_retention_days", 90},
+      {"maximum_evidence_age_days", o.max_age_days}};
+  if (!o.repository.empty()) policy["repository"] = o.repository;
+  policy["gates"] = nlohmann::ordered_json::array({gate});
+  return policy.dump(2) + "\n";
+}
+
+Result<std::vector<InitFile>> render_init_files(const InitOptions& o) {
+  if (auto st = validate_init_options(o); !st) return st.error();
+  return std::vector<InitFile>{{kInitPolicyPath, render_init_policy(o)},
+                               {kInitWorkflowPath, render_init_workflow(o)},
+                               {kInitDocsPath, render_init_docs(o)}};
+}
+
+}  // namespace jetgate::claims

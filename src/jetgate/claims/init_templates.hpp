@@ -1,0 +1,69 @@
+// `jetgate init`: the files a project needs to claim Jetson support with
+// evidence: the gate policy, the GitHub Actions workflow (a job per board on
+// a self-hosted Jetson runner, a container lane, a generic ARM64 preflight
+// that is not a support claim, and the claim job) and a docs section. Pure
+// functions of the options; the CLI writes the files.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "jetgate/core/result.hpp"
+
+namespace jetgate::claims {
+
+inline constexpr const char* kInitGateId = "jetson-cuda-runtime";
+inline constexpr const char* kInitPolicyPath = "ci/conditional-test-policy.json";
+inline constexpr const char* kInitWorkflowPath = ".github/workflows/jetson-gates.yml";
+inline constexpr const char* kInitDocsPath = "docs/conditional-testing.md";
+
+struct InitBoard {
+  std::string label;                  // runner label and job name: "agx-orin"
+  std::optional<std::string> module;  // requires.module: "Jetson AGX Orin 64GB" or "p3701-0005"
+};
+
+struct InitOptions {
+  std::vector<InitBoard> boards;           // at least one
+  std::vector<std::string> jetpacks;       // "6.2", "6.1"; at least one
+  std::vector<std::string> runner_labels;  // every board job's labels before the board's
+  std::vector<std::string> test_command;   // argv of the project's test command
+  std::string test_junit;                  // where the test command writes JUnit XML
+  std::string preflight_command;           // installs and imports the project (shell)
+  std::string tracking_issue;              // URL of the issue tracking Jetson support
+  std::string owner;                       // policy owner
+  std::string repository;                  // OWNER/NAME, may be empty
+  std::optional<std::string> image;        // container lane image; else chosen at run time
+  std::string cron = "17 4 * * 1";         // the schedule (UTC)
+  int max_age_days = 14;                   // the freshness rule
+  bool ml = false;                         // also the python_runtime and bitsandbytes probes
+  std::string jetgate_repo;                // where the jobs get jetgate's source
+  std::string jetgate_ref;                 // its tag or branch
+};
+
+// The defaults of every option (runner labels, test command, ...).
+InitOptions default_init_options();
+
+// Errors name the option that is wrong and what is accepted.
+Status validate_init_options(const InitOptions& o);
+
+struct InitFile {
+  std::string path;  // relative to the project's root
+  std::string text;
+};
+
+// The three files, in the order above; an Error when the options are invalid.
+Result<std::vector<InitFile>> render_init_files(const InitOptions& o);
+
+std::string render_init_policy(const InitOptions& o);    // init_policy.cpp
+std::string render_init_workflow(const InitOptions& o);  // init_workflow.cpp
+std::string render_init_docs(const InitOptions& o);      // init_docs.cpp
+
+// The container lane builds jetgate into the image (Dockerfile.l4t), which
+// works from JetPack 6 on (docs/building.md): generated when every JetPack is.
+bool container_lane(const InitOptions& o);
+
+// Per board: the evidence directory its native and container jobs write.
+std::string board_evidence_dir(const InitBoard& b, bool container);
+
+}  // namespace jetgate::claims

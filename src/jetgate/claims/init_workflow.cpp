@@ -1,0 +1,264 @@
+// `jetgate init`: the GitHub Actions workflow, emitted with yaml-cpp so that
+// every value is quoted as YAML needs. Every jetgate command line stands on a
+// line of its own (after `\` continuations), so a test can parse each one
+// with jetgate's own CLI (JETGATE_PARSE_ONLY=1).
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "jetgate/claims/init_templates.hpp"
+
+namespace jetgate::claims {
+namespace {
+
+using Step = std::vector<std::pair<std::string, std::string>>;  // key -> value, in order
+
+constexpr const char* kPrefix = "$HOME/.cache/jetgate";
+
+std::vector<bool> lanes(const InitOptions& o) {
+  return container_lane(o) ? std::vector<bool>{false, true} : std::vector<bool>{false};
+}
+
+std::string job_id(const InitBoard& b, bool container) {
+  return (container ? "container-" : "jetson-") + b.label;
+}
+
+std::string artifact(const InitBoard& b, bool container) {
+  return "jetgate-evidence-" + b.label + (container ? "-container" : "");
+}
+
+void emit_with(YAML::Emitter& y, const std::vector<std::pair<std::string, std::string>>& with) {
+  y << YAML::Key << "with" << YAML::Value << YAML::BeginMap;
+  for (const auto& [k, v] : with) {
+    y << YAML::Key << k << YAML::Value;
+    if (v.find('\n') != std::string::npos) y << YAML::Literal;
+    y << v;
+  }
+  y << YAML::EndMap;
+}
+
+void uses_step(YAML::Emitter& y, const std::string& name, const std::string& uses,
+               const std::vector<std::pair<std::string, std::string>>& with = {},
+               const std::string& condition = "") {
+  y << YAML::BeginMap << YAML::Key << "name" << YAML::Value << name;
+  if (!condition.empty()) y << YAML::Key << "if" << YAML::Value << condition;
+  y << YAML::Key << "uses" << YAML::Value << uses;
+  if (!with.empty()) emit_with(y, with);
+  y << YAML::EndMap;
+}
+
+void run_step(YAML::Emitter& y, const std::string& name, const std::string& script,
+              const std::string& condition = "", const std::string& id = "",
+              bool continue_on_error = false) {
+  y << YAML::BeginMap << YAML::Key << "name" << YAML::Value << name;
+  if (!id.empty()) y << YAML::Key << "id" << YAML::Value << id;
+  if (!condition.empty()) y << YAML::Key << "if" << YAML::Value << condition;
+  if (continue_on_error) y << YAML::Key << "continue-on-error" << YAML::Value << true;
+  y << YAML::Key << "run" << YAML::Value;
+  if (script.find('\n') != std::string::npos)
+    y << YAML::Literal << script;
+  else
+    y << script;
+  y << YAML::EndMap;
+}
+
+// jetgate in every job: built from source once per runner, OS, architecture
+// and jetgate ref, then restored from the cache (docs/building.md).
+void install_steps(YAML::Emitter& y) {
+  uses_step(y, "Restore jetgate from the cache", "actions/cache@v4",
+            {{"path", "~/.cache/jetgate"},
+             {"key", "jetgate-${{ runner.os }}-${{ runner.arch }}-${{ env.JETGATE_REF }}"}});
+  run_step(y, "Install jetgate (built once per runner and jetgate version)",
+           fmt::format("set -euo pipefail\n"
+                       "prefix=\"{0}\"\n"
+                       "if [ ! -x \"$prefix/bin/jetgate\" ]; then\n"
+                       "  rm -rf \"$prefix/src\" \"$prefix/build\"\n"
+                       "  git clone --depth 1 --branch \"$JETGATE_REF\" \"$JETGATE_REPO\" "
+                       "\"$prefix/src\"\n"
+                       "  bash \"$prefix/src/scripts/install-deps.sh\"\n"
+                       "  cmake -S \"$prefix/src\" -B \"$prefix/build\" -DCMAKE_BUILD_TYPE=Release "
+                       "-DJETGATE_BUILD_TESTS=OFF\n"
+                       "  cmake --build \"$prefix/build\" -j\"$(nproc)\"\n"
+                       "  cmake --install \"$prefix/build\" --prefix \"$prefix\" --component "
+                       "runtime\n"
+                       "  rm -rf \"$prefix/build\"\n"
+                       "fi\n"
+                       "echo \"$prefix/bin\" >> \"$GITHUB_PATH\"\n"
+                       "\"$prefix/bin/jetgate\" --version\n",
+                       kPrefix));
+}
+
+void checkout(YAML::Emitter& y) {
+  uses_step(y, "Check out", "actions/checkout@v4");
+}
+
+void runs_on(YAML::Emitter& y, const InitOptions& o, const InitBoard& b) {
+  y << YAML::Key << "runs-on" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+  for (const auto& l : o.runner_labels) y << l;
+  y << b.label << YAML::EndSeq;
+}
+
+void upload(YAML::Emitter& y, const std::string& name, const std::string& artifact_name,
+            const std::string& path, const std::string& if_none) {
+  uses_step(y, name, "actions/upload-artifact@v4",
+            {{"name", artifact_name}, {"path", path}, {"if-no-files-found", if_none}}, "always()");
+}
+
+void preflight_job(YAML::Emitter& y, const InitOptions& o) {
+  y << YAML::Key << "preflight-arm64" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "name" << YAML::Value
+    << "ARM64 preflight (generic arm64, NOT a Jetson support claim)";
+  y << YAML::Key << "runs-on" << YAML::Value << "ubuntu-24.04-arm";
+  y << YAML::Key << "steps" << YAML::Value << YAML::BeginSeq;
+  checkout(y);
+  install_steps(y);
+  run_step(y, "Validate the gate policy", "jetgate check --policy \"$JETGATE_POLICY\"");
+  run_step(y, "Install and import the project on generic arm64", o.preflight_command);
+  run_step(y, "Say what this job is not",
+           "echo \"### ARM64 preflight: NOT a support claim\" >> \"$GITHUB_STEP_SUMMARY\"\n"
+           "echo \"The project installs and imports on a hosted arm64 runner (no Jetson, no "
+           "GPU). Jetson support is claimed only from the Jetson jobs' evidence.\" >> "
+           "\"$GITHUB_STEP_SUMMARY\"\n");
+  y << YAML::EndSeq << YAML::EndMap;
+}
+
+void board_job(YAML::Emitter& y, const InitOptions& o, const InitBoard& b) {
+  const auto dir = board_evidence_dir(b, false);
+  y << YAML::Key << job_id(b, false) << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "name" << YAML::Value << "Jetson gate on " + b.label + " (self-hosted)";
+  runs_on(y, o, b);
+  y << YAML::Key << "timeout-minutes" << YAML::Value << 90;
+  y << YAML::Key << "steps" << YAML::Value << YAML::BeginSeq;
+  checkout(y);
+  install_steps(y);
+  run_step(y, "Platform facts", "jetgate probe");
+  run_step(y, "Run the gate (probes and the project's tests) and write evidence",
+           fmt::format("mkdir -p conditional-evidence test-reports\n"
+                       "jetgate run {} --policy \"$JETGATE_POLICY\" --evidence-dir {} --junit "
+                       "test-reports/jetgate-{}.xml\n",
+                       kInitGateId, dir, b.label));
+  upload(y, "Upload the evidence", artifact(b, false), dir, "error");
+  upload(y, "Upload the test reports (the project's and jetgate's)", "jetgate-junit-" + b.label,
+         o.test_junit + "\ntest-reports/jetgate-" + b.label + ".xml\n", "warn");
+  y << YAML::EndSeq << YAML::EndMap;
+}
+
+void container_job(YAML::Emitter& y, const InitOptions& o, const InitBoard& b) {
+  const auto dir = board_evidence_dir(b, true);
+  y << YAML::Key << job_id(b, true) << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "name" << YAML::Value
+    << "Jetson gate in a JetPack container on " + b.label + " (self-hosted)";
+  runs_on(y, o, b);
+  y << YAML::Key << "timeout-minutes" << YAML::Value << 120;
+  y << YAML::Key << "steps" << YAML::Value << YAML::BeginSeq;
+  checkout(y);
+  install_steps(y);
+  if (o.image)
+    run_step(y, "The container image (fixed by jetgate init --image)",
+             "echo \"image=" + *o.image + "\" >> \"$GITHUB_OUTPUT\"", "", "image");
+  else
+    run_step(y, "Pick the image that matches this runner's L4T release",
+             "jetgate container --first --kind jetpack > jetgate-image.txt\n"
+             "echo \"image=$(cat jetgate-image.txt)\" >> \"$GITHUB_OUTPUT\"\n",
+             "", "image");
+  run_step(y, "Build jetgate into the image (Dockerfile.l4t)",
+           fmt::format("image=\"${{{{ steps.image.outputs.image }}}}\"\n"
+                       "docker build -f \"{0}/src/Dockerfile.l4t\" --build-arg "
+                       "L4T_IMAGE=\"${{image%:*}}\" --build-arg L4T_TAG=\"${{image##*:}}\" -t "
+                       "jetgate-gate:local \"{0}/src\"\n",
+                       kPrefix));
+  run_step(y, "Run the same gate inside the container",
+           fmt::format("mkdir -p conditional-evidence\n"
+                       "docker run --rm --runtime nvidia -e GITHUB_SHA -e CI \\\n"
+                       "  -v /etc/nv_tegra_release:/etc/nv_tegra_release:ro \\\n"
+                       "  -v \"$PWD:/src\" -w /src jetgate-gate:local \\\n"
+                       "  jetgate run {} --policy \"$JETGATE_POLICY\" --evidence-dir {}\n",
+                       kInitGateId, dir));
+  upload(y, "Upload the evidence", artifact(b, true), dir, "error");
+  y << YAML::EndSeq << YAML::EndMap;
+}
+
+std::string evidence_args(const InitOptions& o) {
+  std::string out;
+  for (const auto& b : o.boards)
+    for (bool c : lanes(o)) out += " --evidence-dir " + board_evidence_dir(b, c);
+  return out;
+}
+
+void claim_job(YAML::Emitter& y, const InitOptions& o) {
+  y << YAML::Key << "claim" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "name" << YAML::Value << "Support claim (check, support --verify, summary)";
+  y << YAML::Key << "needs" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+  for (const auto& b : o.boards)
+    for (bool c : lanes(o)) y << job_id(b, c);
+  y << YAML::EndSeq;
+  y << YAML::Key << "if" << YAML::Value << "always()";
+  y << YAML::Key << "runs-on" << YAML::Value << "ubuntu-24.04";
+  y << YAML::Key << "steps" << YAML::Value << YAML::BeginSeq;
+  checkout(y);
+  install_steps(y);
+  for (const auto& b : o.boards)
+    for (bool c : lanes(o))
+      uses_step(y, "Download " + artifact(b, c), "actions/download-artifact@v4",
+                {{"name", artifact(b, c)}, {"path", board_evidence_dir(b, c)}});
+  uses_step(y, "Download the test reports", "actions/download-artifact@v4",
+            {{"pattern", "jetgate-junit-*"}, {"path", "test-reports-all"}});
+  const auto dirs = evidence_args(o);
+  run_step(y, "May this commit claim Jetson support? (check)",
+           "mkdir -p test-reports-all\n"
+           "jetgate check --policy \"$JETGATE_POLICY\"" +
+               dirs +
+               " --candidate-sha \"$GITHUB_SHA\" --junit test-reports-all/jetgate-check.xml\n",
+           "", "check", true);
+  run_step(y, "Step summary",
+           "jetgate summary --policy \"$JETGATE_POLICY\"" + dirs +
+               " --candidate-sha \"$GITHUB_SHA\" >> \"$GITHUB_STEP_SUMMARY\"\n"
+               "echo \"The ARM64 preflight job is NOT a support claim.\" >> "
+               "\"$GITHUB_STEP_SUMMARY\"\n",
+           "always()");
+  run_step(y, "The README claims only what the evidence backs (support --verify)",
+           "jetgate support --policy \"$JETGATE_POLICY\"" + dirs +
+               " --candidate-sha \"$GITHUB_SHA\" --readme README.md --verify");
+  uses_step(y, "Publish the test reports", "mikepenz/action-junit-report@v5",
+            {{"report_paths", "test-reports-all/**/*.xml"}, {"require_tests", "false"}},
+            "always()");
+  y << YAML::EndSeq << YAML::EndMap;
+}
+
+}  // namespace
+
+std::string render_init_workflow(const InitOptions& o) {
+  YAML::Emitter y;
+  y.SetIndent(2);
+  y << YAML::Comment(
+      "Generated by `jetgate init` (docs/conditional-testing.md). Board jobs run on self-hosted "
+      "Jetson runners;\nthe claim job decides, from their evidence, what the README may claim.");
+  y << YAML::BeginMap;
+  y << YAML::Key << "name" << YAML::Value << "jetson-gates";
+  // "on" is a boolean to YAML 1.1 readers (PyYAML): quoted, it stays a key.
+  y << YAML::Key << YAML::DoubleQuoted << "on" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "push" << YAML::Value << YAML::BeginMap << YAML::Key << "branches"
+    << YAML::Value << YAML::Flow << YAML::BeginSeq << "main" << YAML::EndSeq << YAML::EndMap;
+  y << YAML::Key << "pull_request" << YAML::Value << YAML::BeginMap << YAML::EndMap;
+  y << YAML::Key << "schedule" << YAML::Value << YAML::BeginSeq << YAML::BeginMap << YAML::Key
+    << "cron" << YAML::Value << YAML::DoubleQuoted << o.cron << YAML::EndMap << YAML::EndSeq;
+  y << YAML::Key << "workflow_dispatch" << YAML::Value << YAML::BeginMap << YAML::EndMap;
+  y << YAML::EndMap;
+  y << YAML::Key << "permissions" << YAML::Value << YAML::BeginMap << YAML::Key << "contents"
+    << YAML::Value << "read" << YAML::Key << "checks" << YAML::Value << "write" << YAML::EndMap;
+  y << YAML::Key << "env" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "JETGATE_REPO" << YAML::Value << o.jetgate_repo;
+  y << YAML::Key << "JETGATE_REF" << YAML::Value << o.jetgate_ref;
+  y << YAML::Key << "JETGATE_POLICY" << YAML::Value << kInitPolicyPath;
+  y << YAML::EndMap;
+  y << YAML::Key << "jobs" << YAML::Value << YAML::BeginMap;
+  preflight_job(y, o);
+  for (const auto& b : o.boards) {
+    board_job(y, o, b);
+    if (container_lane(o)) container_job(y, o, b);
+  }
+  claim_job(y, o);
+  y << YAML::EndMap << YAML::EndMap;
+  return std::string(y.c_str()) + "\n";
+}
+
+}  // namespace jetgate::claims

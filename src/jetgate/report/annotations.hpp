@@ -1,0 +1,21 @@
+// GitHub Actions workflow commands (::error / ::warning), printed when
+// GITHUB_ACTIONS=true, so a failed gate or claim shows on the run's page and,
+// with file=, beside the file it is about
+// (https://docs.github.com/en/actions/reference/workflow-commands-for-github-actions).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace jetgate::report {
+
+// True when the GITHUB_ACTIONS environment variable is "true".
+bool github_actions();
+
+// "::error file=README.md,title=jetgate support::message", one line: the
+// message's %, CR and LF are escaped as GitHub documents (%25, %0D, %0A), and a
+// property's also ':' and ',' (%3A, %2C). level: "error", "warning" or "notice".
+std::string github_annotation(std::string_view level, std::string_view message,
+                              std::string_view file = {}, std::string_view title = {});
+
+}  // namespace jetgate::report

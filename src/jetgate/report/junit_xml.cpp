@@ -1,0 +1,112 @@
+#include "jetgate/report/junit_xml.hpp"
+
+#include <pugixml.hpp>
+#include <sstream>
+
+#include "jetgate/core/utf8.hpp"
+
+namespace jetgate::report {
+namespace {
+
+// XML 1.0 allows tab, LF, CR and code points from U+0020 on; a control
+// character would make the document unreadable, so it becomes '?'.
+std::string xml_text(std::string_view s) {
+  std::string out = to_valid_utf8(s);
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') c = '?';
+  return out;
+}
+
+std::string reason(const JunitTestCase& c) {
+  std::string out = c.message.empty() ? c.status : c.message;
+  if (!c.next.empty()) out += " (next: " + c.next + ")";
+  return out;
+}
+
+}  // namespace
+
+std::string render_junit_xml(const JunitSuite& suite) {
+  pugi::xml_document doc;
+  auto decl = doc.append_child(pugi::node_declaration);
+  decl.append_attribute("version") = "1.0";
+  decl.append_attribute("encoding") = "UTF-8";
+  auto root = doc.append_child("testsuites");
+  auto ts = root.append_child("testsuite");
+  int failures = 0, errors = 0, skipped = 0;
+  for (const auto& c : suite.cases) {
+    auto tc = ts.append_child("testcase");
+    tc.append_attribute("classname") = xml_text(c.classname).c_str();
+    tc.append_attribute("name") = xml_text(c.name).c_str();
+    const std::string text = xml_text(reason(c));
+    if (c.status == "FAIL") {
+      ++failures;
+      auto f = tc.append_child("failure");
+      f.append_attribute("message") = text.c_str();
+      f.text().set(text.c_str());
+    } else if (c.status == "ERROR") {
+      ++errors;
+      auto e = tc.append_child("error");
+      e.append_attribute("message") = text.c_str();
+      e.text().set(text.c_str());
+    } else if (c.status == "SKIP" || c.status == "NOT_RUN") {
+      ++skipped;
+      tc.append_child("skipped").append_attribute("message") = text.c_str();
+    } else if (!c.message.empty()) {
+      tc.append_child("system-out").text().set(text.c_str());
+    }
+  }
+  for (auto* n : {&root, &ts}) {
+    n->append_attribute("tests") = static_cast<long long>(suite.cases.size());
+    n->append_attribute("failures") = failures;
+    n->append_attribute("errors") = errors;
+    n->append_attribute("skipped") = skipped;
+  }
+  root.prepend_attribute("name") = xml_text(suite.name).c_str();
+  ts.prepend_attribute("name") = xml_text(suite.name).c_str();
+  std::ostringstream out;
+  doc.save(out, "  ", pugi::format_default, pugi::encoding_utf8);
+  return out.str();
+}
+
+JunitSuite run_junit(const std::string& gate, const std::vector<gate::CheckRow>& rows) {
+  JunitSuite s{"jetgate run " + gate, {}};
+  for (const auto& r : rows)
+    s.cases.push_back(
+        {"jetgate.run." + gate + "." + r.kind, r.kind + " " + r.name, r.status, r.detail, r.next});
+  return s;
+}
+
+JunitSuite check_junit(const claims::CheckResult& result) {
+  JunitSuite s{"jetgate check", {}};
+  auto violations_of = [&](const std::string& gate) {
+    JunitTestCase c{"jetgate.check", gate, "PASS", "", ""};
+    for (const auto& v : result.violations) {
+      if (v.gate != gate) continue;
+      c.status = "FAIL";
+      c.message += (c.message.empty() ? "" : "; ") + v.what;
+      if (c.next.empty()) c.next = v.next;
+    }
+    return c;
+  };
+  auto policy = violations_of("policy");
+  policy.name = "policy";
+  s.cases.push_back(policy);
+  for (const auto& g : result.gates) {
+    auto c = violations_of(g.gate);
+    if (c.status == "PASS" && g.state != "holds") {
+      c.status = "SKIP";
+      c.message = "gate " + g.state;
+    }
+    s.cases.push_back(c);
+  }
+  return s;
+}
+
+JunitSuite probe_junit(const std::vector<probes::ProbeResult>& results) {
+  JunitSuite s{"jetgate probe", {}};
+  for (const auto& r : results)
+    s.cases.push_back({"jetgate.probe", r.id, probes::to_string(r.status), r.reason, ""});
+  return s;
+}
+
+}  // namespace jetgate::report

@@ -1,0 +1,198 @@
+// `jetgate init`: the files it writes, that it never overwrites without
+// --force, that the workflow is valid for GitHub (SchemaStore's schema) and
+// that its jetgate lines parse, and the workflow's commands run step by step
+// in a scratch repository (tests/fixtures/init/workflow_tool.py).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "jetgate/claims/init_templates.hpp"
+#include "test_support.hpp"
+
+namespace jetgate::test {
+namespace {
+
+bool has(const std::string& text, const std::string& needle) {
+  return text.find(needle) != std::string::npos;
+}
+
+bool python_has(const char* modules) {
+  return std::system(
+             ("/usr/bin/python3 -c 'import " + std::string(modules) + "' 2>/dev/null").c_str()) ==
+         0;
+}
+
+std::string tool() {
+  return fixtures_dir() + "/init/workflow_tool.py";
+}
+
+int sh(const std::string& command) {
+  return std::system(command.c_str());
+}
+
+// A scratch project: a git repository with a README that has the support block.
+void make_project(const TempDir& t) {
+  t.write("README.md",
+          "# demo\n\n## Support\n\n<!-- jetgate:support:begin -->\n<!-- jetgate:support:end "
+          "-->\n");
+  t.write("tests/test_ok.py", "def test_ok():\n    assert True\n");
+}
+
+void commit(const TempDir& t) {
+  ASSERT_EQ(sh("cd '" + t.dir() +
+               "' && git init -q . && git add -A && git -c user.name=t -c user.email=t@t "
+               "commit -qm init"),
+            0);
+}
+
+TEST(InitTemplates, DefaultsRenderThreeFilesWithTheGate) {
+  auto o = claims::default_init_options();
+  o.tracking_issue = "https://github.com/acme/robot/issues/7";
+  o.boards = {{"agx-orin", std::string("Jetson AGX Orin 64GB")}, {"orin-nx", "p3767-0000"}};
+  o.jetpacks = {"6.2", "6.0"};
+  auto files = claims::render_init_files(o);
+  ASSERT_TRUE(files.ok()) << files.error().message();
+  ASSERT_EQ(files->size(), 3u);
+  auto policy = nlohmann::json::parse((*files)[0].text);
+  const auto& gate = policy["gates"][0];
+  EXPECT_EQ(gate["id"], "jetson-cuda-runtime");
+  EXPECT_EQ(gate["x-tracking-issue"], o.tracking_issue);
+  EXPECT_EQ(gate["requires"]["jetpack"]["min"], "6.0");
+  EXPECT_EQ(gate["requires"]["jetpack"]["max"], "6.2");
+  EXPECT_EQ(gate["requires"]["module"], nlohmann::json({"Jetson AGX Orin 64GB", "p3767-0000"}));
+  EXPECT_EQ(gate["command"]["junit"], "test-reports/jetson-junit.xml");
+  EXPECT_EQ(policy["maximum_evidence_age_days"], 14);
+  EXPECT_TRUE(has(policy["cadence"].get<std::string>(), "17 4 * * 1"));
+  const auto& wf = (*files)[1].text;
+  EXPECT_TRUE(has(wf, "runs-on: [self-hosted, linux, ARM64, jetson, agx-orin]")) << wf;
+  EXPECT_TRUE(has(wf, "runs-on: [self-hosted, linux, ARM64, jetson, orin-nx]"));
+  EXPECT_TRUE(has(wf, "ubuntu-24.04-arm"));
+  EXPECT_TRUE(has(wf, "NOT a Jetson support claim"));
+  EXPECT_TRUE(has(wf, "cron: \"17 4 * * 1\""));
+  EXPECT_TRUE(has(wf, "jetgate container --first --kind jetpack"));
+  EXPECT_TRUE(has(wf, "jetgate-evidence-agx-orin-container"));
+  const auto& docs = (*files)[2].text;
+  EXPECT_TRUE(has(docs, "| 6.2 | 36.4.")) << docs;
+  EXPECT_TRUE(has(docs, "nvcr.io/nvidia/l4t-jetpack:r36.4.0"));
+  EXPECT_TRUE(has(docs, "NOT a support claim"));
+  EXPECT_TRUE(has(docs, "## Add a board"));
+}
+
+// docs/conditional-testing.md's example command; its output is in docs/examples/.
+claims::InitOptions docs_example_options() {
+  auto o = claims::default_init_options();
+  o.boards = {{"agx-orin", std::string("p3701-0005")}, {"orin-nano", std::nullopt}};
+  o.jetpacks = {"6.2"};
+  o.tracking_issue = "https://github.com/acme/robot/issues/7";
+  o.test_command = {"python3", "-m", "pytest", "--junitxml=test-reports/jetson-junit.xml",
+                    "tests/gpu"};
+  return o;
+}
+
+TEST(InitTemplates, DocsExamplesAreWhatInitWrites) {
+  auto files = claims::render_init_files(docs_example_options());
+  ASSERT_TRUE(files.ok());
+  EXPECT_EQ(read_file(source_dir() + "/docs/examples/init-policy.json"), (*files)[0].text)
+      << "regenerate docs/examples/init-policy.json with the command in "
+         "docs/conditional-testing.md";
+  EXPECT_EQ(read_file(source_dir() + "/docs/examples/jetson-gates.yml"), (*files)[1].text);
+}
+
+TEST(InitTemplates, JetPack5HasNoContainerLaneAndSaysWhy) {
+  auto o = claims::default_init_options();
+  o.jetpacks = {"5.1.2", "6.2"};
+  auto files = claims::render_init_files(o);
+  ASSERT_TRUE(files.ok());
+  EXPECT_FALSE(has((*files)[1].text, "container-jetson-orin"));
+  EXPECT_TRUE(has((*files)[2].text, "No container lane"));
+  o.image = "nvcr.io/nvidia/l4t-jetpack:r36.4.0";
+  o.jetpacks = {"6.1"};
+  files = claims::render_init_files(o);
+  ASSERT_TRUE(files.ok());
+  EXPECT_TRUE(has((*files)[1].text, "image=nvcr.io/nvidia/l4t-jetpack:r36.4.0"));
+}
+
+TEST(InitTemplates, BadOptionsNameTheOption) {
+  auto check = [](auto change, const char* option) {
+    auto o = claims::default_init_options();
+    change(o);
+    auto st = claims::validate_init_options(o);
+    ASSERT_FALSE(st.ok()) << option;
+    EXPECT_EQ(st.error().where, option) << st.error().message();
+  };
+  check([](auto& o) { o.boards = {{"AGX Orin", std::nullopt}}; }, "--board");
+  check([](auto& o) { o.boards = {{"agx", std::string("Jetson Banana")}}; }, "--board");
+  check([](auto& o) { o.boards = {{"a", std::nullopt}, {"a", std::nullopt}}; }, "--board");
+  check([](auto& o) { o.jetpacks = {"9.9"}; }, "--jetpack");
+  check([](auto& o) { o.runner_labels = {"self hosted"}; }, "--runner-label");
+  check([](auto& o) { o.test_junit = "../out.xml"; }, "--test-junit");
+  check([](auto& o) { o.test_junit = "/tmp/out.xml"; }, "--test-junit");
+  check([](auto& o) { o.tracking_issue = "https://example.com/7"; }, "--tracking-issue");
+  check([](auto& o) { o.cron = "weekly"; }, "--cron");
+  check([](auto& o) { o.image = "no-tag"; }, "--image");
+  check([](auto& o) { o.repository = "not a repo"; }, "--repository");
+  check([](auto& o) { o.test_command = {"py\xfftest"}; }, "--test-command");
+}
+
+TEST(InitCli, WritesNothingOverAnExistingFileWithoutForce) {
+  TempDir t;
+  make_project(t);
+  t.write("ci/conditional-test-policy.json", "{\"mine\": true}\n");
+  auto r = run_jetgate({"init", "--dir", t.dir()});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(has(r.out, "ci/conditional-test-policy.json: exists, kept")) << r.out;
+  EXPECT_EQ(read_file(t.path("ci/conditional-test-policy.json")), "{\"mine\": true}\n");
+  EXPECT_TRUE(std::filesystem::exists(t.path(".github/workflows/jetson-gates.yml")));
+  r = run_jetgate({"init", "--dir", t.dir(), "--force"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(has(read_file(t.path("ci/conditional-test-policy.json")), "jetson-cuda-runtime"));
+  EXPECT_EQ(run_jetgate({"init", "--dir", t.dir(), "--board", "Bad Label", "--force"}).exit_code,
+            2);
+  EXPECT_EQ(run_jetgate({"init", "--dir", t.path("missing")}).exit_code, 2);
+}
+
+TEST(InitCli, WorkflowIsValidForGitHubAndEveryJetgateLineParses) {
+  if (!python_has("yaml, jsonschema"))
+    GTEST_SKIP() << "python3-yaml or python3-jsonschema is not installed (CI installs them)";
+  TempDir t;
+  make_project(t);
+  auto r = run_jetgate({"init", "--dir", t.dir(), "--board", "agx-orin=p3701-0005", "--board",
+                        "orin-nano", "--jetpack", "6.2", "--tracking-issue",
+                        "https://github.com/acme/robot/issues/7"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto wf = t.path(".github/workflows/jetson-gates.yml");
+  auto schema = fixtures_dir() + "/schemas/github-workflow.json";
+  EXPECT_EQ(sh("/usr/bin/python3 " + tool() + " validate " + wf + " " + schema), 0);
+  EXPECT_EQ(sh("/usr/bin/python3 " + tool() + " parse " + wf + " " + jetgate_binary()), 0);
+  // The checker can fail: a workflow without jobs is not valid.
+  auto broken = t.write("broken.yml", "name: x\n\"on\": push\n");
+  EXPECT_NE(sh("/usr/bin/python3 " + tool() + " validate " + broken + " " + schema + " >/dev/null"),
+            0);
+}
+
+TEST(InitCli, ParseOnlyModeReportsUsageErrors) {
+  auto ok = run_jetgate({"check", "--policy", "p.json"}, {"JETGATE_PARSE_ONLY=1"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  auto bad = run_jetgate({"check", "--polcy", "p.json"}, {"JETGATE_PARSE_ONLY=1"});
+  EXPECT_EQ(bad.exit_code, 2);
+}
+
+// Done when: init, then the generated workflow's commands, job by job; on this
+// machine (no Jetson) the gate is honestly not run, nothing is claimed, and
+// `support --verify` holds.
+TEST(InitCli, GeneratedWorkflowRunsStepByStepInAScratchRepo) {
+  if (!python_has("yaml")) GTEST_SKIP() << "python3-yaml is not installed (CI installs it)";
+  TempDir t;
+  make_project(t);
+  auto r = run_jetgate({"init", "--dir", t.dir(), "--board", "agx-orin", "--jetpack", "6.2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  commit(t);
+  EXPECT_EQ(sh("/usr/bin/python3 " + tool() + " e2e " + t.dir() + " " + jetgate_binary() + " " +
+               JETGATE_FAKE_CUDA),
+            0);
+}
+
+}  // namespace
+}  // namespace jetgate::test
