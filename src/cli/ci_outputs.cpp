@@ -3,9 +3,9 @@
 #include <filesystem>
 #include <iostream>
 
+#include "jetgate/core/utf8.hpp"
 #include "jetgate/evidence/atomic_write.hpp"
 #include "jetgate/report/annotations.hpp"
-#include "jetgate/report/text_escape.hpp"
 
 namespace jetgate::cli {
 
@@ -14,8 +14,8 @@ bool write_output_file(const std::string& command, const std::string& path,
   std::filesystem::path p(path);
   auto dir = p.parent_path().empty() ? std::string(".") : p.parent_path().string();
   auto fail = [&](const Error& e) {
-    std::cerr << "jetgate " << command << ": " << report::terminal_text(path) << ": "
-              << report::terminal_text(e.message()) << "\n";
+    std::cerr << "jetgate " << command << ": " << terminal_safe(path) << ": "
+              << terminal_safe(e.message()) << "\n";
     return false;
   };
   auto file = evidence::AtomicFile::create(dir, p.filename().string());

@@ -10,10 +10,10 @@
 #include "cli/commands.hpp"
 #include "jetgate/core/exit_codes.hpp"
 #include "jetgate/core/json_text.hpp"
+#include "jetgate/core/utf8.hpp"
 #include "jetgate/facts/container_images.hpp"
 #include "jetgate/facts/jetpack_table.hpp"
 #include "jetgate/facts/platform.hpp"
-#include "jetgate/report/text_escape.hpp"
 
 namespace jetgate::cli {
 namespace {
@@ -37,7 +37,7 @@ std::optional<HostRelease> host_release(const ContainerArgs& a, std::string& why
   if (a.l4t) {
     auto l4t = facts::normalize_l4t(*a.l4t);
     if (!l4t) {
-      why = "--l4t \"" + report::terminal_text(*a.l4t) + "\" is not an L4T release such as 36.4.3";
+      why = "--l4t \"" + terminal_safe(*a.l4t) + "\" is not an L4T release such as 36.4.3";
       return std::nullopt;
     }
     return HostRelease{*l4t, "--l4t"};
@@ -110,7 +110,7 @@ int run_container(const ContainerArgs& a) {
     std::string jp = jetpack_of(host->l4t);
     std::cout << fmt::format(
         "Host: L4T {}{}{} ({})\n", host->l4t, jp.empty() ? "" : ", JetPack " + jp,
-        driver_cuda ? ", driver CUDA " + *driver_cuda : "", report::terminal_text(host->source));
+        driver_cuda ? ", driver CUDA " + *driver_cuda : "", terminal_safe(host->source));
     if (matches.empty()) std::cout << table->no_image_hint() << "\n";
     for (const auto& m : matches)
       std::cout << fmt::format("{:<48} L4T {:<8} {}\n", m.image->image, m.image->l4t,

@@ -9,8 +9,8 @@
 #include "cli/commands.hpp"
 #include "jetgate/claims/init_templates.hpp"
 #include "jetgate/core/exit_codes.hpp"
+#include "jetgate/core/utf8.hpp"
 #include "jetgate/evidence/atomic_write.hpp"
-#include "jetgate/report/text_escape.hpp"
 
 namespace jetgate::cli {
 namespace {
@@ -61,21 +61,21 @@ int write_file(const std::filesystem::path& root, const claims::InitFile& f, boo
   }
   std::filesystem::create_directories(path.parent_path(), ec);
   if (ec) {
-    std::cerr << "jetgate init: " << report::terminal_text(path.parent_path().string()) << ": "
+    std::cerr << "jetgate init: " << terminal_safe(path.parent_path().string()) << ": "
               << ec.message() << "\n";
     return kExitUsage;
   }
   auto file = evidence::AtomicFile::create(path.parent_path().string(), path.filename().string());
   if (!file) {
-    std::cerr << "jetgate init: " << report::terminal_text(file.error().message()) << "\n";
+    std::cerr << "jetgate init: " << terminal_safe(file.error().message()) << "\n";
     return kExitUsage;
   }
   if (auto st = file->write(f.text); !st) {
-    std::cerr << "jetgate init: " << report::terminal_text(st.error().message()) << "\n";
+    std::cerr << "jetgate init: " << terminal_safe(st.error().message()) << "\n";
     return kExitUsage;
   }
   if (auto done = file->commit(); !done) {
-    std::cerr << "jetgate init: " << report::terminal_text(done.error().message()) << "\n";
+    std::cerr << "jetgate init: " << terminal_safe(done.error().message()) << "\n";
     return kExitUsage;
   }
   std::cout << f.path << ": written\n";
@@ -86,12 +86,12 @@ int run_init(InitArgs a) {
   apply(a);
   auto files = claims::render_init_files(a.options);
   if (!files) {
-    std::cerr << "jetgate init: " << report::terminal_text(files.error().message()) << "\n";
+    std::cerr << "jetgate init: " << terminal_safe(files.error().message()) << "\n";
     return kExitUsage;
   }
   std::error_code ec;
   if (!std::filesystem::is_directory(a.dir, ec)) {
-    std::cerr << "jetgate init: --dir " << report::terminal_text(a.dir) << " is not a directory\n";
+    std::cerr << "jetgate init: --dir " << terminal_safe(a.dir) << " is not a directory\n";
     return kExitUsage;
   }
   int status = kExitOk;

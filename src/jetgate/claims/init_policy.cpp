@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "jetgate/claims/init_templates.hpp"
+#include "jetgate/core/utf8.hpp"
 #include "jetgate/facts/jetpack_table.hpp"
 #include "jetgate/facts/module_table.hpp"
 #include "jetgate/facts/text.hpp"
@@ -128,7 +129,7 @@ Status validate_init_options(const InitOptions& o) {
                         "--runner-label");
   if (o.test_command.empty()) return make_error("empty test command", "--test-command");
   for (const auto& a : o.test_command)
-    if (a.empty() || !facts::is_valid_utf8(a) || a.find('\n') != std::string::npos)
+    if (a.empty() || !is_valid_utf8(a) || a.find('\n') != std::string::npos)
       return make_error("test command words must be non-empty single-line UTF-8", "--test-command");
   if (!is_relative_inside(o.test_junit))
     return make_error("\"" + o.test_junit +
@@ -139,7 +140,7 @@ Status validate_init_options(const InitOptions& o) {
     return make_error("\"" + o.tracking_issue + "\" is not https://github.com/OWNER/NAME/issues/N",
                       "--tracking-issue");
   if (o.preflight_command.empty() || o.preflight_command.find('\n') != std::string::npos ||
-      !facts::is_valid_utf8(o.preflight_command))
+      !is_valid_utf8(o.preflight_command))
     return make_error("the preflight command must be one non-empty line", "--preflight-command");
   if (!o.repository.empty() &&
       !gate::is_canonical_issue_url("https://github.com/" + o.repository + "/issues/1",
