@@ -4,11 +4,15 @@
 # edited after signing (one count) must be rejected, and an unsigned run must not
 # count. Prints each command's exit status; exits 1 when any expectation fails.
 #
-# Usage: bench/signed-evidence-e2e.sh JETGATE OUT_DIR   (run from a git checkout)
+# The gate runs in a scratch git repository of one commit (the policy is its only
+# file), so the evidence names a real, clean commit.
+#
+# Usage: bench/signed-evidence-e2e.sh JETGATE OUT_DIR   (from jetgate's checkout)
 set -uo pipefail
 jetgate=$(realpath "$1")
-out=$2
-mkdir -p "$out"
+examples=$(realpath docs/examples)
+mkdir -p "$2"
+out=$(realpath "$2")
 work=$(mktemp -d)
 status=0
 expect() {  # expect EXIT_WANTED DESCRIPTION -- COMMAND...
@@ -21,18 +25,23 @@ expect() {  # expect EXIT_WANTED DESCRIPTION -- COMMAND...
   [ "$got" = "$want" ] || status=1
 }
 expect 0 "keygen" -- "$jetgate" keygen "$work/runner.key" --owner e2e-runner
-python3 - "$work" <<'PY'
+mkdir -p "$work/repo/ci"
+python3 - "$work" "$examples" <<'PY'
 import json, sys
-work = sys.argv[1]
-policy = json.load(open("docs/examples/x86-cuda-policy.json"))
+work, examples = sys.argv[1], sys.argv[2]
+policy = json.load(open(f"{examples}/x86-cuda-policy.json"))
 policy["gates"] = [g for g in policy["gates"] if g["id"] == "cuda-runtime"]
 policy["trusted_keys"] = [json.load(open(f"{work}/runner.key.pub.json"))]
-json.dump(policy, open(f"{work}/policy.json", "w"), indent=2)
+json.dump(policy, open(f"{work}/repo/ci/conditional-test-policy.json", "w"), indent=2)
 PY
+cd "$work/repo"
+git init -q && git add -A &&
+  git -c user.name=e2e -c user.email=e2e@localhost commit -qm "policy" || exit 1
 sha=$(git rev-parse HEAD)
-expect 0 "run cuda-runtime --sign-key" -- "$jetgate" run cuda-runtime --policy "$work/policy.json" \
+policy=$work/repo/ci/conditional-test-policy.json
+expect 0 "run cuda-runtime --sign-key" -- "$jetgate" run cuda-runtime --policy "$policy" \
   --evidence-dir "$out/signed" --sign-key "$work/runner.key"
-expect 0 "check: signed by the trusted key" -- "$jetgate" check --policy "$work/policy.json" \
+expect 0 "check: signed by the trusted key" -- "$jetgate" check --policy "$policy" \
   --evidence-dir "$out/signed" --candidate-sha "$sha"
 cp -r "$out/signed" "$work/edited"
 python3 - "$work/edited/cuda-runtime.json" <<'PY'
@@ -42,13 +51,13 @@ e = json.load(open(p))
 e["counts"]["tests"] += 1
 json.dump(e, open(p, "w"), indent=2)
 PY
-expect 1 "check: evidence edited after signing" -- "$jetgate" check --policy "$work/policy.json" \
+expect 1 "check: evidence edited after signing" -- "$jetgate" check --policy "$policy" \
   --evidence-dir "$work/edited" --candidate-sha "$sha"
-expect 0 "run cuda-runtime unsigned" -- "$jetgate" run cuda-runtime --policy "$work/policy.json" \
+expect 0 "run cuda-runtime unsigned" -- "$jetgate" run cuda-runtime --policy "$policy" \
   --evidence-dir "$out/unsigned"
 expect 1 "check: unsigned evidence under trusted_keys" -- "$jetgate" check \
-  --policy "$work/policy.json" --evidence-dir "$out/unsigned" --candidate-sha "$sha"
-expect 0 "summary of the signed evidence" -- "$jetgate" summary --policy "$work/policy.json" \
+  --policy "$policy" --evidence-dir "$out/unsigned" --candidate-sha "$sha"
+expect 0 "summary of the signed evidence" -- "$jetgate" summary --policy "$policy" \
   --evidence-dir "$out/signed"
 cp "$work/runner.key.pub.json" "$out/"
 rm -rf "$work"
