@@ -110,6 +110,9 @@ MUTANTS = [
            "verdict_without_evidence(GateState::unreadable, \"evidence is unreadable: \" + s.why);",
            "verdict_without_evidence(GateState::missing, \"evidence is unreadable: \" + s.why);",
            "a corrupt evidence file reported as missing, hiding the corruption"),
+    Mutant("board-hides-board", "src/jetgate/claims/gate_decision.cpp",
+           "if (a.recency.green != b.recency.green) return !a.recency.green;", "",
+           "in a board matrix a newer green run on one board hides another board's failure"),
     # --- gate -----------------------------------------------------------------------
     Mutant("threshold-inclusive", "src/jetgate/gate/thresholds.cpp",
            "if ((c.min && !(v >= *c.min)) || (c.max && !(v <= *c.max)))",

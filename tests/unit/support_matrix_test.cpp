@@ -6,6 +6,7 @@
 
 #include "claims_test_helpers.hpp"
 #include "jetgate/claims/evidence_verdict.hpp"
+#include "jetgate/claims/gate_decision.hpp"
 #include "jetgate/claims/platform_key.hpp"
 #include "jetgate/report/support_markdown.hpp"
 #include "test_support.hpp"
@@ -186,6 +187,45 @@ TEST(ClaimsMatrix, NewestEvidenceDecidesSoANewerFailureWithdrawsSupport) {
                            JudgeRules{day("2026-11-29"), 14, "", false});
   EXPECT_EQ(m.rows[0].gates[0].verdict.state, GateState::fresh_green);
   ASSERT_EQ(supported_claims(m).size(), 1u);
+}
+
+// A board matrix: the same gate on two boards. Each board's newest evidence
+// decides there, and the gate as a whole (check, summary) is the worst board,
+// so a newer green run on one board never hides an older failure on another.
+TEST(ClaimsMatrix, EachPlatformIsJudgedOnItsOwnAndTheWorstDecidesTheGate) {
+  const nlohmann::json nano = {{"platform",
+                                {{"tegra",
+                                  {{"model", "NVIDIA Jetson Orin Nano Developer Kit"},
+                                   {"part_number", "p3767-0003"},
+                                   {"module", "Jetson Orin Nano 8GB"}}}}}};
+  auto agx_green = orin_evidence_json("2026-11-29T11:00:00Z");
+  auto nano_red = orin_evidence_json("2026-11-29T10:00:00Z", nano);
+  nano_red["status"] = "failed";
+  auto nano_old_green = orin_evidence_json("2026-11-28T10:00:00Z", nano);
+  const auto& set = set_of({loaded("agx/jetson-cuda-runtime.json", agx_green),
+                            loaded("nano/jetson-cuda-runtime.json", nano_red),
+                            loaded("nano-old/jetson-cuda-runtime.json", nano_old_green)});
+  const JudgeRules rules{day("2026-11-29"), 14, "", false};
+  auto entry =
+      decide_gate("jetson-cuda-runtime", evidence_of_gate(set, "jetson-cuda-runtime"), {}, rules);
+  EXPECT_EQ(entry.verdict.state, GateState::failed);
+  EXPECT_EQ(entry.file, "nano/jetson-cuda-runtime.json");
+  EXPECT_EQ(entry.evidence_files, 3);
+  auto m = build_support_matrix(set, rules);
+  ASSERT_EQ(m.rows.size(), 2u);
+  auto claims = supported_claims(m);
+  ASSERT_EQ(claims.size(), 1u);
+  EXPECT_EQ(claims[0].platform, "Jetson AGX Orin 64GB");
+
+  // Both boards green: the gate holds, decided by the newest.
+  nano_red["status"] = "passed";
+  const auto& all_green = set_of({loaded("agx/jetson-cuda-runtime.json", agx_green),
+                                  loaded("nano/jetson-cuda-runtime.json", nano_red)});
+  entry = decide_gate("jetson-cuda-runtime", evidence_of_gate(all_green, "jetson-cuda-runtime"), {},
+                      rules);
+  EXPECT_EQ(entry.verdict.state, GateState::fresh_green);
+  EXPECT_EQ(entry.file, "agx/jetson-cuda-runtime.json");
+  EXPECT_EQ(supported_claims(build_support_matrix(all_green, rules)).size(), 2u);
 }
 
 TEST(ClaimsMatrix, AtTheSameInstantRedBeatsGreen) {

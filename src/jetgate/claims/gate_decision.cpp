@@ -2,7 +2,11 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <optional>
+#include <utility>
+
+#include "jetgate/claims/platform_key.hpp"
 
 namespace jetgate::claims {
 namespace {
@@ -25,6 +29,19 @@ Recency recency_of(const LoadedEvidence& le, const GateVerdict& v) {
   r.green = backs_claim(v);
   r.file = le.file;
   return r;
+}
+
+struct Judged {
+  const LoadedEvidence* le = nullptr;
+  GateVerdict verdict;
+  Recency recency;
+};
+
+// Across platforms: a platform whose newest evidence does not back a claim
+// decides over one whose does; otherwise the newer decides.
+bool decides_over(const Judged& a, const Judged& b) {
+  if (a.recency.green != b.recency.green) return !a.recency.green;
+  return newer_than(a.recency, b.recency);
 }
 
 }  // namespace
@@ -54,18 +71,25 @@ GateEntry decide_gate(const std::string& gate, const std::vector<const LoadedEvi
         GateState::missing, "no evidence (no " + gate + ".json in the evidence directories)");
     return best;
   }
-  std::optional<Recency> newest;
+  // The newest file of each platform combination (support's rows: platform
+  // and runtime) decides there; the gate is then the worst of those, so a
+  // newer green run on one board never hides another board's failure.
+  std::map<std::pair<std::string, std::string>, Judged> newest_per_platform;
   for (const auto* le : files) {
-    GateVerdict v = judge_evidence(*le, rules);
-    Recency r = recency_of(*le, v);
-    if (newest && !newer_than(r, *newest)) continue;
-    newest = r;
-    best.verdict = std::move(v);
-    best.file = le->file;
-    best.git_sha = le->evidence.git_sha;
-    best.generated_at = le->evidence.generated_at;
-    best.evidence = &le->evidence;
+    Judged j{le, judge_evidence(*le, rules), {}};
+    j.recency = recency_of(*le, j.verdict);
+    PlatformKey key = platform_key(le->evidence);
+    auto [it, inserted] = newest_per_platform.try_emplace({key.platform, key.runtime}, j);
+    if (!inserted && newer_than(j.recency, it->second.recency)) it->second = std::move(j);
   }
+  const Judged* decider = nullptr;
+  for (const auto& [platform, j] : newest_per_platform)
+    if (!decider || decides_over(j, *decider)) decider = &j;
+  best.verdict = decider->verdict;
+  best.file = decider->le->file;
+  best.git_sha = decider->le->evidence.git_sha;
+  best.generated_at = decider->le->evidence.generated_at;
+  best.evidence = &decider->le->evidence;
   return best;
 }
 
