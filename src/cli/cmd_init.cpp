@@ -4,11 +4,13 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli/commands.hpp"
 #include "jetgate/claims/init_templates.hpp"
 #include "jetgate/core/exit_codes.hpp"
+#include "jetgate/core/json_text.hpp"
 #include "jetgate/core/utf8.hpp"
 #include "jetgate/evidence/atomic_write.hpp"
 
@@ -24,6 +26,13 @@ struct InitArgs {
   std::string image;
   std::string dir = ".";
   bool force = false;
+  bool json = false;
+};
+
+// What happened to one file; with --json the report is one JSON document on stdout.
+struct Written {
+  std::string path;
+  std::string action;  // "written" or "kept"
 };
 
 std::vector<std::string> words(const std::string& s) {
@@ -52,11 +61,12 @@ void apply(InitArgs& a) {
   if (!a.image.empty()) o.image = a.image;
 }
 
-int write_file(const std::filesystem::path& root, const claims::InitFile& f, bool force) {
+int write_file(const std::filesystem::path& root, const claims::InitFile& f, bool force,
+               std::vector<Written>& done_files) {
   auto path = root / f.path;
   std::error_code ec;
   if (std::filesystem::exists(std::filesystem::symlink_status(path, ec)) && !force) {
-    std::cout << f.path << ": exists, kept (--force replaces it)\n";
+    done_files.push_back({f.path, "kept"});
     return kExitDoesNotHold;
   }
   std::filesystem::create_directories(path.parent_path(), ec);
@@ -78,8 +88,27 @@ int write_file(const std::filesystem::path& root, const claims::InitFile& f, boo
     std::cerr << "jetgate init: " << terminal_safe(done.error().message()) << "\n";
     return kExitUsage;
   }
-  std::cout << f.path << ": written\n";
+  done_files.push_back({f.path, "written"});
   return kExitOk;
+}
+
+std::string next_step() {
+  return std::string("add the support block to README.md (see ") + claims::kInitDocsPath +
+         "), register a self-hosted runner per board, and commit";
+}
+
+void report(const std::vector<Written>& files, bool json) {
+  if (json) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& w : files) list.push_back({{"path", w.path}, {"action", w.action}});
+    std::cout << dump_json({{"schema_version", 1}, {"files", list}, {"next", next_step()}}, 2)
+              << "\n";
+    return;
+  }
+  for (const auto& w : files)
+    std::cout << w.path
+              << (w.action == "kept" ? ": exists, kept (--force replaces it)\n" : ": written\n");
+  std::cout << "Next: " << next_step() << ".\n";
 }
 
 int run_init(InitArgs a) {
@@ -95,13 +124,13 @@ int run_init(InitArgs a) {
     return kExitUsage;
   }
   int status = kExitOk;
+  std::vector<Written> done_files;
   for (const auto& f : *files) {
-    int s = write_file(a.dir, f, a.force);
+    int s = write_file(a.dir, f, a.force, done_files);
     if (s == kExitUsage) return s;
     if (s != kExitOk) status = s;
   }
-  std::cout << "Next: add the support block to README.md (see " << claims::kInitDocsPath
-            << "), register a self-hosted runner per board, and commit.\n";
+  report(done_files, a.json);
   return status;
 }
 
@@ -153,6 +182,9 @@ Command add_init_command(CLI::App& app) {
   sub->add_option("--jetgate-ref", a->options.jetgate_ref, "jetgate's tag or branch to build")
       ->capture_default_str();
   sub->add_flag("--force", a->force, "Replace files that exist");
+  sub->add_flag("--json", a->json,
+                "Print {schema_version, files: [{path, action: written|kept}], next} instead of "
+                "text (docs/schemas/init.schema.json)");
   sub->footer(
       "Exit status: 0 every file written, 1 a file existed and was kept, 2 usage or a write "
       "failed.");

@@ -183,6 +183,17 @@ TEST(CiOutputs, CommandJsonMatchesItsSchema) {
     ASSERT_NE(r.exit_code, 2) << r.err;
     EXPECT_EQ(validate(c.schema, r.out), 0) << c.args[0] << " " << c.args[1] << "\n" << r.out;
   }
+  // init: every file written, then (run again) every file kept, exit 1.
+  t.write("project/README.md", "# p\n");
+  for (int round = 0; round < 2; ++round) {
+    auto r = run_jetgate({"init", "--dir", t.path("project"), "--json"});
+    EXPECT_EQ(r.exit_code, round) << r.err;
+    EXPECT_EQ(validate("init.schema.json", r.out), 0) << r.out;
+    auto j = nlohmann::json::parse(r.out, nullptr, false);
+    ASSERT_TRUE(j.is_object()) << r.out;
+    ASSERT_EQ(j["files"].size(), 3u) << r.out;
+    for (const auto& f : j["files"]) EXPECT_EQ(f["action"], round == 0 ? "written" : "kept");
+  }
   // The probe document (live, with and without probes, and every recorded
   // machine's golden) and the evidence `run` writes (a failed and a not-run gate).
   const std::string fake = std::string("JETGATE_CUDA_DRIVER=") + JETGATE_FAKE_CUDA;
