@@ -107,9 +107,11 @@ std::string state_everywhere(const ClaimInputs& in, std::string* why = nullptr) 
 // check's and support's JSON "signature" of kGate, which must be the same.
 nlohmann::json signature_everywhere(const ClaimInputs& in) {
   nlohmann::json from_check, from_support;
-  for (const auto& g : to_json(check_claim(in, {kGate}), in)["gates"])
+  const auto checked = to_json(check_claim(in, {kGate}), in);
+  const auto matrix = to_json(build_support_matrix(in.evidence, in.rules));
+  for (const auto& g : checked.at("gates"))
     if (g["gate"] == kGate) from_check = g["verdict"]["signature"];
-  for (const auto& row : to_json(build_support_matrix(in.evidence, in.rules))["rows"])
+  for (const auto& row : matrix.at("rows"))
     for (const auto& g : row["gates"])
       if (g["gate"] == kGate) from_support = g["signature"];
   EXPECT_EQ(from_check, from_support);
