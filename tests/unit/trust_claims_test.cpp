@@ -242,13 +242,12 @@ TEST(TrustClaims, WithoutTrustedKeysNothingChangesButCheckWarns) {
   ASSERT_EQ(checked.warnings.size(), 1u);
   EXPECT_NE(checked.warnings[0].find("evidence is unsigned (1 of 1 files"), std::string::npos)
       << checked.warnings[0];
-  EXPECT_EQ(signature_everywhere(*in),
-            (nlohmann::json{{"outcome", "not_checked"},
-                            {"envelope", false},
-                            {"key_id", nullptr},
-                            {"owner", nullptr},
-                            {"key_expires", nullptr},
-                            {"why", nullptr}}));
+  EXPECT_EQ(signature_everywhere(*in), (nlohmann::json{{"outcome", "not_checked"},
+                                                       {"envelope", false},
+                                                       {"key_id", nullptr},
+                                                       {"owner", nullptr},
+                                                       {"key_expires", nullptr},
+                                                       {"why", nullptr}}));
   // Signed, but nothing to check it against: holds, and says the signature went unchecked.
   p.sign(p.stranger);
   in = p.inputs(nullptr);

@@ -31,8 +31,9 @@ struct SignedRepo : test::GateRepo {
     return test::run_jetgate(args, env);
   }
   test::CliRun check(std::vector<std::string> extra = {}) const {
-    std::vector<std::string> args = {"check",        "--policy",        signed_policy(),
-                                     "--evidence-dir", t.path("ev"), "--candidate-sha", kSha};
+    std::vector<std::string> args = {
+        "check",           "--policy", signed_policy(), "--evidence-dir", t.path("ev"),
+        "--candidate-sha", kSha};
     args.insert(args.end(), extra.begin(), extra.end());
     return test::run_jetgate(args);
   }
