@@ -55,7 +55,21 @@ seeds_for() {
     fuzz_junit) find $f/gates $f/claims -name '*.xml' -size -256k ;;
     fuzz_readme_block) find $f/claims -name '*.md'; echo README.md ;;
     fuzz_sanitize) ls $f/*/SOURCE.md; find $f/python -type f -size -64k ;;
+    fuzz_dsse_envelope) envelope_seeds ;;
   esac 2>/dev/null || true
+}
+
+# The envelopes, and the statements inside them: the target also signs its input
+# as a statement, and a statement is what reaches the checks behind the signature.
+envelope_seeds() {
+  local e out="$corpus_root/fuzz_dsse_envelope.statements"
+  mkdir -p "$out"
+  find tests/fixtures/trust -name '*.dsse.json' -size -64k | while IFS= read -r e; do
+    echo "$e"
+    sed -n 's/.*"payload": *"\([A-Za-z0-9+\/=]*\)".*/\1/p' "$e" | base64 -d \
+      >"$out/$(basename "$e" .dsse.json).statement.json" &&
+      echo "$out/$(basename "$e" .dsse.json).statement.json"
+  done
 }
 
 corpus_root="$build/fuzz-corpus"
@@ -91,7 +105,7 @@ run_one() {
   ft=$(grep -oE 'ft: [0-9]+' "$log" | tail -1 | cut -d' ' -f2)
   echo "ok   $t: ${execs:-?} executions, coverage ${cov:-?} edges, ${ft:-?} features"
 }
-export -f run_one seeds_for
+export -f run_one seeds_for envelope_seeds
 export build fuzz_dir corpus_root artifacts runs time_s
 
 printf '%s\n' "${targets[@]}" | xargs -P "$jobs" -I{} bash -c 'run_one "$@"' _ {}

@@ -104,12 +104,27 @@ std::string state_everywhere(const ClaimInputs& in, std::string* why = nullptr) 
   return state;
 }
 
+// check's and support's JSON "signature" of kGate, which must be the same.
+nlohmann::json signature_everywhere(const ClaimInputs& in) {
+  nlohmann::json from_check, from_support;
+  const auto checked = to_json(check_claim(in, {kGate}), in);
+  const auto matrix = to_json(build_support_matrix(in.evidence, in.rules));
+  for (const auto& g : checked.at("gates"))
+    if (g["gate"] == kGate) from_check = g["verdict"]["signature"];
+  for (const auto& row : matrix.at("rows"))
+    for (const auto& g : row["gates"])
+      if (g["gate"] == kGate) from_support = g["signature"];
+  EXPECT_EQ(from_check, from_support);
+  return from_check;
+}
+
 TEST(TrustClaims, OnlyEvidenceATrustedUnexpiredKeySignedOverExactlyItCounts) {
   struct Case {
     std::string name;
     std::function<void(Project&)> arrange;
     nlohmann::json expires;  // of the trusted key
     std::string state, reason;
+    std::string signature;  // the JSON's signature outcome: what the loader found, not the verdict
   };
   const std::vector<Case> cases = {
       {"signed",
@@ -117,9 +132,9 @@ TEST(TrustClaims, OnlyEvidenceATrustedUnexpiredKeySignedOverExactlyItCounts) {
          p.write_evidence(p.doc);
          p.sign(p.key);
        },
-       nullptr, "fresh_green", ""},
+       nullptr, "fresh_green", "", "verified"},
       {"unsigned", [](Project& p) { p.write_evidence(p.doc); }, nullptr, "untrusted",
-       "unsigned (no jetson-cuda-runtime.dsse.json beside it)"},
+       "unsigned (no jetson-cuda-runtime.dsse.json beside it)", "unsigned"},
       {"edited after signing",
        [](Project& p) {
          auto failed = p.doc;
@@ -128,25 +143,25 @@ TEST(TrustClaims, OnlyEvidenceATrustedUnexpiredKeySignedOverExactlyItCounts) {
          p.sign(p.key);
          p.write_evidence(p.doc);  // turned green by hand
        },
-       nullptr, "untrusted", "first at \"/status\""},
+       nullptr, "untrusted", "first at \"/status\"", "rejected"},
       {"re-signed by an unknown key",
        [](Project& p) {
          p.write_evidence(p.doc);
          p.sign(p.stranger);
        },
-       nullptr, "untrusted", "not in the policy's trusted_keys"},
+       nullptr, "untrusted", "not in the policy's trusted_keys", "rejected"},
       {"expired key",
        [](Project& p) {
          p.write_evidence(p.doc);
          p.sign(p.key);
        },
-       "2026-11-28", "untrusted", "which expired on 2026-11-28"},
+       "2026-11-28", "untrusted", "which expired on 2026-11-28", "verified"},
       {"key expiring today",
        [](Project& p) {
          p.write_evidence(p.doc);
          p.sign(p.key);
        },
-       "2026-11-29", "fresh_green", ""},
+       "2026-11-29", "fresh_green", "", "verified"},
       {"another gate's envelope",
        [](Project& p) {
          auto other = p.doc;
@@ -157,7 +172,7 @@ TEST(TrustClaims, OnlyEvidenceATrustedUnexpiredKeySignedOverExactlyItCounts) {
                                     p.t.path("ev/jetson-cuda-runtime.dsse.json"));
          p.write_evidence(p.doc);
        },
-       nullptr, "untrusted", "another gate's"},
+       nullptr, "untrusted", "another gate's", "rejected"},
       {"another run's envelope",
        [](Project& p) {
          auto older = p.doc;
@@ -166,19 +181,19 @@ TEST(TrustClaims, OnlyEvidenceATrustedUnexpiredKeySignedOverExactlyItCounts) {
          p.sign(p.key);
          p.write_evidence(p.doc);
        },
-       nullptr, "untrusted", "first at \"/generated_at\""},
+       nullptr, "untrusted", "first at \"/generated_at\"", "rejected"},
       {"another repository's envelope",
        [](Project& p) {
          p.write_evidence(p.doc);
          p.sign(p.key, kGate, "evil/fork");
        },
-       nullptr, "untrusted", "repository \"evil/fork\""},
+       nullptr, "untrusted", "repository \"evil/fork\"", "rejected"},
       {"envelope that is not JSON",
        [](Project& p) {
          p.write_evidence(p.doc);
          p.t.write("ev/jetson-cuda-runtime.dsse.json", "\xff\xfe not json");
        },
-       nullptr, "untrusted", "not JSON"},
+       nullptr, "untrusted", "not JSON", "rejected"},
       // Signed but failed: the signature is fine, the verdict is the gate's.
       {"signed failure",
        [](Project& p) {
@@ -187,7 +202,7 @@ TEST(TrustClaims, OnlyEvidenceATrustedUnexpiredKeySignedOverExactlyItCounts) {
          p.write_evidence(failed);
          p.sign(p.key);
        },
-       nullptr, "failed", "the gate failed"},
+       nullptr, "failed", "the gate failed", "verified"},
   };
   for (const auto& c : cases) {
     Project p;
@@ -201,6 +216,18 @@ TEST(TrustClaims, OnlyEvidenceATrustedUnexpiredKeySignedOverExactlyItCounts) {
     std::string why;
     EXPECT_EQ(state_everywhere(*in, &why), c.state) << c.name << ": " << why;
     EXPECT_NE(why.find(c.reason), std::string::npos) << c.name << ": " << why;
+    auto sig = signature_everywhere(*in);
+    EXPECT_EQ(sig["outcome"], c.signature) << c.name << ": " << sig;
+    EXPECT_EQ(sig["envelope"], c.signature != "unsigned") << c.name;
+    if (c.signature == "verified") {
+      EXPECT_EQ(sig["key_id"], p.key.key_id()) << c.name;
+      EXPECT_EQ(sig["owner"], "orin-runner") << c.name;
+      EXPECT_EQ(sig["key_expires"], c.expires) << c.name;  // the verdict, not the JSON, judges it
+      EXPECT_EQ(sig["why"], nullptr) << c.name;
+    } else {
+      EXPECT_EQ(sig["key_id"], nullptr) << c.name;
+      EXPECT_NE(sig.value("why", "").find(c.reason), std::string::npos) << c.name << ": " << sig;
+    }
   }
 }
 
@@ -215,6 +242,12 @@ TEST(TrustClaims, WithoutTrustedKeysNothingChangesButCheckWarns) {
   ASSERT_EQ(checked.warnings.size(), 1u);
   EXPECT_NE(checked.warnings[0].find("evidence is unsigned (1 of 1 files"), std::string::npos)
       << checked.warnings[0];
+  EXPECT_EQ(signature_everywhere(*in), (nlohmann::json{{"outcome", "not_checked"},
+                                                       {"envelope", false},
+                                                       {"key_id", nullptr},
+                                                       {"owner", nullptr},
+                                                       {"key_expires", nullptr},
+                                                       {"why", nullptr}}));
   // Signed, but nothing to check it against: holds, and says the signature went unchecked.
   p.sign(p.stranger);
   in = p.inputs(nullptr);
@@ -223,6 +256,8 @@ TEST(TrustClaims, WithoutTrustedKeysNothingChangesButCheckWarns) {
   EXPECT_TRUE(checked.holds());
   ASSERT_EQ(checked.warnings.size(), 1u);
   EXPECT_NE(checked.warnings[0].find("signatures are not checked"), std::string::npos);
+  EXPECT_EQ(signature_everywhere(*in)["outcome"], "not_checked");
+  EXPECT_EQ(signature_everywhere(*in)["envelope"], true);
   EXPECT_TRUE(in->evidence.skipped.empty());
 }
 

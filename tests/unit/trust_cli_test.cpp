@@ -30,9 +30,32 @@ struct SignedRepo : test::GateRepo {
     env.push_back("GITHUB_SHA=" + kSha);
     return test::run_jetgate(args, env);
   }
-  test::CliRun check() const {
-    return test::run_jetgate({"check", "--policy", signed_policy(), "--evidence-dir", t.path("ev"),
-                              "--candidate-sha", kSha});
+  test::CliRun check(std::vector<std::string> extra = {}) const {
+    std::vector<std::string> args = {
+        "check",           "--policy", signed_policy(), "--evidence-dir", t.path("ev"),
+        "--candidate-sha", kSha};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return test::run_jetgate(args);
+  }
+  // check --json's and support --format json's "signature" of the unit gate,
+  // which must be the same object.
+  nlohmann::json signature() const {
+    auto c = check({"--json"});
+    auto s = test::run_jetgate({"support", "--evidence-dir", t.path("ev"), "--policy",
+                                signed_policy(), "--format", "json"});
+    EXPECT_EQ(s.exit_code, 0) << s.err;
+    auto checked = nlohmann::json::parse(c.out, nullptr, false);
+    auto matrix = nlohmann::json::parse(s.out, nullptr, false);
+    EXPECT_FALSE(checked.is_discarded() || matrix.is_discarded()) << c.out << s.out;
+    if (checked.is_discarded() || matrix.is_discarded()) return nullptr;
+    nlohmann::json from_check, from_support;
+    for (const auto& g : checked["gates"])
+      if (g["gate"] == "unit") from_check = g["verdict"]["signature"];
+    for (const auto& row : matrix["rows"])
+      for (const auto& g : row["gates"])
+        if (g["gate"] == "unit") from_support = g["signature"];
+    EXPECT_EQ(from_check, from_support);
+    return from_check;
   }
 };
 
@@ -71,6 +94,12 @@ TEST(TrustCli, RunSignsAndCheckCountsOnlyTheSignedUneditedEvidence) {
   EXPECT_NE(r.out.find("signed: " + repo.t.path("ev/unit.dsse.json")), std::string::npos) << r.out;
   auto c = repo.check();
   EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
+  auto sig = repo.signature();
+  EXPECT_EQ(sig["outcome"], "verified") << sig;
+  EXPECT_EQ(sig["envelope"], true);
+  EXPECT_EQ(sig["key_id"], repo.trusted[0]["key_id"]);
+  EXPECT_EQ(sig["owner"], "orin-runner");
+  EXPECT_EQ(sig["why"], nullptr);
 
   // A pull request that turns a red run green by editing the file.
   auto doc = nlohmann::json::parse(test::read_file(repo.t.path("ev/unit.json")));
@@ -80,6 +109,10 @@ TEST(TrustCli, RunSignsAndCheckCountsOnlyTheSignedUneditedEvidence) {
   EXPECT_EQ(c.exit_code, 1);
   EXPECT_NE(c.out.find("signature is rejected"), std::string::npos) << c.out << c.err;
   EXPECT_NE(c.out.find("/counts/tests"), std::string::npos) << c.out;
+  sig = repo.signature();
+  EXPECT_EQ(sig["outcome"], "rejected") << sig;
+  EXPECT_EQ(sig["key_id"], nullptr);
+  EXPECT_NE(sig.value("why", "").find("first at \"/counts/tests\""), std::string::npos) << sig;
 
   // The same run signed through the environment variable; and a run without
   // a key removes the old envelope, so its evidence is unsigned.
@@ -92,6 +125,9 @@ TEST(TrustCli, RunSignsAndCheckCountsOnlyTheSignedUneditedEvidence) {
   c = repo.check();
   EXPECT_EQ(c.exit_code, 1);
   EXPECT_NE(c.out.find("unsigned"), std::string::npos) << c.out;
+  sig = repo.signature();
+  EXPECT_EQ(sig["outcome"], "unsigned") << sig;
+  EXPECT_EQ(sig["envelope"], false);
 }
 
 TEST(TrustCli, AKeyOthersCanReadStopsTheRunBeforeAnythingRuns) {
@@ -114,6 +150,9 @@ TEST(TrustCli, CheckWithoutTrustedKeysWarnsThatEvidenceIsUnsigned) {
   EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
   EXPECT_NE((c.out + c.err).find("evidence is unsigned (1 of 1 files"), std::string::npos)
       << c.out << c.err;
+  auto sig = repo.signature();
+  EXPECT_EQ(sig["outcome"], "not_checked") << sig;
+  EXPECT_EQ(sig["envelope"], false);
 }
 
 }  // namespace

@@ -32,7 +32,8 @@ nlohmann::json decision_json(const GateEntry& d) {
   nlohmann::json j = {{"state", to_string(d.verdict.state)},
                       {"problems", d.verdict.problems},
                       {"file", d.file.empty() ? nlohmann::json(nullptr) : nlohmann::json(d.file)},
-                      {"evidence_files", d.evidence_files}};
+                      {"evidence_files", d.evidence_files},
+                      {"signature", signature_json(d)}};
   if (const auto* e = d.evidence) {
     j["evidence"] = {{"gate", e->gate},
                      {"status", evidence::to_string(e->status)},

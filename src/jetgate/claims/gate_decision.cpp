@@ -8,6 +8,8 @@
 
 #include "jetgate/claims/platform_key.hpp"
 
+#include "jetgate/evidence/dates.hpp"
+
 namespace jetgate::claims {
 namespace {
 
@@ -44,7 +46,37 @@ bool decides_over(const Judged& a, const Judged& b) {
   return newer_than(a.recency, b.recency);
 }
 
+const char* to_string(trust::Signature s) {
+  switch (s) {
+    case trust::Signature::not_checked:
+      return "not_checked";
+    case trust::Signature::unsigned_:
+      return "unsigned";
+    case trust::Signature::rejected:
+      return "rejected";
+    case trust::Signature::verified:
+      return "verified";
+  }
+  return "not_checked";
+}
+
+nlohmann::json text_or_null(const std::string& text) {
+  return text.empty() ? nlohmann::json(nullptr) : nlohmann::json(text);
+}
+
 }  // namespace
+
+nlohmann::json signature_json(const GateEntry& entry) {
+  const auto* sig = entry.signature;
+  if (!sig) return nullptr;
+  return {{"outcome", to_string(sig->outcome)},
+          {"envelope", sig->envelope_present},
+          {"key_id", text_or_null(sig->key_id)},
+          {"owner", text_or_null(sig->owner)},
+          {"key_expires", sig->key_expires ? nlohmann::json(evidence::to_string(*sig->key_expires))
+                                           : nlohmann::json(nullptr)},
+          {"why", text_or_null(sig->why)}};
+}
 
 std::vector<const LoadedEvidence*> evidence_of_gate(const EvidenceSet& set,
                                                     const std::string& gate) {
@@ -90,6 +122,7 @@ GateEntry decide_gate(const std::string& gate, const std::vector<const LoadedEvi
   best.git_sha = decider->le->evidence.git_sha;
   best.generated_at = decider->le->evidence.generated_at;
   best.evidence = &decider->le->evidence;
+  best.signature = &decider->le->signature;
   return best;
 }
 

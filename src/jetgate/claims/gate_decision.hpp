@@ -4,6 +4,7 @@
 // `check`, `summary` and each platform row of `support` decide this way.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,15 @@ struct GateEntry {
   std::string generated_at;
   int evidence_files = 0;                        // how many files spoke for this gate here
   const evidence::Evidence* evidence = nullptr;  // the deciding evidence (owned by the EvidenceSet)
+  // What the loader found about the deciding evidence's GATE.dsse.json (owned
+  // by the EvidenceSet); nullptr when no evidence decided. The verdict already
+  // counts it: this is carried only to be shown.
+  const trust::SignatureCheck* signature = nullptr;
 };
+
+// The "signature" object of check's and support's JSON (docs/claims.md):
+// outcome, envelope, key_id, owner, key_expires, why; null without evidence.
+nlohmann::json signature_json(const GateEntry& entry);
 
 // Decides GATE among `files` (all of them evidence of GATE). With none: an
 // unreadable file named for the gate in `skipped` makes it unreadable, else missing.

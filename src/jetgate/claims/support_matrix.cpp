@@ -17,7 +17,8 @@ nlohmann::json to_json(const GateEntry& g) {
                       {"generated_at", g.generated_at},
                       {"git_sha", g.git_sha},
                       {"file", g.file},
-                      {"evidence_files", g.evidence_files}};
+                      {"evidence_files", g.evidence_files},
+                      {"signature", signature_json(g)}};
   if (!g.verdict.evidence_date.empty())
     j["age_days"] = g.verdict.age_days;
   else
