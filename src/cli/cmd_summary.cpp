@@ -12,6 +12,7 @@
 #include "jetgate/claims/evidence_set.hpp"
 #include "jetgate/claims/gate_summary.hpp"
 #include "jetgate/core/exit_codes.hpp"
+#include "jetgate/core/json_text.hpp"
 #include "jetgate/core/utf8.hpp"
 #include "jetgate/report/summary_markdown.hpp"
 
@@ -21,6 +22,7 @@ namespace {
 struct SummaryArgs {
   claims::ClaimOptions claim;
   std::string format = "step";
+  bool json = false;
 };
 
 int usage_error(const Error& e) {
@@ -34,7 +36,9 @@ int run_summary(const SummaryArgs& a) {
   for (const auto& s : in->evidence.skipped)
     std::cerr << terminal_safe("jetgate summary: warning: skipped " + s.why) << "\n";
   auto summary = claims::build_gate_summary(*in);
-  if (a.format == "issue")
+  if (a.json)
+    std::cout << dump_json(claims::to_json(summary), 2) << "\n";
+  else if (a.format == "issue")
     std::cout << report::render_issue_body(summary, report::sanitize_options_for_this_machine());
   else
     std::cout << report::render_step_summary(summary);
@@ -53,6 +57,9 @@ Command add_summary_command(CLI::App& app) {
          "--format", args->format,
          "step: table for $GITHUB_STEP_SUMMARY; issue: sanitized issue body with platform facts")
       ->check(CLI::IsMember({"step", "issue"}));
+  sub->add_flag("--json", args->json,
+                "Print the rows as JSON instead of Markdown (docs/schemas/summary.schema.json)")
+      ->excludes("--format");
   sub->footer(
       "Exit status: 0 written, 2 unusable input. The verdicts are check's: the same options give "
       "the "

@@ -229,11 +229,19 @@ TEST(ClaimsCli, SummaryStepAndIssue) {
   auto step = run_jetgate({"summary", "--evidence-dir", claims_dir("jetgate-orin"),
                            "--evidence-dir", claims_dir("troubles"), "--today", "2026-11-29"});
   ASSERT_EQ(step.exit_code, 0) << step.err;
+  // The AGX Orin's evidence is fresh green, the Orin Nano's newest is stale: each
+  // board is judged on its own and the gate is its worst board.
+  EXPECT_TRUE(has(step.out,
+                  "| jetson-cuda-runtime | stale | 3f1c2a9d8e7b | Jetson Orin Nano 8GB · JetPack "
+                  "6.0 (L4T 36.3.0), CUDA 12.2, torch 2.3.0 | 2026-11-01, 28 days old (max 14) |"))
+      << step.out;
+  auto orin_only = run_jetgate(
+      {"summary", "--evidence-dir", claims_dir("jetgate-orin"), "--today", "2026-11-29"});
   EXPECT_TRUE(has(
-      step.out,
+      orin_only.out,
       "| jetson-cuda-runtime | holds | 3f1c2a9d8e7b | Jetson AGX Orin 64GB · JetPack 6.2 (L4T "
       "36.4.3), CUDA 12.6, torch 2.5.0a0+872d972e41.nv24.08 | 2026-11-29, 0 days old (max 14) |"))
-      << step.out;
+      << orin_only.out;
   EXPECT_TRUE(
       has(step.out, "| bitsandbytes-runtime | rejected: dated in the future | 3f1c2a9d8e7b |"))
       << step.out;

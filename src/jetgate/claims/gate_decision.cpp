@@ -7,7 +7,6 @@
 #include <utility>
 
 #include "jetgate/claims/platform_key.hpp"
-
 #include "jetgate/evidence/dates.hpp"
 
 namespace jetgate::claims {
@@ -65,6 +64,24 @@ nlohmann::json text_or_null(const std::string& text) {
 }
 
 }  // namespace
+
+nlohmann::json to_json(const GateEntry& g) {
+  nlohmann::json j = {{"gate", g.gate},
+                      {"state", to_string(g.verdict.state)},
+                      {"detail", g.verdict.detail},
+                      {"problems", g.verdict.problems},
+                      {"evidence_date", g.verdict.evidence_date},
+                      {"generated_at", g.generated_at},
+                      {"git_sha", g.git_sha},
+                      {"file", g.file},
+                      {"evidence_files", g.evidence_files},
+                      {"signature", signature_json(g)}};
+  if (!g.verdict.evidence_date.empty())
+    j["age_days"] = g.verdict.age_days;
+  else
+    j["age_days"] = nullptr;
+  return j;
+}
 
 nlohmann::json signature_json(const GateEntry& entry) {
   const auto* sig = entry.signature;

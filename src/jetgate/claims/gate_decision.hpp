@@ -31,6 +31,10 @@ struct GateEntry {
 // outcome, envelope, key_id, owner, key_expires, why; null without evidence.
 nlohmann::json signature_json(const GateEntry& entry);
 
+// One decided gate as `support --json` and `summary --json` show it
+// (docs/schemas/gate-decision.schema.json).
+nlohmann::json to_json(const GateEntry& g);
+
 // Decides GATE among `files` (all of them evidence of GATE). With none: an
 // unreadable file named for the gate in `skipped` makes it unreadable, else missing.
 GateEntry decide_gate(const std::string& gate, const std::vector<const LoadedEvidence*>& files,

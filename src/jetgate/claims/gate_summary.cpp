@@ -103,3 +103,50 @@ GateSummary build_gate_summary(const ClaimInputs& in) {
 }
 
 }  // namespace jetgate::claims
+
+namespace jetgate::claims {
+namespace {
+
+nlohmann::json text_or_null(const std::string& s) {
+  return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s);
+}
+
+nlohmann::json row_json(const SummaryRow& r) {
+  nlohmann::json waiver = nullptr;
+  if (r.waiver)
+    waiver = {{"active", r.waiver->active},
+              {"expires", text_or_null(r.waiver->expires)},
+              {"issue", text_or_null(r.waiver->issue)},
+              {"reason", text_or_null(r.waiver->reason)}};
+  nlohmann::json platform = nullptr;
+  if (r.platform)
+    platform = {{"platform", r.platform->platform},
+                {"runtime", r.platform->runtime},
+                {"identified", r.platform->identified}};
+  return {{"gate", r.gate},
+          {"in_policy", r.in_policy},
+          {"requires", text_or_null(r.constraint)},
+          {"waiver", waiver},
+          {"decision", to_json(r.decision)},
+          {"platform", platform},
+          {"holds", backs_claim(r.decision.verdict)},
+          {"next", text_or_null(r.next)}};
+}
+
+}  // namespace
+
+nlohmann::json to_json(const GateSummary& s) {
+  nlohmann::json gates = nlohmann::json::array();
+  for (const auto& r : s.rows) gates.push_back(row_json(r));
+  nlohmann::json skipped = nlohmann::json::array();
+  for (const auto& f : s.matrix.skipped) skipped.push_back({{"file", f.file}, {"why", f.why}});
+  return {{"schema_version", 1},
+          {"today", evidence::to_string(s.rules.today)},
+          {"max_age_days", s.rules.max_age_days},
+          {"candidate_sha", text_or_null(s.rules.candidate_sha)},
+          {"policy", text_or_null(s.policy_source)},
+          {"gates", gates},
+          {"skipped", skipped}};
+}
+
+}  // namespace jetgate::claims

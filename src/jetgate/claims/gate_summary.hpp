@@ -3,6 +3,7 @@
 // the policy when one is given. Rendering is report/summary_markdown's job.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,6 +46,10 @@ struct GateSummary {
 // so a temporary is refused at compile time.
 GateSummary build_gate_summary(const ClaimInputs& in);
 GateSummary build_gate_summary(const ClaimInputs&& in) = delete;
+
+// `summary --json` (docs/schemas/summary.schema.json): one entry per row, each
+// with the gate's decision as `support --json` shows it.
+nlohmann::json to_json(const GateSummary& s);
 
 // "aarch64; Jetson; L4T >= 36.0; a CUDA device; CUDA driver >= 12.2;
 // GPU memory >= 16 GiB" ("" when the gate requires nothing).

@@ -8,24 +8,6 @@ namespace {
 
 using RowKey = std::pair<std::string, std::string>;  // platform, runtime
 
-nlohmann::json to_json(const GateEntry& g) {
-  nlohmann::json j = {{"gate", g.gate},
-                      {"state", to_string(g.verdict.state)},
-                      {"detail", g.verdict.detail},
-                      {"problems", g.verdict.problems},
-                      {"evidence_date", g.verdict.evidence_date},
-                      {"generated_at", g.generated_at},
-                      {"git_sha", g.git_sha},
-                      {"file", g.file},
-                      {"evidence_files", g.evidence_files},
-                      {"signature", signature_json(g)}};
-  if (!g.verdict.evidence_date.empty())
-    j["age_days"] = g.verdict.age_days;
-  else
-    j["age_days"] = nullptr;
-  return j;
-}
-
 }  // namespace
 
 std::vector<std::string> MatrixRow::supported_gates() const {
