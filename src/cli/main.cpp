@@ -2,15 +2,19 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "cli/commands.hpp"
 #include "jetgate/core/exit_codes.hpp"
+#include "jetgate/core/utf8.hpp"
 #include "jetgate/report/version_text.hpp"
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
   using namespace jetgate;
   CLI::App app{
       "jetgate: does GPU compute really work on this NVIDIA Jetson or CUDA machine, at full "
@@ -53,4 +57,20 @@ int main(int argc, char** argv) {
     if (c.app->parsed()) return c.run();
   std::cout << app.help();
   return kExitUsage;
+}
+
+}  // namespace
+
+// Every input error is a value with its exit code; an exception reaching here is
+// a bug (or no memory left). Say so and keep the exit-code contract rather than abort.
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "jetgate: internal error (a bug, please report it): "
+              << jetgate::terminal_safe(e.what()) << "\n";
+  } catch (...) {
+    std::cerr << "jetgate: internal error (a bug, please report it): unknown exception\n";
+  }
+  return jetgate::kExitUsage;
 }

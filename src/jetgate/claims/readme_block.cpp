@@ -372,6 +372,7 @@ Result<BlockSpan> find_support_block(std::string_view readme, const std::string&
   MarkerScan scan = scan_markers(readme);
   auto numbers = [](const std::vector<Line>& ls) {
     std::vector<int> n;
+    n.reserve(ls.size());
     for (const auto& l : ls) n.push_back(l.number);
     return line_list(n);
   };

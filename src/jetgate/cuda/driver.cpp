@@ -35,9 +35,12 @@ namespace {
 
 // Fills api from handle; returns the first symbol that is missing, or "".
 std::string resolve_entry_points(void* handle, DriverApi& api) {
+// member and type are names, not expressions: they cannot be parenthesised.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define JETGATE_RESOLVE_ENTRY_POINT(member, symbol, type)                         \
   api.member = reinterpret_cast<std::add_pointer_t<type>>(dlsym(handle, symbol)); \
   if (api.member == nullptr) return symbol;
+  // NOLINTEND(bugprone-macro-parentheses)
   JETGATE_CUDA_DRIVER_ENTRY_POINTS(JETGATE_RESOLVE_ENTRY_POINT)
 #undef JETGATE_RESOLVE_ENTRY_POINT
   return {};

@@ -80,13 +80,13 @@ std::optional<Date> utc_date_of_timestamp(std::string_view t) {
   } else if (rest.size() == 6 && (rest[0] == '+' || rest[0] == '-') && rest[3] == ':') {
     auto oh = digits(rest.substr(1, 2)), om = digits(rest.substr(4, 2));
     if (!oh || !om || *oh > 23 || *om > 59) return std::nullopt;
-    offset_minutes = (*oh * 60 + *om) * (rest[0] == '-' ? -1 : 1);
+    offset_minutes = (*oh * 60L + *om) * (rest[0] == '-' ? -1 : 1);
   } else {
     return std::nullopt;
   }
   long local_minutes = *hh * 60L + *mi - offset_minutes;
   // Shift the day when the offset moves the instant across UTC midnight.
-  long day_shift = local_minutes < 0 ? -1 : (local_minutes >= 24 * 60 ? 1 : 0);
+  long day_shift = local_minutes < 0 ? -1 : (local_minutes >= 24L * 60 ? 1 : 0);
   return add_days(*date, day_shift);
 }
 
