@@ -7,6 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "jetgate/core/exit_codes.hpp"
+#include "jetgate/core/json_text.hpp"
 #include "jetgate/core/utf8.hpp"
 #include "jetgate/trust/keys.hpp"
 
@@ -17,6 +18,7 @@ struct KeygenArgs {
   std::string file;
   std::string owner;
   bool force = false;
+  bool json = false;
 };
 
 int keygen(const KeygenArgs& a) {
@@ -24,6 +26,17 @@ int keygen(const KeygenArgs& a) {
   if (!written) {
     std::cerr << "jetgate keygen: " << terminal_safe(written.error().message()) << "\n";
     return kExitUsage;
+  }
+  if (a.json) {
+    // Paths as given may hold any bytes; dump_json writes valid UTF-8.
+    std::cout << dump_json({{"schema_version", 1},
+                            {"secret_key", written->secret_path},
+                            {"public_key", written->public_path},
+                            {"key_id", written->key_id},
+                            {"trusted_keys_entry", written->public_entry}},
+                           2)
+              << "\n";
+    return kExitOk;
   }
   std::cout << "secret key: " << terminal_safe(written->secret_path)
             << " (mode 0600: store it in the runner's secret store, never in the repository)\n"
@@ -51,6 +64,9 @@ Command add_keygen_command(CLI::App& app) {
                   "The runner or person the key belongs to, e.g. jetson-orin-runner-1")
       ->required();
   sub->add_flag("--force", args->force, "Replace FILE and FILE.pub.json when they exist");
+  sub->add_flag("--json", args->json,
+                "Print {schema_version, secret_key, public_key, key_id, trusted_keys_entry} "
+                "(docs/schemas/keygen.schema.json)");
   sub->footer(
       "Exit status: 0 written, 2 unusable input (FILE exists without --force, cannot be "
       "written).\nSee docs/trust.md for storing, rotating and revoking the key.");

@@ -189,6 +189,9 @@ TEST(CiOutputs, CommandJsonMatchesItsSchema) {
     ASSERT_NE(r.exit_code, 2) << r.err;
     EXPECT_EQ(validate(c.schema, r.out), 0) << c.args[0] << " " << c.args[1] << "\n" << r.out;
   }
+  auto keygen = run_jetgate({"keygen", t.path("runner.key"), "--owner", "ci", "--json"});
+  EXPECT_EQ(keygen.exit_code, 0) << keygen.err;
+  EXPECT_EQ(validate("keygen.schema.json", keygen.out), 0) << keygen.out;
   // init: every file written, then (run again) every file kept, exit 1.
   t.write("project/README.md", "# p\n");
   for (int round = 0; round < 2; ++round) {
