@@ -101,7 +101,7 @@ TEST(TrustEnvelope, EveryEnvelopeFieldTamperedIsRejected) {
        [](nlohmann::json& e) {
          std::string p = e["payload"];
          for (auto& ch : p) ch = ch == '+' ? '-' : ch == '/' ? '_' : ch;
-         if (p == e["payload"]) p[0] = '-';
+         if (p == e["payload"].get<std::string>()) p[0] = '-';
          e["payload"] = p;
        },
        "canonical base64"},
