@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "jetgate/core/json_text.hpp"
 #include "jetgate/evidence/dates.hpp"
 #include "jetgate/gate/waivers.hpp"
 
@@ -131,18 +132,16 @@ nlohmann::json to_json(const CheckResult& r, const ClaimInputs& in) {
                      {"verdict", g.decision ? decision_json(*g.decision) : nlohmann::json(nullptr)},
                      {"waiver", g.waiver}});
   const auto& policy = in.policy->policy;
-  return {
-      {"schema_version", 1},
-      {"holds", r.holds()},
-      {"policy", policy.source},
-      {"today", evidence::to_string(in.rules.today)},
-      {"candidate_sha", in.rules.candidate_sha.empty() ? nlohmann::json(nullptr)
-                                                       : nlohmann::json(in.rules.candidate_sha)},
-      {"evidence_dirs", in.evidence_dirs},
-      {"maximum_evidence_age_days", in.rules.max_age_days},
-      {"gates", gates},
-      {"violations", violations},
-      {"warnings", r.warnings}};
+  return {{"schema_version", 1},
+          {"holds", r.holds()},
+          {"policy", policy.source},
+          {"today", evidence::to_string(in.rules.today)},
+          {"candidate_sha", text_or_null(in.rules.candidate_sha)},
+          {"evidence_dirs", in.evidence_dirs},
+          {"maximum_evidence_age_days", in.rules.max_age_days},
+          {"gates", gates},
+          {"violations", violations},
+          {"warnings", r.warnings}};
 }
 
 }  // namespace jetgate::claims

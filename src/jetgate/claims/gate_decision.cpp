@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "jetgate/claims/platform_key.hpp"
+#include "jetgate/core/json_text.hpp"
 #include "jetgate/evidence/dates.hpp"
 
 namespace jetgate::claims {
@@ -57,10 +58,6 @@ const char* to_string(trust::Signature s) {
       return "verified";
   }
   return "not_checked";
-}
-
-nlohmann::json text_or_null(const std::string& text) {
-  return text.empty() ? nlohmann::json(nullptr) : nlohmann::json(text);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "jetgate/core/json_text.hpp"
 #include "jetgate/gate/waivers.hpp"
 
 namespace jetgate::claims {
@@ -106,10 +107,6 @@ GateSummary build_gate_summary(const ClaimInputs& in) {
 
 namespace jetgate::claims {
 namespace {
-
-nlohmann::json text_or_null(const std::string& s) {
-  return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s);
-}
 
 nlohmann::json row_json(const SummaryRow& r) {
   nlohmann::json waiver = nullptr;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "jetgate/core/json_text.hpp"
+
 namespace jetgate::claims {
 namespace {
 
@@ -70,8 +72,7 @@ nlohmann::json to_json(const SupportMatrix& m) {
   return {{"schema_version", 1},
           {"today", evidence::to_string(m.rules.today)},
           {"max_age_days", m.rules.max_age_days},
-          {"candidate_sha", m.rules.candidate_sha.empty() ? nlohmann::json(nullptr)
-                                                          : nlohmann::json(m.rules.candidate_sha)},
+          {"candidate_sha", text_or_null(m.rules.candidate_sha)},
           {"rows", rows},
           {"skipped", skipped}};
 }

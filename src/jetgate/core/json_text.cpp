@@ -91,6 +91,10 @@ std::optional<std::int64_t> integer_in_range(const nlohmann::json& v, std::int64
   return std::nullopt;
 }
 
+nlohmann::json text_or_null(const std::string& text) {
+  return text.empty() ? nlohmann::json(nullptr) : nlohmann::json(text);
+}
+
 std::string dump_json(const nlohmann::json& j, int indent) {
   return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }

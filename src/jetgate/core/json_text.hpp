@@ -30,6 +30,10 @@ Result<nlohmann::json> parse_json_text(std::string_view text, const std::string&
 std::optional<std::int64_t> integer_in_range(const nlohmann::json& v, std::int64_t lo,
                                              std::int64_t hi);
 
+// The string, or null when it is empty: the documents jetgate writes say
+// "unknown" with null, never with "".
+nlohmann::json text_or_null(const std::string& text);
+
 // JSON text that is always valid UTF-8: invalid bytes in strings become U+FFFD.
 std::string dump_json(const nlohmann::json& j, int indent = -1);
 
