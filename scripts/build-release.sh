@@ -23,10 +23,9 @@
 #                   a check of the binary itself that needs no test binary
 #   --oldest-cmake  configure, build and pack with Debian 11's CMake 3.18.4, the oldest
 #                   jetgate claims (scripts/old-cmake.sh)
-# CI runs `--goldens --oldest-cmake aarch64`: the GCC 11 (JetPack 6's compiler) lane, the
-# oldest-CMake check and the aarch64 qemu lane are that release build itself. The whole
-# suite under qemu (--test, or scripts/test-aarch64.sh) builds the test binary for
-# aarch64 too; it does not fit CI's hour on two cores, so it is run before releases.
+# CI runs `--test --goldens --oldest-cmake aarch64`: the GCC 11 (JetPack 6's compiler)
+# lane, the oldest-CMake check and the aarch64 lane (the whole suite under qemu-user)
+# are that release build itself.
 # JOBS and JETGATE_WERROR (OFF by default, as for any Release build) may be set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,7 +42,7 @@ while [ $# -gt 0 ]; do
     --goldens) goldens=1 ;;
     --oldest-cmake) PATH="$(bash scripts/old-cmake.sh):$PATH"; export PATH ;;
     x86_64|aarch64) arches+=("$1") ;;
-    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
     *) echo "build-release.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
   shift

@@ -3,7 +3,6 @@
 // hostile READMEs, forged support blocks and hostile evidence file names.
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,8 +12,6 @@
 
 #include "claims_test_helpers.hpp"
 #include "test_support.hpp"
-
-extern char** environ;
 
 namespace jetgate::test {
 namespace {
@@ -38,31 +35,9 @@ std::vector<std::string> support(std::vector<std::string> tail) {
   return a;
 }
 
-// Runs jetgate with stdin read from stdin_path (run_jetgate gives /dev/null).
+// Runs jetgate with stdin read from stdin_path (run_jetgate's default is /dev/null).
 CliRun run_with_stdin(const std::vector<std::string>& args, const std::string& stdin_path) {
-  TempDir t;
-  std::string out_path = t.path("stdout"), err_path = t.path("stderr");
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, stdin_path.c_str(), O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  std::vector<std::string> argv_s{jetgate_binary()};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  CliRun run;
-  int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) return run;
-  int status = 0;
-  waitpid(pid, &status, 0);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  run.out = read_file(out_path);
-  run.err = read_file(err_path);
-  return run;
+  return run_jetgate(args, {}, stdin_path);
 }
 
 const std::string kBegin = "<!-- jetgate:support:begin -->";

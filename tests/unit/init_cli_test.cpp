@@ -165,7 +165,7 @@ TEST(InitCli, WorkflowIsValidForGitHubAndEveryJetgateLineParses) {
   auto wf = t.path(".github/workflows/jetson-gates.yml");
   auto schema = fixtures_dir() + "/schemas/github-workflow.json";
   EXPECT_EQ(sh("/usr/bin/python3 " + tool() + " validate " + wf + " " + schema), 0);
-  EXPECT_EQ(sh("/usr/bin/python3 " + tool() + " parse " + wf + " " + jetgate_binary()), 0);
+  EXPECT_EQ(sh("/usr/bin/python3 " + tool() + " parse " + wf + " " + jetgate_command()), 0);
   // The checker can fail: a workflow without jobs is not valid.
   auto broken = t.write("broken.yml", "name: x\n\"on\": push\n");
   EXPECT_NE(sh("/usr/bin/python3 " + tool() + " validate " + broken + " " + schema + " >/dev/null"),
@@ -189,7 +189,7 @@ TEST(InitCli, GeneratedWorkflowRunsStepByStepInAScratchRepo) {
   auto r = run_jetgate({"init", "--dir", t.dir(), "--board", "agx-orin", "--jetpack", "6.2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   commit(t);
-  EXPECT_EQ(sh("/usr/bin/python3 " + tool() + " e2e " + t.dir() + " " + jetgate_binary() + " " +
+  EXPECT_EQ(sh("/usr/bin/python3 " + tool() + " e2e " + t.dir() + " " + jetgate_command() + " " +
                JETGATE_FAKE_CUDA),
             0);
 }

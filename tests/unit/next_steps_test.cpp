@@ -22,7 +22,7 @@ std::string command_in(const std::string& next) {
 
 // Runs a suggested `jetgate ...` line through /bin/sh, with the built binary first on PATH.
 test::CliRun run_in_shell(const std::string& line, const std::string& cwd) {
-  std::string bin_dir = std::filesystem::path(test::jetgate_binary()).parent_path().string();
+  std::string bin_dir = std::filesystem::path(test::jetgate_command()).parent_path().string();
   std::string script =
       "cd " + shell_quote(cwd) + " && PATH=" + shell_quote(bin_dir) + ":\"$PATH\" " + line;
   test::TempDir out;
@@ -42,6 +42,19 @@ TEST(NextSteps, ShellQuotingKeepsEveryWordOneWord) {
   EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
   EXPECT_EQ(shell_quote("$(rm -rf ~)"), "'$(rm -rf ~)'");
   EXPECT_EQ(shell_quote(""), "''");
+}
+
+// The tests below run `jetgate` by name through a shell; on a cross-built run that
+// name is the emulator wrapper, which must start the very binary run_jetgate starts.
+TEST(NextSteps, JetgateByNameInAShellIsTheBuiltBinary) {
+  test::TempDir t;
+  auto by_name = run_in_shell("jetgate --version", t.dir());
+  auto direct = test::run_jetgate({"--version"});
+  ASSERT_EQ(by_name.exit_code, 0) << by_name.err;
+  ASSERT_EQ(direct.exit_code, 0) << direct.err;
+  EXPECT_FALSE(direct.out.empty());
+  EXPECT_EQ(by_name.out, direct.out);
+  EXPECT_EQ(std::filesystem::path(test::jetgate_command()).filename(), "jetgate");
 }
 
 TEST(NextSteps, CommandsCarryThePolicyAndEvidenceDirGiven) {

@@ -45,10 +45,11 @@ std::string read_file(const std::string& path) {
 }
 
 pid_t spawn_jetgate(const std::vector<std::string>& args, const std::vector<std::string>& env,
-                    const std::string& out_path, const std::string& err_path, bool own_group) {
+                    const std::string& out_path, const std::string& err_path, bool own_group,
+                    const std::string& in_path) {
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 0, in_path.c_str(), O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   std::vector<std::string> argv_s;
@@ -80,11 +81,12 @@ pid_t spawn_jetgate(const std::vector<std::string>& args, const std::vector<std:
   return pid;
 }
 
-CliRun run_jetgate(const std::vector<std::string>& args, const std::vector<std::string>& env) {
+CliRun run_jetgate(const std::vector<std::string>& args, const std::vector<std::string>& env,
+                   const std::string& in_path) {
   TempDir t;
   std::string out_path = t.path("stdout"), err_path = t.path("stderr");
   CliRun run;
-  pid_t pid = spawn_jetgate(args, env, out_path, err_path);
+  pid_t pid = spawn_jetgate(args, env, out_path, err_path, false, in_path);
   if (pid < 0) {
     run.err = "spawn failed";
     return run;
@@ -105,6 +107,9 @@ std::string source_dir() {
 }
 std::string jetgate_binary() {
   return JETGATE_BINARY;
+}
+std::string jetgate_command() {
+  return JETGATE_TEST_COMMAND;
 }
 
 }  // namespace jetgate::test

@@ -34,19 +34,24 @@ struct CliRun {
 };
 
 // Runs the built jetgate binary with args (no shell), capturing stdout and
-// stderr; env entries "K=V" are added to the environment.
-CliRun run_jetgate(const std::vector<std::string>& args, const std::vector<std::string>& env = {});
+// stderr; env entries "K=V" are added to the environment; stdin is in_path.
+CliRun run_jetgate(const std::vector<std::string>& args, const std::vector<std::string>& env = {},
+                   const std::string& in_path = "/dev/null");
 
 // Starts the built jetgate with args (no shell; under the emulator when the
-// tests run cross-built), stdin /dev/null, stdout and stderr to the two files;
-// env entries "K=V" are added to the environment. With own_group it leads a
-// process group of its own, as a shell job would. Returns its pid, or -1.
+// tests run cross-built), stdin from in_path, stdout and stderr to the two
+// files; env entries "K=V" are added to the environment. With own_group it
+// leads a process group of its own, as a shell job would. Returns its pid, or -1.
 pid_t spawn_jetgate(const std::vector<std::string>& args, const std::vector<std::string>& env,
                     const std::string& out_path, const std::string& err_path,
-                    bool own_group = false);
+                    bool own_group = false, const std::string& in_path = "/dev/null");
 
 std::string fixtures_dir();  // tests/fixtures
 std::string source_dir();    // repository root
 std::string jetgate_binary();
+// What a shell, Python or PATH lookup can start as `jetgate`: the built binary,
+// or, when the tests run cross-built, a wrapper (also named jetgate) that runs
+// it under the emulator, since the kernel cannot exec it without binfmt_misc.
+std::string jetgate_command();
 
 }  // namespace jetgate::test
