@@ -2,10 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <string>
 #include <vector>
+
+#include "jetgate/report/sanitize_rules.hpp"
 
 namespace jetgate::report {
 namespace {
@@ -171,6 +175,32 @@ TEST(Sanitize, SerialsAndUuids) {
   expect_redacted("board ABC123XYZ rev 2", "ABC123XYZ", "serial", o);
 }
 
+// A rule's length bound is not a limit on what it hides: a value longer than any
+// bound the table ever had (1024, 2048 or 4096 bytes) is hidden whole, never cut
+// with its tail left in the text. Lines are at most kMaxSanitizedLine bytes.
+TEST(Sanitize, ALongSecretIsHiddenWholeNotUpToABound) {
+  std::string value;
+  for (int i = 0; value.size() < 3000; ++i) value += "Zq9" + std::to_string(i);
+  const std::string tail = value.substr(value.size() - 40);
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--token " + value, "token"},
+      {"password=" + value, "token"},
+      {"\"api_key\": \"" + value + "\"", "token"},
+      {"Authorization: token " + value, "token"},
+      {"Bearer " + value, "token"},
+      {"https://bucket.example.com/o?X-Amz-Signature=" + value, "token"},
+      {"HF_HOME=" + value, "env"},
+      {"saved to /data/" + value, "path"},
+  };
+  for (const auto& [line, cls] : cases) {
+    ASSERT_LT(line.size(), kMaxSanitizedLine);
+    std::string out = sanitize(line);
+    EXPECT_FALSE(contains(out, tail))
+        << line.substr(0, 40) << "...\noutput: " << out.substr(0, 200);
+    EXPECT_TRUE(contains(out, "[redacted:" + cls + "]")) << out.substr(0, 200);
+  }
+}
+
 TEST(Sanitize, MalformedInputIsBoundedAndNeverCrashes) {
   std::string binary;
   for (int i = 0; i < 1024; ++i) binary += static_cast<char>(i % 256);
@@ -267,6 +297,49 @@ TEST(SanitizeCorpus, EveryRuleHasACaseAndFiresOnIt) {
   }
   for (const auto& id : covered)
     EXPECT_TRUE(ids.count(id)) << "secrets.tsv names an unknown rule " << id;
+}
+
+// The sanitizer skips a row whose literals a line does not hold; that is exact only
+// if every match of the row's pattern holds one. Checked on every secret and
+// look-alike, the repository's documents, and each of those lines upper- and
+// lower-cased (the case-insensitive rows).
+TEST(SanitizeCorpus, EveryMatchContainsItsRowsLiteral) {
+  std::vector<std::string> lines;
+  for (const auto& c : secret_cases()) lines.push_back(c.line);
+  for (const auto& l : corpus_lines("lookalikes.txt")) lines.push_back(l);
+  for (const char* doc : {"/README.md", "/docs/claims.md", "/docs/trust.md", "/docs/building.md"}) {
+    std::ifstream f(std::string(JETGATE_SOURCE_DIR) + doc);
+    for (std::string l; std::getline(f, l);) lines.push_back(l);
+  }
+  const std::size_t originals = lines.size();
+  ASSERT_GE(originals, 300u);
+  for (std::size_t i = 0; i < originals; ++i) {
+    std::string up = lines[i], low = lines[i];
+    for (auto& c : up) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    for (auto& c : low) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    lines.push_back(up);
+    lines.push_back(low);
+  }
+  std::size_t matches = 0;
+  for (const auto& row : detail::rule_table()) {
+    const char* literals = detail::rule_literals(row.id);
+    ASSERT_NE(literals, nullptr) << row.id << " has no literals in rule_literals";
+    auto flags = std::regex::ECMAScript;
+    if (row.icase) flags |= std::regex::icase;
+    std::regex pattern(row.pattern, flags);
+    for (const auto& l : lines)
+      for (auto it = std::sregex_iterator(l.begin(), l.end(), pattern);
+           it != std::sregex_iterator(); ++it) {
+        ++matches;
+        EXPECT_TRUE(detail::holds_any_literal(it->str(), literals))
+            << row.id << " matched \"" << it->str() << "\" without any of " << literals;
+      }
+  }
+  EXPECT_GE(matches, 500u);
+  EXPECT_TRUE(detail::holds_any_literal("x GHP_abc", "zz|ghp_"));
+  EXPECT_FALSE(detail::holds_any_literal("gh p_", "ghp_"));
+  EXPECT_TRUE(detail::holds_any_literal("", nullptr));
+  EXPECT_FALSE(detail::holds_any_literal("", "a"));
 }
 
 TEST(SanitizeCorpus, LookAlikesAreKeptByteForByte) {

@@ -28,13 +28,15 @@ struct CompiledRule {
   const RuleRow* row;
   std::regex pattern;
   std::optional<std::regex> block_end;
+  const char* literals;  // detail::rule_literals
 };
 
 const std::vector<CompiledRule>& compiled_rules() {
   static const std::vector<CompiledRule> rules = [] {
     std::vector<CompiledRule> out;
     for (const auto& row : detail::rule_table()) {
-      CompiledRule c{&row, compile(row.pattern, row.icase), std::nullopt};
+      CompiledRule c{&row, compile(row.pattern, row.icase), std::nullopt,
+                     detail::rule_literals(row.id)};
       if (row.block_end) c.block_end = compile(row.block_end, row.icase);
       out.push_back(std::move(c));
     }
@@ -158,8 +160,10 @@ class Sanitizer {
     // A blank line has nothing to redact; skipping the rule table keeps a text
     // of many short lines cheap.
     if (text.find_first_not_of(" \t") == std::string::npos) return text;
-    for (const auto& rule : compiled_rules())
+    for (const auto& rule : compiled_rules()) {
+      if (!detail::holds_any_literal(text, rule.literals)) continue;
       text = rule.block_end ? block_rule(text, rule) : row_rule(text, rule);
+    }
     for (const auto& k : known_)
       text = apply(text, k.pattern, [&](const std::smatch& m) -> std::optional<std::string> {
         char b = char_at(text, m.position(0) - 1), a = char_at(text, m.position(0) + m.length(0));

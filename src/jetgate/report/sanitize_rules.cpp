@@ -208,11 +208,11 @@ const RuleRow kRules[] = {
      R"((https?://(?:(?:canary|ptb)\.)?discord(?:app)?\.com/api(?:/v\d{1,2})?/webhooks/)\d{5,30}/[A-Za-z0-9_-]{20,200})",
      false, "$1[redacted:webhook]", nullptr},
     {"teams-webhook", "webhook", "Microsoft Teams / Office 365 incoming webhooks",
-     R"((https?://(?:[A-Za-z0-9-]{1,63}\.webhook\.office\.com/webhookb2/|outlook\.office(?:365)?\.com/webhook/))[^\s"'<>]{8,1024})",
+     R"((https?://(?:[A-Za-z0-9-]{1,63}\.webhook\.office\.com/webhookb2/|outlook\.office(?:365)?\.com/webhook/))[^\s"'<>]{8,})",
      false, "$1[redacted:webhook]", nullptr},
     {"google-chat-webhook", "webhook", "Google Chat webhooks",
-     R"((https?://chat\.googleapis\.com/v1/spaces/)[^\s"'<>]{4,1024})", false,
-     "$1[redacted:webhook]", nullptr},
+     R"((https?://chat\.googleapis\.com/v1/spaces/)[^\s"'<>]{4,})", false, "$1[redacted:webhook]",
+     nullptr},
     {"zapier-webhook", "webhook", "Zapier catch hooks",
      R"((https?://hooks\.zapier\.com/hooks/catch/)[^\s"'<>]{4,512})", false, "$1[redacted:webhook]",
      nullptr},
@@ -225,11 +225,11 @@ const RuleRow kRules[] = {
      "-Security-Token), GCS "
      "(X-Goog-Signature), Azure SAS (sig), legacy S3 (Signature, AWSAccessKeyId), OAuth "
      "(access_token, ...)",
-     R"(([?&](?:amp;)?)" JG_SIGNED_URL_PARAMS R"(=)([^&\s"'<>#]{1,4096}))", true,
-     "$1[redacted:token]", param_value},
+     R"(([?&](?:amp;)?)" JG_SIGNED_URL_PARAMS R"(=)([^&\s"'<>#]+))", true, "$1[redacted:token]",
+     param_value},
     {"jwt", "token", "JSON Web Tokens (header.payload.signature, the signature may be empty)",
-     R"(\beyJ[A-Za-z0-9_-]{5,4096}\.eyJ[A-Za-z0-9_-]{5,8192}\.[A-Za-z0-9_-]{0,4096})", false,
-     "[redacted:token]", nullptr},
+     R"(\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*)", false, "[redacted:token]",
+     nullptr},
     {"github-token", "token", "GitHub tokens: ghp_ gho_ ghu_ ghs_ ghr_",
      R"(\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,255}\b)", false, "[redacted:token]", nullptr},
     {"github-fine-grained-pat", "token", "GitHub fine-grained personal access tokens: github_pat_",
@@ -260,23 +260,23 @@ const RuleRow kRules[] = {
     {"ngc-api-key", "token", "NVIDIA NGC API keys: nvapi-", R"(\bnvapi-[A-Za-z0-9_-]{32,255})",
      false, "[redacted:token]", nullptr},
     {"authorization-scheme", "token", "Bearer and Basic credentials",
-     R"(\b(Bearer|Basic)(\s+)([A-Za-z0-9._~+/=-]{8,2048}))", true, "$1$2[redacted:token]",
+     R"(\b(Bearer|Basic)(\s+)([A-Za-z0-9._~+/=-]{8,}))", true, "$1$2[redacted:token]",
      looks_like_credential},
     {"authorization-header", "token",
      "values of Authorization, Proxy-Authorization, X-Api-Key, X-Auth-Token, Private-Token, "
      "Cookie, Set-Cookie",
-     R"(\b(Authorization|Proxy-Authorization|X-Api-Key|X-Auth-Token|Private-Token|Cookie|Set-Cookie)(\s*:\s*)(\S.{0,1024}))",
+     R"(\b(Authorization|Proxy-Authorization|X-Api-Key|X-Auth-Token|Private-Token|Cookie|Set-Cookie)(\s*:\s*)(\S.*))",
      true, "$1$2[redacted:token]", value_hides_something},
     {"secret-option", "token",
      "command-line options naming a secret: --token X, --password=X, --hf-token X, ...",
      R"((--?(?:[A-Za-z0-9]+[-_])*)" JG_SECRET_OPTION_WORDS
-     R"()(\s+|=)("[^"]{0,1024}"|'[^']{0,1024}'|[^\s"'\[-]\S{0,1024}))",
+     R"()(\s+|=)("[^"]*"|'[^']*'|[^\s"'\[-]\S*))",
      true, "$1$2[redacted:token]", option_value},
     {"secret-assignment", "token",
      "settings naming a secret, in JSON, YAML, INI or env form: \"password\": \"x\", api_key: x, "
      "client_secret=x, ...",
      R"(\b([A-Za-z0-9_.-]{0,64})" JG_SECRET_WORDS
-     R"()(["']?\s*[:=]\s*)("[^"]{0,1024}"|'[^']{0,1024}'|[^\s"'\[,}]{1}[^\s,}]{0,1024}))",
+     R"()(["']?\s*[:=]\s*)("[^"]*"|'[^']*'|[^\s"'\[,}]{1}[^\s,}]*))",
      true, "$1$2[redacted:token]", value_hides_something},
     {"email", "email", "e-mail addresses",
      R"(\b[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24}\b)",
@@ -285,22 +285,21 @@ const RuleRow kRules[] = {
      "/home, /Users, /root, /tmp, /var/tmp, /private/tmp, /var/folders, /run/user paths (names "
      "with spaces too)",
      R"((?:file://)?(?:/home|/Users|/root|/tmp|/var/tmp|/private/tmp|/var/folders|/run/user)(?=$|[/\s"'<>|\]),;:]))" JG_SEGMENTS
-         JG_PATH_END "{0,1024}",
+         JG_PATH_END "*",
      false, "[redacted:path]", local_path},
-    {"tilde-path", "path", "~/ paths", "~" JG_SEGMENTS "/" JG_PATH_END "{0,1024}", false,
+    {"tilde-path", "path", "~/ paths", "~" JG_SEGMENTS "/" JG_PATH_END "*", false,
      "[redacted:path]", local_path},
     {"windows-home-path", "path", R"(C:\Users\... paths, with single or doubled backslashes)",
      R"(\b[A-Za-z]:\\{1,2}(?:Users|Documents and Settings)(?:\\{1,2})" JG_WIN_SEGMENT
-     "(?: " JG_WIN_SEGMENT R"(){0,3}(?=\\))*[^\s"'<>|]{0,1024})",
+     "(?: " JG_WIN_SEGMENT R"(){0,3}(?=\\))*[^\s"'<>|]*)",
      true, "[redacted:path]", nullptr},
     {"absolute-path", "path",
      "any other absolute path outside /usr, /etc, /dev, /proc, /sys, /lib*, /bin, /sbin, /boot, "
      "/opt/nvidia",
-     R"((?:file://)?/[A-Za-z0-9_.+@-][^\s"'<>|\]),;:]{0,1024})", false, "[redacted:path]",
-     absolute_path},
+     R"((?:file://)?/[A-Za-z0-9_.+@-][^\s"'<>|\]),;:]*)", false, "[redacted:path]", absolute_path},
     {"env-assignment", "env", "the value of NAME=value with an upper-case NAME",
-     R"(\b([A-Z][A-Z0-9_]{1,127})(=)("[^"]{0,1024}"|'[^']{0,1024}'|\S{0,1024}))", false,
-     "$1$2[redacted:env]", env_assignment},
+     R"(\b([A-Z][A-Z0-9_]{1,127})(=)("[^"]*"|'[^']*'|\S*))", false, "$1$2[redacted:env]",
+     env_assignment},
     {"mac-address", "mac", "MAC addresses", R"(\b[0-9A-Fa-f]{2}(?:[:-][0-9A-Fa-f]{2}){5}\b)", false,
      "[redacted:mac]", nullptr},
     {"uuid", "serial", "UUIDs (GPU-, MIG- and others)",
@@ -339,6 +338,77 @@ const RuleRow kRules[] = {
 #undef JG_SIGNED_URL_PARAMS
 
 }  // namespace
+
+// Every literal is one that the row's pattern cannot match without: a fixed
+// prefix, a separator or a word the pattern spells out.
+const char* rule_literals(const char* id) {
+  static const std::array<std::pair<std::string_view, const char*>, 40> kLiterals = {{
+      {"private-key", "-----begin"},
+      {"url-credentials", "://"},
+      {"slack-webhook", "hooks.slack.com/"},
+      {"discord-webhook", "/webhooks/"},
+      {"teams-webhook", "/webhook"},
+      {"google-chat-webhook", "chat.googleapis.com/v1/spaces/"},
+      {"zapier-webhook", "hooks.zapier.com/hooks/catch/"},
+      {"mattermost-webhook", "/hooks/"},
+      {"signed-url-parameter", "?|&"},
+      {"jwt", "eyj"},
+      {"github-token", "ghp_|gho_|ghu_|ghs_|ghr_"},
+      {"github-fine-grained-pat", "github_pat_"},
+      {"gitlab-token", "glpat-|gldt-|glrt-|glptt-|glft-|glimt-|glsoat-|glcbt-|gloas-|gr1348941"},
+      {"slack-token", "xox|xapp-"},
+      {"aws-access-key-id", "a3t|akia|asia|abia|acca"},
+      {"huggingface-token", "hf_|api_org_"},
+      {"sk-api-key", "sk-"},
+      {"google-api-key", "aiza"},
+      {"package-registry-token", "npm_|pypi-|dckr_pat_"},
+      {"stripe-key", "_live_|_test_"},
+      {"ngc-api-key", "nvapi-"},
+      {"authorization-scheme", "bearer|basic"},
+      {"authorization-header", "authorization|x-api-key|x-auth-token|private-token|cookie"},
+      {"secret-option",
+       "token|pass|secret|apikey|api-key|accesskey|access-key|private-key|credential"},
+      {"secret-assignment",
+       "pass|secret|token|apikey|api_key|accesskey|access_key|privatekey|private_key|credential|"
+       "pwd"},
+      {"email", "@"},
+      {"home-path", "/home|/users|/root|/tmp|/var/folders|/run/user"},
+      {"tilde-path", "~"},
+      {"windows-home-path", ":\\"},
+      {"absolute-path", "/"},
+      {"env-assignment", "="},
+      {"mac-address", ":|-"},
+      {"uuid", "-"},
+      {"ipv6", ":"},
+      {"ipv4", "."},
+      {"host-setting", "host|node|computer|machine"},
+      {"private-host", "."},
+      {"shell-prompt", "@"},
+      {"user-setting", "user|login|logname|account"},
+      {"serial-setting", "serial|s/n|sn"},
+  }};
+  for (const auto& [rule, literals] : kLiterals)
+    if (rule == id) return literals;
+  return nullptr;
+}
+
+bool holds_any_literal(std::string_view text, const char* literals) {
+  if (literals == nullptr) return true;
+  auto same = [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) ==
+           std::tolower(static_cast<unsigned char>(b));
+  };
+  std::string_view rest = literals;
+  while (!rest.empty()) {
+    auto bar = rest.find('|');
+    std::string_view literal = rest.substr(0, bar);
+    if (std::search(text.begin(), text.end(), literal.begin(), literal.end(), same) != text.end())
+      return true;
+    if (bar == std::string_view::npos) break;
+    rest.remove_prefix(bar + 1);
+  }
+  return false;
+}
 
 bool is_word_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_';

@@ -9,6 +9,7 @@
 #include <regex>
 #include <span>
 #include <string>
+#include <string_view>
 
 namespace jetgate::report::detail {
 
@@ -28,6 +29,16 @@ struct RuleRow {
   // last line; everything from `pattern` to it is replaced. nullptr: one line.
   const char* block_end = nullptr;
 };
+
+// Literals, "|"-separated, one of which every match of the row's pattern
+// contains (compared ignoring ASCII case): a line holding none of them skips
+// the row's regular expression, the sanitizer's main cost. nullptr: no literal
+// is needed. SanitizeCorpus.EveryMatchContainsItsRowsLiteral checks the table.
+const char* rule_literals(const char* id);
+
+// Whether text holds one of the "|"-separated literals (ASCII case ignored);
+// true for nullptr.
+bool holds_any_literal(std::string_view text, const char* literals);
 
 std::span<const RuleRow> rule_table();
 
