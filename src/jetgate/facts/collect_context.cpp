@@ -54,8 +54,8 @@ void CollectContext::warn(const std::string& fact, const std::string& source,
 
 std::optional<std::string> CollectContext::read_device_tree(const std::string& property,
                                                             const std::string& fact) {
-  if (auto t = read("/proc/device-tree/" + property, fact, 64 * 1024)) return t;
-  return read("/sys/firmware/devicetree/base/" + property, fact, 64 * 1024);
+  if (auto t = read("/proc/device-tree/" + property, fact, std::size_t{64} * 1024)) return t;
+  return read("/sys/firmware/devicetree/base/" + property, fact, std::size_t{64} * 1024);
 }
 
 const std::map<std::string, std::string>& CollectContext::dpkg() {

@@ -89,7 +89,7 @@ nlohmann::json cdi_json(CollectContext& ctx) {
       auto dot = n.rfind('.');
       std::string ext = dot == std::string::npos ? "" : n.substr(dot);
       if (ext != ".yaml" && ext != ".yml" && ext != ".json") continue;
-      std::string path = dir + "/" + n;
+      std::string path = (dir + "/").append(n);
       nlohmann::json entry = {{"path", path},
                               {"kind", nullptr},
                               {"cdi_version", nullptr},

@@ -12,7 +12,7 @@ namespace jetgate::facts {
 
 Result<std::string> parse_nv_tegra_release(std::string_view text) {
   std::string_view first;
-  for (auto line : split_lines(text.substr(0, 64 * 1024)))
+  for (auto line : split_lines(text.substr(0, std::size_t{64} * 1024)))
     if (!trim(line).empty()) {
       first = trim(line);
       break;

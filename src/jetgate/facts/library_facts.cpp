@@ -58,7 +58,7 @@ Found version_from_libraries(CollectContext& ctx, const std::vector<std::string>
       auto v = version_from_library_name(n, stem);
       if (v && (!best.version || compare_versions(*v, *best.version) > 0)) {
         best.version = v;
-        best.source = dir + "/" + n;
+        best.source = (dir + "/").append(n);
       }
     }
   }
@@ -128,7 +128,7 @@ Found vpi(CollectContext& ctx) {
   std::vector<std::string> dirs;
   for (std::string n : {"4", "3", "2", "1"})
     for (std::string sub : {"/lib", "/lib64", "/lib/aarch64-linux-gnu"})
-      dirs.push_back("/opt/nvidia/vpi" + n + sub);
+      dirs.push_back(("/opt/nvidia/vpi" + n).append(sub));
   return first_found({version_from_libraries(ctx, dirs, "libnvvpi.so."),
                       version_from_dpkg(ctx, {"libnvvpi4", "libnvvpi3", "libnvvpi2", "libnvvpi1",
                                               "vpi4-dev", "vpi3-dev", "vpi2-dev", "vpi1-dev"})});

@@ -17,7 +17,7 @@ struct CollectOptions {
   bool run_commands = true;  // live machine only: may run nvcc --version
 };
 
-struct PlatformReport {
+struct PlatformReport {           // NOLINT(bugprone-exception-escape): see .clang-tidy
   nlohmann::json platform;        // the /platform object, valid UTF-8
   std::vector<Warning> warnings;  // facts that could not be read, each naming its file
   std::string root;               // the root directory as given, valid UTF-8 (for /root)

@@ -23,7 +23,7 @@ struct QuietReader {
   CollectContext& ctx;
   bool denied = false;
   std::optional<std::string> read(const std::string& path) {
-    auto r = ctx.root().read(path, 64 * 1024);
+    auto r = ctx.root().read(path, std::size_t{64} * 1024);
     if (r.ok()) return std::move(r).value();
     if (r.error().what == std::strerror(EACCES) || r.error().what == std::strerror(EPERM))
       denied = true;

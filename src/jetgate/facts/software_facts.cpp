@@ -47,11 +47,11 @@ void collect_container(CollectContext& ctx, nlohmann::json& out) {
     sign = "/run/.containerenv exists (podman)";
   else {
     for (std::string path : {"/proc/1/cgroup", "/proc/self/cgroup"}) {
-      auto text = ctx.read(path, "/platform/container/detected", 256 * 1024);
+      auto text = ctx.read(path, "/platform/container/detected", std::size_t{256} * 1024);
       if (!text) continue;
       for (std::string word : {"docker", "containerd", "kubepods", "libpod", "lxc"})
         if (text->find(word) != std::string::npos) {
-          sign = path + " mentions " + word;
+          sign = (path + " mentions ").append(word);
           break;
         }
       if (sign) break;

@@ -1,5 +1,6 @@
 // /platform/tegra: is this a Jetson, which L4T/JetPack, which module.
 #include <algorithm>
+#include <cmath>
 
 #include "jetgate/facts/collect_context.hpp"
 #include "jetgate/facts/device_tree.hpp"
@@ -166,7 +167,7 @@ void check_memory(CollectContext& ctx, const nlohmann::json& out, const std::str
   if (gib >= 0.8 * memory_gb && gib <= 1.05 * memory_gb) return;
   ctx.warn("/platform/tegra/module", ctx.root().display("/proc/meminfo"),
            part + " is a " + std::to_string(memory_gb) + "GB module but the machine has " +
-               std::to_string(static_cast<int>(gib + 0.5)) +
+               std::to_string(std::lround(gib)) +
                " GiB of memory: the device tree may name the developer-kit module instead of the "
                "one fitted (the module EEPROM, /proc/device-tree/chosen/nvidia,sku, names the real "
                "one)");

@@ -312,6 +312,7 @@ Result<RunOutcome> run_gate(const Gate& gate, const std::vector<PolicyIssue>& ga
                             const Policy& policy, const RunOptions& options, const RunDeps& deps) {
   if (!gate_issues.empty()) {
     std::vector<std::string> lines;
+    lines.reserve(gate_issues.size());
     for (const auto& i : gate_issues) lines.push_back(to_valid_utf8(i.line()));
     return cannot_run(gate, policy, lines);
   }

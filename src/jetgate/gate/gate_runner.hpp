@@ -35,7 +35,7 @@
 
 namespace jetgate::gate {
 
-struct PlatformFacts {
+struct PlatformFacts {  // NOLINT(bugprone-exception-escape): see .clang-tidy
   nlohmann::json platform;
   std::vector<std::string> warnings;
 };

@@ -27,7 +27,7 @@ struct CudaOptions {
   DecodeOptions decode;                   // the decode probe (runs only when named)
 };
 
-struct CudaSection {
+struct CudaSection {  // NOLINT(bugprone-exception-escape): see .clang-tidy
   // /gpu: {"driver": {"loaded", "library", "error", "version"}, "device_count", "devices": [...]}
   nlohmann::json gpu;
   std::vector<ProbeResult> probes;  // empty unless run_probes

@@ -274,7 +274,7 @@ ProbeResult probe_decode(const cuda::Driver& driver, const CudaOptions& options)
   r.details["tokens_timed"] = p.tokens;
   r.details["tokens_warmup"] = p.warmup;
   r.details["first_tokens"] = std::vector<std::uint32_t>(
-      tokens[0].begin(), tokens[0].begin() + std::min<std::size_t>(tokens[0].size(), 16));
+      tokens[0].begin(), tokens[0].begin() + std::min<std::ptrdiff_t>(std::ssize(tokens[0]), 16));
   r.details["source"] = p.model.source;
   return r;
 }

@@ -46,21 +46,28 @@ std::string short_number(double v) {
   return fmt::format("{:.3g}", v);
 }
 
+bool has_wanted_type(const json& v, Want want) {
+  switch (want) {
+    case Want::string:
+      return v.is_string();
+    case Want::boolean:
+      return v.is_boolean();
+    case Want::integer:
+      return v.is_number_integer() || v.is_number_unsigned();
+    case Want::number:
+      return v.is_number() && std::isfinite(v.get<double>());
+  }
+  return false;
+}
+
 void copy_typed(json& dst, const json& src, const char* key, Want want) {
   auto it = src.find(key);
-  if (it == src.end()) return;
-  const json& v = *it;
-  if (want == Want::string && v.is_string()) {
+  if (it == src.end() || !has_wanted_type(*it, want)) return;
+  if (want != Want::string)
+    dst[key] = *it;
+  else if (!it->get_ref<const std::string&>().empty())
     // An empty string is unknown, and unknown is null in the evidence.
-    if (!v.get_ref<const std::string&>().empty())
-      dst[key] = printable(v.get_ref<const std::string&>(), kMaxFactText);
-  } else if (want == Want::boolean && v.is_boolean()) {
-    dst[key] = v;
-  } else if (want == Want::integer && (v.is_number_integer() || v.is_number_unsigned())) {
-    dst[key] = v;
-  } else if (want == Want::number && v.is_number() && std::isfinite(v.get<double>())) {
-    dst[key] = v;
-  }
+    dst[key] = printable(it->get_ref<const std::string&>(), kMaxFactText);
 }
 
 void copy_fields(json& dst, const json& src, std::initializer_list<TypedField> fields,

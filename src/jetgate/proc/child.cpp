@@ -456,12 +456,13 @@ std::vector<std::string> child_environment(const ProcessSpec& spec) {
         std::find(spec.unset_env.begin(), spec.unset_env.end(), name) != spec.unset_env.end();
     if (!dropped) env.emplace_back(entry);
   }
-  for (const auto& [k, v] : spec.set_env) env.push_back(k + "=" + v);
+  for (const auto& [k, v] : spec.set_env) env.push_back((k + "=").append(v));
   return env;
 }
 
 std::vector<char*> c_strings(std::vector<std::string>& strings) {
   std::vector<char*> out;
+  out.reserve(strings.size() + 1);
   for (auto& s : strings) out.push_back(s.data());
   out.push_back(nullptr);
   return out;

@@ -53,9 +53,9 @@ void driver_stack(std::string& out, const json& p) {
   std::string present, missing_tegra;
   for (const auto& n : d.value("device_nodes", json::array())) {
     if (n.value("present", false))
-      present += fmt::format("{}    {} ({} {})\n", present.empty() ? "" : "",
-                             terminal_safe(n.value("path", "")), terminal_safe(n.value("type", "")),
-                             terminal_safe(n.value("mode", "")));
+      present +=
+          fmt::format("    {} ({} {})\n", terminal_safe(n.value("path", "")),
+                      terminal_safe(n.value("type", "")), terminal_safe(n.value("mode", "")));
   }
   out += "  Device nodes:\n";
   out += present.empty() ? "    none of the known GPU device nodes\n" : present;

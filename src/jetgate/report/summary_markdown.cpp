@@ -193,9 +193,10 @@ std::string platform_facts(const nlohmann::json& x) {
       std::string name = keys::string_at(d, keys::kDeviceName),
                   cc = keys::string_at(d, keys::kDeviceCapability);
       std::string mem = memory_gib(keys::find(d, keys::kDeviceMemoryBytes));
-      fact_line(out, "GPU",
-                name + (cc.empty() ? "" : ", compute capability " + cc) +
-                    (mem.empty() ? "" : ", " + mem));
+      std::string gpu = name;
+      if (!cc.empty()) gpu += ", compute capability " + cc;
+      if (!mem.empty()) gpu += ", " + mem;
+      fact_line(out, "GPU", gpu);
     }
   std::string torch = keys::string_at(x, keys::kTorchVersion);
   if (!torch.empty()) {

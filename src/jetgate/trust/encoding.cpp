@@ -53,7 +53,7 @@ std::string key_id_of(std::string_view raw_public_key) {
 }
 
 bool is_key_id(std::string_view text) {
-  if (text.size() != 2 * crypto_hash_sha256_BYTES) return false;
+  if (text.size() != std::size_t{2} * crypto_hash_sha256_BYTES) return false;
   for (char c : text)
     if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
   return true;

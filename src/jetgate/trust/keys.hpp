@@ -58,7 +58,7 @@ std::optional<std::string> decode_public_key(std::string_view base64);
 // hold a consistent key.
 Result<SigningKey> load_signing_key(const std::string& path);
 
-struct WrittenKeyPair {
+struct WrittenKeyPair {  // NOLINT(bugprone-exception-escape): see .clang-tidy
   std::string secret_path, public_path;
   std::string key_id;
   nlohmann::json public_entry;  // what FILE.pub.json holds
