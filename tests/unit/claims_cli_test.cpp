@@ -257,6 +257,19 @@ TEST(ClaimsCli, SummaryStepAndIssue) {
   EXPECT_FALSE(has(issue.out, fixtures_dir())) << "directories of the machine must not leak";
 }
 
+TEST(ClaimsCli, ANumberBeyondADoubleInThePolicyIsUnusableInputNotACrash) {
+  TempDir t;
+  auto policy = t.write("policy.json", R"({"schema_version": 1, "owner": "o", "cadence": "c",
+      "maximum_evidence_age_days": 1e999, "gates": []})");
+  for (const char* cmd : {"support", "summary"}) {
+    auto r = run_jetgate({cmd, "--evidence-dir", claims_dir("jetgate-orin"), "--policy", policy,
+                          "--today", "2026-11-29"});
+    EXPECT_EQ(r.exit_code, 2) << cmd << "\n" << r.out << r.err;
+    EXPECT_TRUE(has(r.err, "policy.json:2:36: not valid JSON: a number too large for a double"))
+        << cmd << "\n" << r.err;
+  }
+}
+
 TEST(ClaimsCli, APolicyWithoutAValidMaxAgeIsUnusableInput) {
   TempDir t;
   const char* gates =

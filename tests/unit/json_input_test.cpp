@@ -40,6 +40,21 @@ TEST(JsonInput, NestingIsBoundedBeforeParsingWithThePosition) {
   EXPECT_TRUE(parse_json_text("{\"k\": \"" + std::string(1000, '[') + "\\\"]\"}", "s.json").ok());
 }
 
+// A number beyond a double's range made the parser throw out_of_range (not
+// parse_error), which nothing caught: any JSON input (policy, evidence, an
+// envelope, jetgate-root.json) ended the process. Found by fuzz_dsse_envelope.
+TEST(JsonInput, NumbersBeyondADoubleAreUnusableInputWithThePosition) {
+  auto r = parse_json_text("{\"a\": \"1e999\",\n \"b\": [1, -2e400]}", "n.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().where, "n.json:2:11");
+  EXPECT_NE(r.error().what.find("too large for a double"), std::string::npos) << r.error().what;
+  auto fuzzed = parse_json_text(
+      "{\"payload\":333333333333333333333333333333e33333333{\"payload\": \"ewog\"}", "e.json");
+  ASSERT_FALSE(fuzzed.ok());
+  EXPECT_EQ(fuzzed.error().where, "e.json:1:12");
+  EXPECT_TRUE(parse_json_text("[1e308, -1e-400, 0.5]", "ok.json").ok());
+}
+
 TEST(JsonInput, IntegersNeverWrapIntoRange) {
   using nlohmann::json;
   EXPECT_EQ(integer_in_range(json(1), 1, 1), 1);

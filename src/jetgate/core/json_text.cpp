@@ -2,6 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
 namespace jetgate {
 namespace {
 
@@ -46,6 +51,41 @@ std::string line_column(std::string_view text, std::size_t offset) {
   return fmt::format("{}:{}", line, column);
 }
 
+namespace {
+
+// The offset of the first number literal outside strings that does not fit a
+// double, or 0. Only reached after the parser reported one.
+std::size_t first_overflowing_number(std::string_view text) {
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      continue;
+    }
+    if (c != '-' && (c < '0' || c > '9')) continue;
+    std::size_t end = i + 1;
+    while (end < text.size() &&
+           std::string_view("0123456789.eE+-").find(text[end]) != std::string_view::npos)
+      ++end;
+    std::string literal(text.substr(i, end - i));
+    errno = 0;
+    double v = std::strtod(literal.c_str(), nullptr);
+    if (errno == ERANGE && std::isinf(v)) return i;
+    i = end - 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
 Result<nlohmann::json> parse_json_text(std::string_view text, const std::string& source,
                                        std::size_t max_depth) {
   if (auto at = too_deep_at(text, max_depth))
@@ -72,6 +112,15 @@ Result<nlohmann::json> parse_json_text(std::string_view text, const std::string&
     if (text.empty()) what = "the file is empty";
     return make_error("not valid JSON: " + what, source + ":" + line_column(text, offset),
                       "fix the syntax at that position");
+  } catch (const nlohmann::json::out_of_range&) {
+    // 406: a number literal beyond a double's range ("1e999"). The parser names
+    // the literal but not its position; the first such literal is found here.
+    return make_error("not valid JSON: a number too large for a double (about 1.8e308 at most)",
+                      source + ":" + line_column(text, first_overflowing_number(text)),
+                      "write the number within that range");
+  } catch (const nlohmann::json::exception& e) {
+    return make_error(std::string("not valid JSON: ") + e.what(), source,
+                      "check that this is the JSON file jetgate expects");
   }
 }
 
