@@ -266,7 +266,8 @@ TEST(ClaimsCli, ANumberBeyondADoubleInThePolicyIsUnusableInputNotACrash) {
                           "--today", "2026-11-29"});
     EXPECT_EQ(r.exit_code, 2) << cmd << "\n" << r.out << r.err;
     EXPECT_TRUE(has(r.err, "policy.json:2:36: not valid JSON: a number too large for a double"))
-        << cmd << "\n" << r.err;
+        << cmd << "\n"
+        << r.err;
   }
 }
 
