@@ -10,9 +10,10 @@
 namespace jetgate {
 namespace {
 
-// The byte offset where nesting first exceeds max_depth, outside strings; nullopt if never.
-std::optional<std::size_t> too_deep_at(std::string_view text, std::size_t max_depth) {
-  std::size_t depth = 0;
+// Calls visit(i) for each byte of text outside JSON string literals (quotes and
+// escapes included), in order, until visit returns false.
+template <typename Visit>
+void for_each_outside_strings(std::string_view text, Visit visit) {
   bool in_string = false, escaped = false;
   for (std::size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
@@ -23,17 +24,31 @@ std::optional<std::size_t> too_deep_at(std::string_view text, std::size_t max_de
         escaped = true;
       else if (c == '"')
         in_string = false;
-      continue;
-    }
-    if (c == '"') {
+    } else if (c == '"') {
       in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > max_depth) return i;
+    } else if (!visit(i)) {
+      return;
+    }
+  }
+}
+
+// The byte offset where nesting first exceeds max_depth, outside strings; nullopt if never.
+std::optional<std::size_t> too_deep_at(std::string_view text, std::size_t max_depth) {
+  std::size_t depth = 0;
+  std::optional<std::size_t> at;
+  for_each_outside_strings(text, [&](std::size_t i) {
+    char c = text[i];
+    if (c == '[' || c == '{') {
+      if (++depth > max_depth) {
+        at = i;
+        return false;
+      }
     } else if ((c == ']' || c == '}') && depth > 0) {
       --depth;
     }
-  }
-  return std::nullopt;
+    return true;
+  });
+  return at;
 }
 
 }  // namespace
@@ -56,32 +71,22 @@ namespace {
 // The offset of the first number literal outside strings that does not fit a
 // double, or 0. Only reached after the parser reported one.
 std::size_t first_overflowing_number(std::string_view text) {
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
+  std::size_t found = 0, literal_end = 0;
+  for_each_outside_strings(text, [&](std::size_t i) {
     char c = text[i];
-    if (in_string) {
-      if (c == '\\')
-        ++i;
-      else if (c == '"')
-        in_string = false;
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-      continue;
-    }
-    if (c != '-' && (c < '0' || c > '9')) continue;
-    std::size_t end = i + 1;
-    while (end < text.size() &&
-           std::string_view("0123456789.eE+-").find(text[end]) != std::string_view::npos)
-      ++end;
-    std::string literal(text.substr(i, end - i));
+    if (i < literal_end || (c != '-' && (c < '0' || c > '9'))) return true;
+    literal_end = i + 1;
+    while (literal_end < text.size() &&
+           std::string_view("0123456789.eE+-").find(text[literal_end]) != std::string_view::npos)
+      ++literal_end;
+    std::string literal(text.substr(i, literal_end - i));
     errno = 0;
     double v = std::strtod(literal.c_str(), nullptr);
-    if (errno == ERANGE && std::isinf(v)) return i;
-    i = end - 1;
-  }
-  return 0;
+    if (errno != ERANGE || !std::isinf(v)) return true;
+    found = i;
+    return false;
+  });
+  return found;
 }
 
 }  // namespace
