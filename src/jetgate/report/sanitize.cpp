@@ -28,15 +28,14 @@ struct CompiledRule {
   const RuleRow* row;
   std::regex pattern;
   std::optional<std::regex> block_end;
-  const char* literals;  // detail::rule_literals
+  const char* literals;  // RuleRow::literals
 };
 
 const std::vector<CompiledRule>& compiled_rules() {
   static const std::vector<CompiledRule> rules = [] {
     std::vector<CompiledRule> out;
     for (const auto& row : detail::rule_table()) {
-      CompiledRule c{&row, compile(row.pattern, row.icase), std::nullopt,
-                     detail::rule_literals(row.id)};
+      CompiledRule c{&row, compile(row.pattern, row.icase), std::nullopt, row.literals};
       if (row.block_end) c.block_end = compile(row.block_end, row.icase);
       out.push_back(std::move(c));
     }

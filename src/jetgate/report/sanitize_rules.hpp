@@ -18,7 +18,13 @@ namespace jetgate::report::detail {
 using RuleCheck = bool (*)(const std::smatch& match, const std::string& line);
 
 struct RuleRow {
-  const char* id;       // stable name, used by the corpus tests
+  const char* id;  // stable name, used by the corpus tests
+  // Literals, "|"-separated, one of which every match of the pattern contains
+  // (compared ignoring ASCII case): a fixed prefix, a separator or a word the
+  // pattern spells out. A line holding none of them skips the regular
+  // expression, the sanitizer's main cost. nullptr: the row always runs.
+  // SanitizeCorpus.EveryMatchContainsItsRowsLiteral checks every row.
+  const char* literals;
   const char* cls;      // what the reader sees: [redacted:CLASS]
   const char* what;     // one line for docs and test messages
   const char* pattern;  // ECMAScript regular expression
@@ -29,12 +35,6 @@ struct RuleRow {
   // last line; everything from `pattern` to it is replaced. nullptr: one line.
   const char* block_end = nullptr;
 };
-
-// Literals, "|"-separated, one of which every match of the row's pattern
-// contains (compared ignoring ASCII case): a line holding none of them skips
-// the row's regular expression, the sanitizer's main cost. nullptr: no literal
-// is needed. SanitizeCorpus.EveryMatchContainsItsRowsLiteral checks the table.
-const char* rule_literals(const char* id);
 
 // Whether text holds one of the "|"-separated literals (ASCII case ignored);
 // true for nullptr.
