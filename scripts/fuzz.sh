@@ -4,11 +4,13 @@
 # the first crash, leak, timeout or sanitizer report. A crashing input is kept in
 # BUILD_DIR/fuzz-artifacts/; add it to a regression test.
 #
-# Usage: scripts/fuzz.sh [--time SECONDS] [--runs N] [--jobs J] [TARGET...]
-#   --time  stop each target after SECONDS (default 60, what CI runs)
-#   --runs  stop each target after N executions instead (e.g. 10000000)
-#   --jobs  targets run at once (default 1); each target is one process
-#   TARGET  e.g. fuzz_junit; default: every fuzz_* in BUILD_DIR/tests/fuzz
+# Usage: scripts/fuzz.sh [--time SECONDS] [--runs N] [--jobs J] [--timeout S] [TARGET...]
+#   --time     stop each target after SECONDS (default 60, what CI runs)
+#   --runs     stop each target after N executions instead (e.g. 10000000)
+#   --jobs     targets run at once (default 1); each target is one process
+#   --timeout  one input running S seconds is a hang (default 10); the limit is
+#              wall-clock time, so raise it when other work shares the cores
+#   TARGET     e.g. fuzz_junit; default: every fuzz_* in BUILD_DIR/tests/fuzz
 # BUILD_DIR defaults to build-clang. Prints one line per target: executions,
 # coverage (libFuzzer's cov: edges) and features.
 set -euo pipefail
@@ -17,19 +19,38 @@ build=${BUILD_DIR:-build-clang}
 time_s=60
 runs=-1
 jobs=1
+timeout_s=10
 targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --time) time_s=$2; shift ;;
     --runs) runs=$2; time_s=0; shift ;;
     --jobs) jobs=$2; shift ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    --timeout) timeout_s=$2; shift ;;
+    -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option '$1'" >&2; exit 2 ;;
     *) targets+=("$1") ;;
   esac
   shift
 done
+# A whole number at least MIN, or exit 2 naming the option.
+need_number() {
+  case $2 in
+    ''|*[!0-9]*) echo "fuzz.sh: $1 takes a whole number, not '$2'" >&2; exit 2 ;;
+  esac
+  if [ "$2" -lt "$3" ]; then echo "fuzz.sh: $1 must be at least $3, not $2" >&2; exit 2; fi
+}
+# --runs sets time_s to 0 (no time limit); without it the time must be set.
+if [ "$runs" = -1 ]; then need_number --time "$time_s" 1; fi
+need_number --jobs "$jobs" 1
+need_number --timeout "$timeout_s" 1
+[ "$runs" = -1 ] || need_number --runs "$runs" 1
 fuzz_dir="$build/tests/fuzz"
+if [ ! -d "$fuzz_dir" ]; then
+  echo "fuzz.sh: $fuzz_dir does not exist; build the targets first (scripts/test-sanitizers.sh," \
+    "or scripts/fuzz-long.sh for the optimised build)" >&2
+  exit 2
+fi
 if [ ${#targets[@]} -eq 0 ]; then
   for t in "$fuzz_dir"/fuzz_*; do [ -x "$t" ] && targets+=("$(basename "$t")"); done
 fi
@@ -37,6 +58,12 @@ if [ ${#targets[@]} -eq 0 ]; then
   echo "fuzz.sh: no fuzz targets in $fuzz_dir; run scripts/test-sanitizers.sh first" >&2
   exit 2
 fi
+for t in "${targets[@]}"; do
+  if [ ! -x "$fuzz_dir/$t" ]; then
+    echo "fuzz.sh: no fuzz target '$t' in $fuzz_dir; there are: $(cd "$fuzz_dir" && echo fuzz_*)" >&2
+    exit 2
+  fi
+done
 
 # Seed files per target, from the recorded machines and the test data.
 seeds_for() {
@@ -87,12 +114,12 @@ run_one() {
   done < <(seeds_for "$t")
   local limits=(-runs="$runs")
   [ "$time_s" != 0 ] && limits+=(-max_total_time="$time_s")
-  # -timeout: one input taking 10 s is a hang; -rss_limit_mb: a blow-up is a bug.
+  # -timeout: one input taking that long is a hang; -rss_limit_mb: a blow-up is a bug.
   # The sanitizer works line by line on lines of at most 4096 bytes (kMaxSanitizedLine):
   # inputs of one or a few lines reach all of it, and longer ones only slow it down.
   local max_len=65536
   [ "$t" = fuzz_sanitize ] && max_len=8192
-  if ! nice -n 10 "$fuzz_dir/$t" "${limits[@]}" -timeout=10 -rss_limit_mb=2048 \
+  if ! nice -n 10 "$fuzz_dir/$t" "${limits[@]}" -timeout="$timeout_s" -rss_limit_mb=2048 \
       -max_len="$max_len" -print_final_stats=1 -artifact_prefix="$artifacts/$t-" \
       "$corpus" "$seeds" >"$log" 2>&1; then
     echo "FAIL $t: see $log; inputs in $artifacts"
@@ -106,6 +133,6 @@ run_one() {
   echo "ok   $t: ${execs:-?} executions, coverage ${cov:-?} edges, ${ft:-?} features"
 }
 export -f run_one seeds_for envelope_seeds
-export build fuzz_dir corpus_root artifacts runs time_s
+export build fuzz_dir corpus_root artifacts runs time_s timeout_s
 
 printf '%s\n' "${targets[@]}" | xargs -P "$jobs" -I{} bash -c 'run_one "$@"' _ {}
