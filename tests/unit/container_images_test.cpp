@@ -133,12 +133,24 @@ TEST(ContainerTable, MalformedTablesNameTheRow) {
   r = ContainerTable::parse(bad.dump());
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().what.find("no tag"), std::string::npos);
+  EXPECT_EQ(r.error().where, "data/l4t-containers.json: images[1]");
   bad = doc;
   bad["driver_cuda"][0].erase("source");
-  EXPECT_FALSE(ContainerTable::parse(bad.dump()).ok());
+  r = ContainerTable::parse(bad.dump());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().where, "data/l4t-containers.json: driver_cuda[0]");
   bad = doc;
   bad["kernel_series"][0]["l4t_major"] = {"32"};
-  EXPECT_FALSE(ContainerTable::parse(bad.dump()).ok());
+  r = ContainerTable::parse(bad.dump());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().where, "data/l4t-containers.json: kernel_series[0]");
+  for (const char* list : {"compatibility", "driver_cuda", "kernel_series", "images"}) {
+    bad = doc;
+    bad[list] = nlohmann::json::object();
+    r = ContainerTable::parse(bad.dump());
+    ASSERT_FALSE(r.ok()) << list;
+    EXPECT_EQ(r.error().what, std::string("no \"") + list + "\" list");
+  }
 }
 
 }  // namespace

@@ -40,6 +40,28 @@ std::map<std::string, WaiverNote> waiver_notes(const gate::LoadedPolicy& p, Date
   return notes;
 }
 
+nlohmann::json row_json(const SummaryRow& r) {
+  nlohmann::json waiver = nullptr;
+  if (r.waiver)
+    waiver = {{"active", r.waiver->active},
+              {"expires", text_or_null(r.waiver->expires)},
+              {"issue", text_or_null(r.waiver->issue)},
+              {"reason", text_or_null(r.waiver->reason)}};
+  nlohmann::json platform = nullptr;
+  if (r.platform)
+    platform = {{"platform", r.platform->platform},
+                {"runtime", r.platform->runtime},
+                {"identified", r.platform->identified}};
+  return {{"gate", r.gate},
+          {"in_policy", r.in_policy},
+          {"requires", text_or_null(r.constraint)},
+          {"waiver", waiver},
+          {"decision", to_json(r.decision)},
+          {"platform", platform},
+          {"holds", backs_claim(r.decision.verdict)},
+          {"next", text_or_null(r.next)}};
+}
+
 }  // namespace
 
 std::string describe_requirements(const gate::Requirements& r) {
@@ -102,35 +124,6 @@ GateSummary build_gate_summary(const ClaimInputs& in) {
   }
   return s;
 }
-
-}  // namespace jetgate::claims
-
-namespace jetgate::claims {
-namespace {
-
-nlohmann::json row_json(const SummaryRow& r) {
-  nlohmann::json waiver = nullptr;
-  if (r.waiver)
-    waiver = {{"active", r.waiver->active},
-              {"expires", text_or_null(r.waiver->expires)},
-              {"issue", text_or_null(r.waiver->issue)},
-              {"reason", text_or_null(r.waiver->reason)}};
-  nlohmann::json platform = nullptr;
-  if (r.platform)
-    platform = {{"platform", r.platform->platform},
-                {"runtime", r.platform->runtime},
-                {"identified", r.platform->identified}};
-  return {{"gate", r.gate},
-          {"in_policy", r.in_policy},
-          {"requires", text_or_null(r.constraint)},
-          {"waiver", waiver},
-          {"decision", to_json(r.decision)},
-          {"platform", platform},
-          {"holds", backs_claim(r.decision.verdict)},
-          {"next", text_or_null(r.next)}};
-}
-
-}  // namespace
 
 nlohmann::json to_json(const GateSummary& s) {
   nlohmann::json gates = nlohmann::json::array();

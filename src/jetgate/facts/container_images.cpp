@@ -31,80 +31,67 @@ Result<L4tRange> parse_range(const nlohmann::json& j, const std::string& where) 
   return r;
 }
 
-Result<std::vector<CompatibilityRow>> parse_rules(const nlohmann::json& doc) {
-  std::vector<CompatibilityRow> rows;
-  if (!doc.contains("compatibility") || !doc["compatibility"].is_array())
-    return make_error("no \"compatibility\" list", kFile);
-  for (std::size_t i = 0; i < doc["compatibility"].size(); ++i) {
-    const auto& row = doc["compatibility"][i];
-    const auto where = std::string(kFile) + ": " + at("compatibility", i);
-    if (!is_string(row, "source")) return make_error("no source", where);
-    auto host = parse_range(row.value("host", nlohmann::json()), where + ".host");
-    if (!host) return host.error();
-    auto image = parse_range(row.value("image", nlohmann::json()), where + ".image");
-    if (!image) return image.error();
-    rows.push_back({*host, *image, row["source"].get<std::string>()});
+// One list of the table: each row parsed by parse_row(row, where), the first bad
+// row's error returned with its place ("data/l4t-containers.json: images[3]").
+template <typename Row>
+Result<std::vector<Row>> parse_list(const nlohmann::json& doc, const char* list,
+                                    Result<Row> (*parse_row)(const nlohmann::json& row,
+                                                             const std::string& where)) {
+  auto it = doc.find(list);
+  if (it == doc.end() || !it->is_array())
+    return make_error(std::string("no \"") + list + "\" list", kFile);
+  std::vector<Row> rows;
+  rows.reserve(it->size());
+  for (std::size_t i = 0; i < it->size(); ++i) {
+    auto row = parse_row((*it)[i], std::string(kFile) + ": " + at(list, i));
+    if (!row) return row.error();
+    rows.push_back(std::move(row).value());
   }
   return rows;
 }
 
-Result<std::vector<DriverCudaRow>> parse_driver_cuda(const nlohmann::json& doc) {
-  std::vector<DriverCudaRow> rows;
-  if (!doc.contains("driver_cuda") || !doc["driver_cuda"].is_array())
-    return make_error("no \"driver_cuda\" list", kFile);
-  for (std::size_t i = 0; i < doc["driver_cuda"].size(); ++i) {
-    const auto& row = doc["driver_cuda"][i];
-    const auto where = std::string(kFile) + ": " + at("driver_cuda", i);
-    if (!is_string(row, "source") || !is_string(row, "cuda") ||
-        !is_numeric_version(row["cuda"].get<std::string>(), 2))
-      return make_error("expected {l4t, cuda: \"X.Y\", source}", where);
-    auto range = parse_range(row.value("l4t", nlohmann::json()), where + ".l4t");
-    if (!range) return range.error();
-    rows.push_back({*range, row["cuda"].get<std::string>(), row["source"].get<std::string>()});
-  }
-  return rows;
+Result<CompatibilityRow> parse_rule(const nlohmann::json& row, const std::string& where) {
+  if (!is_string(row, "source")) return make_error("no source", where);
+  auto host = parse_range(row.value("host", nlohmann::json()), where + ".host");
+  if (!host) return host.error();
+  auto image = parse_range(row.value("image", nlohmann::json()), where + ".image");
+  if (!image) return image.error();
+  return CompatibilityRow{*host, *image, row["source"].get<std::string>()};
 }
 
-Result<std::vector<KernelSeriesRow>> parse_kernels(const nlohmann::json& doc) {
-  std::vector<KernelSeriesRow> rows;
-  if (!doc.contains("kernel_series") || !doc["kernel_series"].is_array())
-    return make_error("no \"kernel_series\" list", kFile);
-  for (std::size_t i = 0; i < doc["kernel_series"].size(); ++i) {
-    const auto& row = doc["kernel_series"][i];
-    const auto where = std::string(kFile) + ": " + at("kernel_series", i);
-    if (!is_string(row, "source") || !is_string(row, "kernel") || !row.contains("l4t_major") ||
-        !row["l4t_major"].is_array() || row["l4t_major"].empty())
-      return make_error("expected {kernel: \"X.Y\", l4t_major: [N...], source}", where);
-    KernelSeriesRow k{row["kernel"].get<std::string>(), {}, row["source"].get<std::string>()};
-    for (const auto& m : row["l4t_major"]) {
-      if (!m.is_number_integer()) return make_error("l4t_major must hold integers", where);
-      k.l4t_majors.push_back(m.get<int>());
-    }
-    rows.push_back(std::move(k));
-  }
-  return rows;
+Result<DriverCudaRow> parse_driver_cuda(const nlohmann::json& row, const std::string& where) {
+  if (!is_string(row, "source") || !is_string(row, "cuda") ||
+      !is_numeric_version(row["cuda"].get<std::string>(), 2))
+    return make_error("expected {l4t, cuda: \"X.Y\", source}", where);
+  auto range = parse_range(row.value("l4t", nlohmann::json()), where + ".l4t");
+  if (!range) return range.error();
+  return DriverCudaRow{*range, row["cuda"].get<std::string>(), row["source"].get<std::string>()};
 }
 
-Result<std::vector<ContainerImage>> parse_images(const nlohmann::json& doc) {
-  std::vector<ContainerImage> images;
-  if (!doc.contains("images") || !doc["images"].is_array())
-    return make_error("no \"images\" list", kFile);
-  for (std::size_t i = 0; i < doc["images"].size(); ++i) {
-    const auto& row = doc["images"][i];
-    const auto where = std::string(kFile) + ": " + at("images", i);
-    if (!row.is_array() || row.size() != 4 ||
-        !std::all_of(row.begin(), row.end(), [](const auto& c) { return c.is_string(); }))
-      return make_error("expected [image, l4t, kind, source]", where);
-    ContainerImage im{row[0].get<std::string>(), row[1].get<std::string>(),
-                      row[2].get<std::string>(), row[3].get<std::string>()};
-    if (im.image.find(':') == std::string::npos)
-      return make_error("image \"" + im.image + "\" has no tag", where);
-    if (!is_numeric_version(im.l4t, 3))
-      return make_error("L4T \"" + im.l4t + "\" is not X.Y.Z", where);
-    if (im.kind.empty() || im.source.empty()) return make_error("no kind or source", where);
-    images.push_back(std::move(im));
+Result<KernelSeriesRow> parse_kernel(const nlohmann::json& row, const std::string& where) {
+  if (!is_string(row, "source") || !is_string(row, "kernel") || !row.contains("l4t_major") ||
+      !row["l4t_major"].is_array() || row["l4t_major"].empty())
+    return make_error("expected {kernel: \"X.Y\", l4t_major: [N...], source}", where);
+  KernelSeriesRow k{row["kernel"].get<std::string>(), {}, row["source"].get<std::string>()};
+  for (const auto& m : row["l4t_major"]) {
+    if (!m.is_number_integer()) return make_error("l4t_major must hold integers", where);
+    k.l4t_majors.push_back(m.get<int>());
   }
-  return images;
+  return k;
+}
+
+Result<ContainerImage> parse_image(const nlohmann::json& row, const std::string& where) {
+  if (!row.is_array() || row.size() != 4 ||
+      !std::all_of(row.begin(), row.end(), [](const auto& c) { return c.is_string(); }))
+    return make_error("expected [image, l4t, kind, source]", where);
+  ContainerImage im{row[0].get<std::string>(), row[1].get<std::string>(), row[2].get<std::string>(),
+                    row[3].get<std::string>()};
+  if (im.image.find(':') == std::string::npos)
+    return make_error("image \"" + im.image + "\" has no tag", where);
+  if (!is_numeric_version(im.l4t, 3))
+    return make_error("L4T \"" + im.l4t + "\" is not X.Y.Z", where);
+  if (im.kind.empty() || im.source.empty()) return make_error("no kind or source", where);
+  return im;
 }
 
 int major_of(std::string_view l4t) {
@@ -136,13 +123,13 @@ Result<ContainerTable> ContainerTable::parse(std::string_view json_text) {
   auto doc = nlohmann::json::parse(json_text, nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) return make_error("not a JSON object", kFile);
   ContainerTable t;
-  auto rules = parse_rules(doc);
+  auto rules = parse_list(doc, "compatibility", parse_rule);
   if (!rules) return rules.error();
-  auto cuda = parse_driver_cuda(doc);
+  auto cuda = parse_list(doc, "driver_cuda", parse_driver_cuda);
   if (!cuda) return cuda.error();
-  auto kernels = parse_kernels(doc);
+  auto kernels = parse_list(doc, "kernel_series", parse_kernel);
   if (!kernels) return kernels.error();
-  auto images = parse_images(doc);
+  auto images = parse_list(doc, "images", parse_image);
   if (!images) return images.error();
   t.rules_ = std::move(rules).value();
   t.driver_cuda_ = std::move(cuda).value();
