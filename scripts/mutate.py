@@ -45,7 +45,7 @@ MUTANTS = [
            'for (const char* name : {"GITHUB_SHA", "CI_COMMIT_SHA"})',
            'for (const char* name : {"CI_COMMIT_SHA"})',
            "GITHUB_SHA ignored: evidence names git HEAD of a merge ref instead"),
-    Mutant("write-in-place", "src/jetgate/evidence/atomic_write.cpp",
+    Mutant("write-in-place", "src/jetgate/fs/atomic_write.cpp",
            'std::string tmp = fmt::format(".{}.{}.{}.tmp", name, ::getpid(), random_suffix());\n'
            '    int fd = ::openat(f.dir_fd_, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,\n'
            '                      0644);',
@@ -53,7 +53,7 @@ MUTANTS = [
            'std::string tmp = random_suffix().empty() ? std::string() : name;\n'
            '    int fd = ::openat(f.dir_fd_, tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);',
            "evidence written in place (through a symlink, under a reader) instead of temp + rename"),
-    Mutant("rename-wrong-name", "src/jetgate/evidence/atomic_write.cpp",
+    Mutant("rename-wrong-name", "src/jetgate/fs/atomic_write.cpp",
            "if (::renameat(dir_fd_, tmp_.c_str(), dir_fd_, name_.c_str()) != 0) {",
            "if (::renameat(dir_fd_, tmp_.c_str(), dir_fd_, (name_ + \".new\").c_str()) != 0) {",
            "the temporary file renamed to the wrong name: the evidence never appears"),

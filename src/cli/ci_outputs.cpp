@@ -3,8 +3,9 @@
 #include <filesystem>
 #include <iostream>
 
+#include "cli/environment.hpp"
 #include "jetgate/core/utf8.hpp"
-#include "jetgate/evidence/atomic_write.hpp"
+#include "jetgate/fs/atomic_write.hpp"
 #include "jetgate/report/annotations.hpp"
 
 namespace jetgate::cli {
@@ -18,7 +19,7 @@ bool write_output_file(const std::string& command, const std::string& path,
               << terminal_safe(e.message()) << "\n";
     return false;
   };
-  auto file = evidence::AtomicFile::create(dir, p.filename().string());
+  auto file = fs::AtomicFile::create(dir, p.filename().string());
   if (!file) return fail(file.error());
   if (auto st = file->write(text); !st) return fail(st.error());
   if (auto done = file->commit(); !done) return fail(done.error());
@@ -32,7 +33,7 @@ bool write_junit(const std::string& command, const std::string& path,
 }
 
 void annotate(const report::JunitSuite& suite, const std::string& file, bool to_stderr) {
-  if (!report::github_actions()) return;
+  if (!github_actions()) return;
   for (const auto& c : suite.cases) {
     const char* level = c.status == "FAIL" || c.status == "ERROR" ? "error"
                         : c.status == "WARN"                      ? "warning"

@@ -8,17 +8,17 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
-#include "jetgate/claims/init_templates.hpp"
 #include "jetgate/core/exit_codes.hpp"
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/core/utf8.hpp"
-#include "jetgate/evidence/atomic_write.hpp"
+#include "jetgate/fs/atomic_write.hpp"
+#include "jetgate/init/init_templates.hpp"
 
 namespace jetgate::cli {
 namespace {
 
 struct InitArgs {
-  claims::InitOptions options = claims::default_init_options();
+  init::InitOptions options = init::default_init_options();
   std::vector<std::string> boards;
   std::vector<std::string> jetpacks;
   std::vector<std::string> labels;
@@ -43,7 +43,7 @@ std::vector<std::string> words(const std::string& s) {
 }
 
 // LABEL or LABEL=MODULE.
-claims::InitBoard parse_board(const std::string& s) {
+init::InitBoard parse_board(const std::string& s) {
   auto eq = s.find('=');
   if (eq == std::string::npos) return {s, std::nullopt};
   return {s.substr(0, eq), s.substr(eq + 1)};
@@ -61,7 +61,7 @@ void apply(InitArgs& a) {
   if (!a.image.empty()) o.image = a.image;
 }
 
-int write_file(const std::filesystem::path& root, const claims::InitFile& f, bool force,
+int write_file(const std::filesystem::path& root, const init::InitFile& f, bool force,
                std::vector<Written>& done_files) {
   auto path = root / f.path;
   std::error_code ec;
@@ -75,7 +75,7 @@ int write_file(const std::filesystem::path& root, const claims::InitFile& f, boo
               << ec.message() << "\n";
     return kExitUsage;
   }
-  auto file = evidence::AtomicFile::create(path.parent_path().string(), path.filename().string());
+  auto file = fs::AtomicFile::create(path.parent_path().string(), path.filename().string());
   if (!file) {
     std::cerr << "jetgate init: " << terminal_safe(file.error().message()) << "\n";
     return kExitUsage;
@@ -93,7 +93,7 @@ int write_file(const std::filesystem::path& root, const claims::InitFile& f, boo
 }
 
 std::string next_step() {
-  return std::string("add the support block to README.md (see ") + claims::kInitDocsPath +
+  return std::string("add the support block to README.md (see ") + init::kInitDocsPath +
          "), register a self-hosted runner per board, and commit";
 }
 
@@ -113,7 +113,7 @@ void report(const std::vector<Written>& files, bool json) {
 
 int run_init(InitArgs a) {
   apply(a);
-  auto files = claims::render_init_files(a.options);
+  auto files = init::render_init_files(a.options);
   if (!files) {
     std::cerr << "jetgate init: " << terminal_safe(files.error().message()) << "\n";
     return kExitUsage;

@@ -6,6 +6,7 @@
 
 #include "cli/ci_outputs.hpp"
 #include "cli/commands.hpp"
+#include "cli/live_run_deps.hpp"
 #include "cli/progress_lines.hpp"
 #include "jetgate/core/exit_codes.hpp"
 #include "jetgate/core/json_text.hpp"
@@ -31,9 +32,9 @@ struct RunArgs {
   gate::RunOptions options;
 };
 
-Result<gate::LoadedPolicy> load(const RunArgs& a) {
-  if (a.policy.empty()) return gate::load_default_policy(a.repo_root.empty() ? "." : a.repo_root);
-  return gate::load_policy_file(a.policy, a.repo_root);
+Result<policy::LoadedPolicy> load(const RunArgs& a) {
+  if (a.policy.empty()) return policy::load_default_policy(a.repo_root.empty() ? "." : a.repo_root);
+  return policy::load_policy_file(a.policy, a.repo_root);
 }
 
 std::string safe(std::string_view s) {
@@ -46,9 +47,9 @@ void print_rows(const std::vector<gate::CheckRow>& rows) {
 
 // Requirements only, nothing run, no evidence: 0 the gate would run on that
 // machine, 1 it would not; 2 when it was asked to really run against a recording.
-int dry_run(const RunArgs& a, const gate::Gate& g) {
+int dry_run(const RunArgs& a, const policy::Gate& g) {
   const bool recorded = a.options.root != "/";
-  auto facts = gate::live_run_deps().platform(a.options.root);
+  auto facts = live_run_deps().platform(a.options.root);
   for (const auto& w : facts.warnings) std::cerr << "warning: " << safe(w) << "\n";
   auto d = gate::dry_run(g, facts.platform);
   std::cout << safe(g.id) << ": dry run on "
@@ -79,7 +80,7 @@ int run(RunArgs a) {
     std::cerr << "jetgate run: " << safe(policy.error().message()) << "\n";
     return kExitUsage;
   }
-  const auto* g = gate::find_gate(policy->policy, a.gate);
+  const auto* g = policy::find_gate(policy->policy, a.gate);
   if (!g) {
     std::cerr << "jetgate run: " << safe(policy->policy.source) << ": no gate \"" << a.gate
               << "\" (gates:";
@@ -109,8 +110,8 @@ int run(RunArgs a) {
   // From here on SIGINT/SIGTERM/SIGHUP stop the gate's command and probes, and
   // the evidence says the run was interrupted.
   proc::InterruptScope interrupts;
-  auto outcome = gate::run_gate(*g, gate::issues_of(*policy, a.gate), policy->policy, a.options,
-                                gate::live_run_deps());
+  auto outcome = gate::run_gate(*g, policy::issues_of(*policy, a.gate), policy->policy, a.options,
+                                live_run_deps());
   if (!outcome) {
     std::cerr << "jetgate run: " << safe(outcome.error().message()) << "\n";
     return kExitUsage;

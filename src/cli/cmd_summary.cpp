@@ -8,6 +8,7 @@
 
 #include "cli/claim_options.hpp"
 #include "cli/commands.hpp"
+#include "cli/environment.hpp"
 #include "cli/input_paths.hpp"
 #include "jetgate/claims/evidence_set.hpp"
 #include "jetgate/claims/gate_summary.hpp"
@@ -39,7 +40,7 @@ int run_summary(const SummaryArgs& a) {
   if (a.json)
     std::cout << dump_json(claims::to_json(summary), 2) << "\n";
   else if (a.format == "issue")
-    std::cout << report::render_issue_body(summary, report::sanitize_options_for_this_machine());
+    std::cout << report::render_issue_body(summary, sanitize_options_for_this_machine());
   else
     std::cout << report::render_step_summary(summary);
   return kExitOk;

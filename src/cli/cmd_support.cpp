@@ -12,6 +12,7 @@
 #include "cli/ci_outputs.hpp"
 #include "cli/claim_options.hpp"
 #include "cli/commands.hpp"
+#include "cli/environment.hpp"
 #include "cli/input_paths.hpp"
 #include "jetgate/claims/evidence_set.hpp"
 #include "jetgate/claims/readme_block.hpp"
@@ -75,7 +76,7 @@ int verify_readme(const std::string& path, const claims::SupportMatrix& matrix) 
   auto violations = claims::verify_block(block, report::render_support_markdown(matrix),
                                          span->first_line, where, matrix);
   for (const auto& v : violations) say(std::cout, v);
-  if (report::github_actions())
+  if (github_actions())
     for (const auto& v : violations)
       std::cout << report::github_annotation("error", v, where, "jetgate support --verify") << "\n";
   if (!violations.empty()) {

@@ -11,7 +11,7 @@ namespace jetgate::claims {
 namespace {
 
 using evidence::Date;
-using gate::StaleException;
+using policy::StaleException;
 const std::string kSha = "3f6c2a1b9d8e7f60514233c4b5a69788f0e1d2c3";
 const std::string kOtherSha = "0000000000000000000000000000000000000001";
 
@@ -47,7 +47,7 @@ struct Repo {
     t.write("conditional-evidence/" + gate + ".json", j.dump());
   }
   CheckResult check(const char* today, std::vector<std::string> required = {},
-                    std::optional<gate::StaleException> stale = std::nullopt) const {
+                    std::optional<policy::StaleException> stale = std::nullopt) const {
     ClaimOptions o;
     o.policy = policy;
     o.evidence_dirs = {evidence_dir};

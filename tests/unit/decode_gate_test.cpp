@@ -5,10 +5,12 @@
 
 #include <limits>
 
-#include "jetgate/gate/policy.hpp"
 #include "jetgate/gate/thresholds.hpp"
+#include "jetgate/policy/policy.hpp"
 
 namespace jetgate::gate {
+// The policy model these tests build gates from.
+using namespace jetgate::policy;  // NOLINT(google-build-using-namespace)
 namespace {
 
 constexpr const char* kHeader = R"({"schema_version": 1, "owner": "o", "cadence": "c",

@@ -8,10 +8,10 @@
 #include <thread>
 #include <vector>
 
-#include "jetgate/evidence/atomic_write.hpp"
 #include "jetgate/evidence/dates.hpp"
 #include "jetgate/evidence/gate_id.hpp"
 #include "jetgate/evidence/git_sha.hpp"
+#include "jetgate/fs/atomic_write.hpp"
 #include "test_support.hpp"
 
 namespace jetgate::evidence {
@@ -163,8 +163,9 @@ std::vector<std::string> names_in(const std::string& dir) {
 
 TEST(AtomicWriteTest, ReplacesWholeFileAndLeavesNoTemporaries) {
   test::TempDir t;
-  ASSERT_TRUE(write_file_atomically(t.path("sub/dir"), "a.json", std::string(100000, 'x')).ok());
-  ASSERT_TRUE(write_file_atomically(t.path("sub/dir"), "a.json", "short").ok());
+  ASSERT_TRUE(
+      fs::write_file_atomically(t.path("sub/dir"), "a.json", std::string(100000, 'x')).ok());
+  ASSERT_TRUE(fs::write_file_atomically(t.path("sub/dir"), "a.json", "short").ok());
   EXPECT_EQ(test::read_file(t.path("sub/dir/a.json")), "short");
   EXPECT_EQ(names_in(t.path("sub/dir")), std::vector<std::string>{"a.json"});
 }
@@ -216,10 +217,10 @@ TEST(AtomicWriteTest, ConcurrentWritersOfOneFileLeaveAWholeDocument) {
 TEST(AtomicWriteTest, AReaderOfTheOldFileKeepsReadingIt) {
   test::TempDir t;
   const std::string old_doc(64 * 1024, 'o');
-  ASSERT_TRUE(write_file_atomically(t.dir(), "GATE.json", old_doc).ok());
+  ASSERT_TRUE(fs::write_file_atomically(t.dir(), "GATE.json", old_doc).ok());
   std::ifstream reader(t.path("GATE.json"), std::ios::binary);
   ASSERT_TRUE(reader.good());
-  ASSERT_TRUE(write_file_atomically(t.dir(), "GATE.json", "new").ok());
+  ASSERT_TRUE(fs::write_file_atomically(t.dir(), "GATE.json", "new").ok());
   std::string seen((std::istreambuf_iterator<char>(reader)), std::istreambuf_iterator<char>());
   EXPECT_EQ(seen, old_doc);
   EXPECT_EQ(test::read_file(t.path("GATE.json")), "new");
@@ -230,7 +231,7 @@ TEST(AtomicWriteTest, ASymlinkAtTheTargetIsReplacedNotWrittenThrough) {
   const std::string victim = t.write("elsewhere/victim.txt", "precious");
   std::filesystem::create_directories(t.path("evidence"));
   std::filesystem::create_symlink(victim, t.path("evidence/GATE.json"));
-  ASSERT_TRUE(write_file_atomically(t.path("evidence"), "GATE.json", "{}").ok());
+  ASSERT_TRUE(fs::write_file_atomically(t.path("evidence"), "GATE.json", "{}").ok());
   EXPECT_EQ(test::read_file(victim), "precious");
   EXPECT_FALSE(std::filesystem::is_symlink(t.path("evidence/GATE.json")));
   EXPECT_EQ(test::read_file(t.path("evidence/GATE.json")), "{}");
@@ -238,15 +239,15 @@ TEST(AtomicWriteTest, ASymlinkAtTheTargetIsReplacedNotWrittenThrough) {
 
 TEST(AtomicWriteTest, ASecondHardLinkKeepsTheOldDocument) {
   test::TempDir t;
-  ASSERT_TRUE(write_file_atomically(t.dir(), "GATE.json", "old").ok());
+  ASSERT_TRUE(fs::write_file_atomically(t.dir(), "GATE.json", "old").ok());
   std::filesystem::create_hard_link(t.path("GATE.json"), t.path("copy.json"));
-  ASSERT_TRUE(write_file_atomically(t.dir(), "GATE.json", "new").ok());
+  ASSERT_TRUE(fs::write_file_atomically(t.dir(), "GATE.json", "new").ok());
   EXPECT_EQ(test::read_file(t.path("copy.json")), "old");
   EXPECT_EQ(test::read_file(t.path("GATE.json")), "new");
 }
 
 TEST(AtomicWriteTest, UnwritableDirectoryIsAnError) {
-  auto r = write_file_atomically("/proc/jetgate-cannot-write-here", "a.json", "x");
+  auto r = fs::write_file_atomically("/proc/jetgate-cannot-write-here", "a.json", "x");
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message().find("/proc/jetgate-cannot-write-here"), std::string::npos);
 }

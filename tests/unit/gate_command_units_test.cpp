@@ -8,10 +8,10 @@
 #include <filesystem>
 
 #include "jetgate/core/utf8.hpp"
-#include "jetgate/evidence/atomic_write.hpp"
 #include "jetgate/evidence/evidence_dir.hpp"
 #include "jetgate/evidence/gate_log.hpp"
 #include "jetgate/evidence/utf8_json.hpp"
+#include "jetgate/fs/atomic_write.hpp"
 #include "jetgate/gate/command_run.hpp"
 #include "jetgate/gate/live_output.hpp"
 #include "test_support.hpp"
@@ -21,8 +21,8 @@ namespace {
 
 namespace fsys = std::filesystem;
 
-gate::CommandSpec spec(const std::string& junit, std::optional<std::string> cwd = std::nullopt) {
-  gate::CommandSpec s;
+policy::CommandSpec spec(const std::string& junit, std::optional<std::string> cwd = std::nullopt) {
+  policy::CommandSpec s;
   s.argv = {"true"};
   s.junit = junit;
   s.cwd = std::move(cwd);
@@ -39,7 +39,7 @@ TEST(GateCommandUnitsTest, ConfinementRefusesEveryWayOut) {
   fsys::create_symlink(outside.path("r.xml"), repo.path("link.xml"));
   fsys::create_directories(repo.path("adir.xml"));
   struct Case {
-    gate::CommandSpec spec;
+    policy::CommandSpec spec;
     std::string expect;  // empty: accepted
   } cases[] = {
       {spec("report.xml"), ""},
@@ -115,7 +115,7 @@ TEST(GateCommandUnitsTest, GateLogHashesWhatItSavesAndRenamesOverALink) {
 TEST(GateCommandUnitsTest, AbandonedAtomicFileLeavesNothing) {
   test::TempDir t;
   {
-    auto f = evidence::AtomicFile::create(t.dir(), "x.json");
+    auto f = fs::AtomicFile::create(t.dir(), "x.json");
     ASSERT_TRUE(f.ok());
     ASSERT_TRUE(f->write("partial").ok());
   }

@@ -8,6 +8,8 @@
 #include "test_support.hpp"
 
 namespace jetgate::gate {
+// The policy model these tests build gates from.
+using namespace jetgate::policy;  // NOLINT(google-build-using-namespace)
 namespace {
 
 using evidence::GateStatus;

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "jetgate/claims/init_templates.hpp"
+#include "jetgate/init/init_templates.hpp"
 #include "test_support.hpp"
 
 namespace jetgate::test {
@@ -48,11 +48,11 @@ void commit(const TempDir& t) {
 }
 
 TEST(InitTemplates, DefaultsRenderThreeFilesWithTheGate) {
-  auto o = claims::default_init_options();
+  auto o = init::default_init_options();
   o.tracking_issue = "https://github.com/acme/robot/issues/7";
   o.boards = {{"agx-orin", std::string("Jetson AGX Orin 64GB")}, {"orin-nx", "p3767-0000"}};
   o.jetpacks = {"6.2", "6.0"};
-  auto files = claims::render_init_files(o);
+  auto files = init::render_init_files(o);
   ASSERT_TRUE(files.ok()) << files.error().message();
   ASSERT_EQ(files->size(), 3u);
   auto policy = nlohmann::json::parse((*files)[0].text);
@@ -81,8 +81,8 @@ TEST(InitTemplates, DefaultsRenderThreeFilesWithTheGate) {
 }
 
 // docs/conditional-testing.md's example command; its output is in docs/examples/.
-claims::InitOptions docs_example_options() {
-  auto o = claims::default_init_options();
+init::InitOptions docs_example_options() {
+  auto o = init::default_init_options();
   o.boards = {{"agx-orin", std::string("p3701-0005")}, {"orin-nano", std::nullopt}};
   o.jetpacks = {"6.2"};
   o.tracking_issue = "https://github.com/acme/robot/issues/7";
@@ -92,7 +92,7 @@ claims::InitOptions docs_example_options() {
 }
 
 TEST(InitTemplates, DocsExamplesAreWhatInitWrites) {
-  auto files = claims::render_init_files(docs_example_options());
+  auto files = init::render_init_files(docs_example_options());
   ASSERT_TRUE(files.ok());
   EXPECT_EQ(read_file(source_dir() + "/docs/examples/init-policy.json"), (*files)[0].text)
       << "regenerate docs/examples/init-policy.json with the command in "
@@ -101,24 +101,24 @@ TEST(InitTemplates, DocsExamplesAreWhatInitWrites) {
 }
 
 TEST(InitTemplates, JetPack5HasNoContainerLaneAndSaysWhy) {
-  auto o = claims::default_init_options();
+  auto o = init::default_init_options();
   o.jetpacks = {"5.1.2", "6.2"};
-  auto files = claims::render_init_files(o);
+  auto files = init::render_init_files(o);
   ASSERT_TRUE(files.ok());
   EXPECT_FALSE(has((*files)[1].text, "container-jetson-orin"));
   EXPECT_TRUE(has((*files)[2].text, "No container lane"));
   o.image = "nvcr.io/nvidia/l4t-jetpack:r36.4.0";
   o.jetpacks = {"6.1"};
-  files = claims::render_init_files(o);
+  files = init::render_init_files(o);
   ASSERT_TRUE(files.ok());
   EXPECT_TRUE(has((*files)[1].text, "image=nvcr.io/nvidia/l4t-jetpack:r36.4.0"));
 }
 
 TEST(InitTemplates, BadOptionsNameTheOption) {
   auto check = [](auto change, const char* option) {
-    auto o = claims::default_init_options();
+    auto o = init::default_init_options();
     change(o);
-    auto st = claims::validate_init_options(o);
+    auto st = init::validate_init_options(o);
     ASSERT_FALSE(st.ok()) << option;
     EXPECT_EQ(st.error().where, option) << st.error().message();
   };

@@ -9,8 +9,8 @@
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/evidence/dates.hpp"
 #include "jetgate/evidence/evidence.hpp"
-#include "jetgate/gate/policy.hpp"
-#include "jetgate/gate/waivers.hpp"
+#include "jetgate/policy/policy.hpp"
+#include "jetgate/policy/waivers.hpp"
 #include "test_support.hpp"
 
 namespace jetgate {
@@ -95,7 +95,7 @@ std::string policy_with_gate(const std::string& gate_json, const std::string& to
          top_extra + R"(, "gates": [)" + gate_json + "]}";
 }
 
-std::string issues_of(const gate::LoadedPolicy& p) {
+std::string issues_of(const policy::LoadedPolicy& p) {
   std::string out;
   for (const auto& i : p.issues) out += i.line() + "\n";
   return out;
@@ -126,7 +126,7 @@ TEST(StrictPolicy, AMisspeltKeyAnywhereIsAnErrorWithASuggestion) {
        "\"maximum_evidence_age_days\"?)"},
   };
   for (const auto& c : cases) {
-    auto p = gate::parse_policy(c.text, "p.json", ".");
+    auto p = policy::parse_policy(c.text, "p.json", ".");
     ASSERT_TRUE(p.ok()) << p.error().message();
     EXPECT_NE(issues_of(*p).find(c.expect), std::string::npos) << c.expect << "\n" << issues_of(*p);
     EXPECT_TRUE(p->warnings.empty());
@@ -138,9 +138,9 @@ TEST(StrictPolicy, WaiverKeysAreCheckedAndAMisspeltWaiverWaivesNothing) {
                                R"(, "environment_waivers": [{"gate": "g", "reason": "r", "issue":
       "https://github.com/a/b/issues/1", "opened": "2026-11-20", "expires": "2026-11-30", "blocked_claim": "c",
       "expries": "2026-12-01"}])");
-  auto p = gate::parse_policy(text, "p.json", ".");
+  auto p = policy::parse_policy(text, "p.json", ".");
   ASSERT_TRUE(p.ok());
-  auto review = gate::review_waivers(p->policy, *evidence::parse_iso_date("2026-11-29"));
+  auto review = policy::review_waivers(p->policy, *evidence::parse_iso_date("2026-11-29"));
   EXPECT_TRUE(review.active.empty());
   ASSERT_EQ(review.issues.size(), 1u);
   EXPECT_NE(review.issues[0].line().find("unknown key \"expries\" (did you mean \"expires\"?)"),
@@ -152,10 +152,10 @@ TEST(StrictPolicy, OwnKeysStartWithXAndObliteratusKeysStayValid) {
   auto text = policy_with_gate(
       R"({"id": "g", "x-team": "robotics", "requires": {"x-note": 1}, "probes": [{"probe": "launch", "status": "PASS", "x-why": "w"}]})",
       R"(, "x-dashboard": "https://example.com")");
-  auto p = gate::parse_policy(text, "p.json", ".");
+  auto p = policy::parse_policy(text, "p.json", ".");
   ASSERT_TRUE(p.ok());
   EXPECT_EQ(issues_of(*p), "");
-  auto obliteratus = gate::load_policy_file(
+  auto obliteratus = policy::load_policy_file(
       test::fixtures_dir() + "/gates/obliteratus/ci/conditional-test-policy.json",
       test::fixtures_dir() + "/gates/obliteratus");
   ASSERT_TRUE(obliteratus.ok());
@@ -163,7 +163,7 @@ TEST(StrictPolicy, OwnKeysStartWithXAndObliteratusKeysStayValid) {
 }
 
 TEST(StrictPolicy, NumbersOutsideTheirRangeAreRejectedNotWrapped) {
-  auto wrapped = gate::parse_policy(
+  auto wrapped = policy::parse_policy(
       R"({"schema_version": 4294967297, "owner": "o", "cadence": "c", "evidence_retention_days": 9,
           "maximum_evidence_age_days": 18446744073709551615, "gates": [{"id": "g", "probes": [{"probe": "launch", "status": "PASS"}]}]})",
       "p.json", ".");
@@ -179,7 +179,7 @@ TEST(StrictPolicy, NumbersOutsideTheirRangeAreRejectedNotWrapped) {
 TEST(StrictPolicy, DeepAndBrokenPolicyFilesAreUnusableInputWithThePosition) {
   test::TempDir t;
   auto deep_file = t.write("deep.json", "{\"gates\": " + deep(200000) + "}");
-  auto r = gate::load_policy_file(deep_file);
+  auto r = policy::load_policy_file(deep_file);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message().find("deep.json:1:"), std::string::npos) << r.error().message();
   auto cli = test::run_jetgate({"check", "--policy", deep_file});

@@ -1,5 +1,6 @@
 // The house rule docs/architecture.md states: data flows one way,
-//   core < fs, proc < cuda < facts, probes < evidence < trust < gate < claims < report < cli
+//   core < fs, proc < cuda < facts, probes < evidence < trust < policy
+//        < gate, claims, init < report < cli
 // A file may include headers of its own folder and of lower layers only. Folders on the
 // same layer (fs and proc; facts and probes) do not include each other. A new folder
 // must be given its place here (and in docs/architecture.md) before it can be used.
@@ -18,8 +19,9 @@ namespace fs = std::filesystem;
 
 const std::map<std::string, int>& layer_of() {
   static const std::map<std::string, int> layers = {
-      {"core", 0},     {"fs", 1},    {"proc", 1}, {"cuda", 2},   {"facts", 3},  {"probes", 3},
-      {"evidence", 4}, {"trust", 5}, {"gate", 6}, {"claims", 7}, {"report", 8}, {"cli", 9},
+      {"core", 0},   {"fs", 1},       {"proc", 1},   {"cuda", 2},   {"facts", 3},
+      {"probes", 3}, {"evidence", 4}, {"trust", 5},  {"policy", 6}, {"gate", 7},
+      {"claims", 7}, {"init", 7},     {"report", 8}, {"cli", 9},
   };
   return layers;
 }
@@ -102,9 +104,28 @@ TEST(Layering, NoFileIncludesAHeaderFromAHigherOrSiblingLayer) {
   }
 }
 
+// Producing evidence (gate/) and judging it (claims/) share no code: the evidence file
+// is their only contract, so a verdict can never depend on how the runner happened to
+// build a value in memory. Both read the policy (policy/).
+TEST(Layering, ClaimsNeverIncludesGateNorGateClaims) {
+  for (const auto& inc : all_includes()) {
+    bool claims_gate = inc.from == "claims" && inc.to == "gate";
+    bool gate_claims = inc.from == "gate" && inc.to == "claims";
+    EXPECT_FALSE(claims_gate || gate_claims)
+        << inc.file << ":" << inc.line << " (" << inc.from << ") includes " << inc.to
+        << ": the evidence file is the only contract between producing evidence (gate/) and "
+           "judging it (claims/); share the rule through policy/ or evidence/ instead";
+  }
+  EXPECT_EQ(layer_of().at("gate"), layer_of().at("claims"))
+      << "gate and claims are siblings: the sibling rule is what keeps them apart";
+}
+
 TEST(Layering, TheCheckerSeesAViolation) {
-  // The rule itself, on a made-up pair: gate including claims is upward.
-  EXPECT_LT(layer_of().at("gate"), layer_of().at("claims"));
+  // The rule itself, on made-up pairs: claims including report is upward, and
+  // siblings (gate and claims) are not below each other.
+  EXPECT_LT(layer_of().at("claims"), layer_of().at("report"));
+  EXPECT_FALSE(layer_of().at("gate") < layer_of().at("claims"));
+  EXPECT_LT(layer_of().at("policy"), layer_of().at("gate"));
   EXPECT_EQ(folder_of_include("jetgate/claims/evidence_set.hpp"), "claims");
   EXPECT_EQ(folder_of_source(fs::path("src/jetgate/gate/check.cpp")), "gate");
   EXPECT_EQ(folder_of_source(fs::path("src/cli/main.cpp")), "cli");

@@ -1,4 +1,4 @@
-#include "jetgate/gate/policy.hpp"
+#include "jetgate/policy/policy.hpp"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 
 #include "test_support.hpp"
 
-namespace jetgate::gate {
+namespace jetgate::policy {
 namespace {
 
 std::string obliteratus_dir() {
@@ -217,4 +217,4 @@ TEST(PolicySchemaTest, ExamplesAndDefaultPolicyValidate) {
 }
 
 }  // namespace
-}  // namespace jetgate::gate
+}  // namespace jetgate::policy

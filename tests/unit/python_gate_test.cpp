@@ -8,10 +8,12 @@
 
 #include "jetgate/evidence/evidence.hpp"
 #include "jetgate/gate/gate_runner.hpp"
-#include "jetgate/gate/policy.hpp"
+#include "jetgate/policy/policy.hpp"
 #include "test_support.hpp"
 
 namespace jetgate::gate {
+// The policy model these tests build gates from.
+using namespace jetgate::policy;  // NOLINT(google-build-using-namespace)
 namespace {
 
 using probes::ProbeResult;

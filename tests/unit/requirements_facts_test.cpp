@@ -5,11 +5,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "jetgate/gate/policy.hpp"
 #include "jetgate/gate/requirements.hpp"
+#include "jetgate/policy/policy.hpp"
 #include "test_support.hpp"
 
 namespace jetgate::gate {
+// The policy model these tests build gates from.
+using namespace jetgate::policy;  // NOLINT(google-build-using-namespace)
 namespace {
 
 nlohmann::json platform_of(const std::string& fixture) {

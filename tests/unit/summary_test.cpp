@@ -32,8 +32,8 @@ constexpr const char* kPolicy = R"({
   ]
 })";
 
-gate::LoadedPolicy policy() {
-  auto p = gate::parse_policy(kPolicy, "policy.json", JETGATE_SOURCE_DIR);
+policy::LoadedPolicy policy() {
+  auto p = policy::parse_policy(kPolicy, "policy.json", JETGATE_SOURCE_DIR);
   if (!p) throw std::runtime_error(p.error().message());
   return *p;
 }
@@ -56,7 +56,7 @@ EvidenceSet evidence_set() {
   return set;
 }
 
-ClaimInputs inputs(EvidenceSet set, std::optional<gate::LoadedPolicy> p) {
+ClaimInputs inputs(EvidenceSet set, std::optional<policy::LoadedPolicy> p) {
   ClaimInputs in;
   in.policy = std::move(p);
   in.evidence = std::move(set);
@@ -68,19 +68,19 @@ ClaimInputs inputs(EvidenceSet set, std::optional<gate::LoadedPolicy> p) {
 }
 
 TEST(ClaimsSummary, RequirementsInWords) {
-  gate::Requirements r;
+  policy::Requirements r;
   EXPECT_EQ(describe_requirements(r), "");
   r.arch = {"aarch64", "x86_64"};
   r.is_tegra = true;
-  r.l4t = gate::VersionRange{"36.0", "36"};
+  r.l4t = policy::VersionRange{"36.0", "36"};
   r.cuda = true;
   r.min_cuda_driver = "12.2";
   r.min_memory_bytes = 32LL * 1024 * 1024 * 1024;
   EXPECT_EQ(describe_requirements(r),
             "aarch64 or x86_64; Jetson (Tegra); L4T 36.0 to 36; a CUDA device; CUDA driver >= "
             "12.2; GPU memory >= 32 GiB");
-  gate::Requirements board;
-  board.jetpack = gate::VersionRange{"6.0", std::nullopt};
+  policy::Requirements board;
+  board.jetpack = policy::VersionRange{"6.0", std::nullopt};
   board.module = {"p3701-0005", "Jetson AGX Orin 32GB"};
   board.soc = {"tegra234"};
   board.power_mode = {"MAXN"};

@@ -270,7 +270,7 @@ TEST(TrustClaims, TrustedKeysAreParsedStrictly) {
     return e;
   };
   auto issues_of = [](const nlohmann::json& trusted) {
-    auto p = gate::parse_policy(policy_json(trusted).dump(), "policy.json", ".");
+    auto p = policy::parse_policy(policy_json(trusted).dump(), "policy.json", ".");
     EXPECT_TRUE(p.ok());
     std::string all;
     for (const auto& i : p->issues) all += i.line() + "\n";
@@ -279,14 +279,14 @@ TEST(TrustClaims, TrustedKeysAreParsedStrictly) {
   auto spare = entry_of(key_from('x'), "spare runner");
   spare["x-note"] = "kept for a rebuild";
   EXPECT_EQ(issues_of(nlohmann::json::array({good, spare})), "");
-  auto loaded = gate::parse_policy(
+  auto loaded = policy::parse_policy(
       policy_json(nlohmann::json::array({patched({{"expires", "2027-01-31"}})})).dump(),
       "policy.json", ".");
   ASSERT_TRUE(loaded->policy.trusted_keys);
   ASSERT_EQ(loaded->policy.trusted_keys->size(), 1u);
   EXPECT_EQ(loaded->policy.trusted_keys->front().owner, "orin-runner");
   EXPECT_EQ(evidence::to_string(*loaded->policy.trusted_keys->front().expires), "2027-01-31");
-  EXPECT_FALSE(gate::parse_policy(policy_json(nullptr).dump(), "p", ".")->policy.trusted_keys);
+  EXPECT_FALSE(policy::parse_policy(policy_json(nullptr).dump(), "p", ".")->policy.trusted_keys);
   const std::vector<std::pair<nlohmann::json, std::string>> cases = {
       {nlohmann::json::array({patched({{"expiry", "2027-01-01"}})}),
        "unknown key \"expiry\" (did you mean \"expires\"?)"},
@@ -311,7 +311,7 @@ TEST(TrustClaims, TrustedKeysAreParsedStrictly) {
   // A misspelt top-level key is an issue too.
   auto p = policy_json(nullptr);
   p["trusted_key"] = nlohmann::json::array({good});
-  auto parsed = gate::parse_policy(p.dump(), "p", ".");
+  auto parsed = policy::parse_policy(p.dump(), "p", ".");
   ASSERT_FALSE(parsed->issues.empty());
   EXPECT_NE(parsed->issues[0].what.find("did you mean \"trusted_keys\""), std::string::npos)
       << parsed->issues[0].what;

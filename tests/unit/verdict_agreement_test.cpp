@@ -251,7 +251,7 @@ TEST(VerdictAgreement, CheckSupportAndSummaryAgreeOnFiveHundredGeneratedEvidence
     }
     bool policy_clean = in->policy->issues.empty() && in->stale_exception_problems.empty();
     if (policy_clean) {
-      auto waivers = gate::review_waivers(in->policy->policy, in->rules.today);
+      auto waivers = policy::review_waivers(in->policy->policy, in->rules.today);
       if (waivers.issues.empty()) {
         EXPECT_EQ(checked.holds(), all_required_green) << "set " << n;
       }

@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "jetgate/gate/waivers.hpp"
+#include "jetgate/policy/waivers.hpp"
 
-namespace jetgate::gate {
+namespace jetgate::policy {
 namespace {
 
 using evidence::Date;
@@ -176,4 +176,4 @@ TEST(WaiverTest, StaleExceptionBoundaries) {
 }
 
 }  // namespace
-}  // namespace jetgate::gate
+}  // namespace jetgate::policy

@@ -6,14 +6,14 @@
 
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/evidence/dates.hpp"
-#include "jetgate/gate/waivers.hpp"
+#include "jetgate/policy/waivers.hpp"
 
 namespace jetgate::claims {
 namespace {
 
-std::vector<std::string> required_gates(const gate::Policy& p,
+std::vector<std::string> required_gates(const policy::Policy& p,
                                         const std::vector<std::string>& asked,
-                                        const gate::WaiverReview& w) {
+                                        const policy::WaiverReview& w) {
   if (!asked.empty()) return asked;
   std::vector<std::string> out;
   for (const auto& g : p.gates)
@@ -21,7 +21,7 @@ std::vector<std::string> required_gates(const gate::Policy& p,
   return out;
 }
 
-nlohmann::json waiver_json(const gate::Waiver& w) {
+nlohmann::json waiver_json(const policy::Waiver& w) {
   return {{"reason", w.reason},
           {"issue", w.issue},
           {"opened", evidence::to_string(w.opened)},
@@ -84,10 +84,10 @@ std::string Violation::line() const {
 
 CheckResult check_claim(const ClaimInputs& in, const std::vector<std::string>& asked) {
   CheckResult r;
-  const gate::Policy& policy = in.policy->policy;
+  const policy::Policy& policy = in.policy->policy;
   r.warnings = in.policy->warnings;
   for (const auto& i : in.policy->issues) r.violations.push_back({i.subject, i.what, i.next});
-  auto waivers = gate::review_waivers(policy, in.rules.today);
+  auto waivers = policy::review_waivers(policy, in.rules.today);
   for (const auto& i : waivers.issues) r.violations.push_back({i.subject, i.what, i.next});
   for (const auto& p : in.stale_exception_problems)
     r.violations.push_back(
@@ -96,7 +96,7 @@ CheckResult check_claim(const ClaimInputs& in, const std::vector<std::string>& a
 
   auto required = required_gates(policy, asked, waivers);
   for (const auto& id : required)
-    if (!gate::find_gate(policy, id))
+    if (!policy::find_gate(policy, id))
       r.violations.push_back(
           {id, "the policy does not define this gate", "fix --require-gate or the policy"});
 

@@ -10,16 +10,16 @@ namespace {
 
 constexpr int kMaxAgeLimitDays = 3650;
 
-Result<gate::LoadedPolicy> load_policy(const ClaimOptions& o) {
+Result<policy::LoadedPolicy> load_policy(const ClaimOptions& o) {
   if (o.policy.empty())
     return make_error("--policy is empty", "--policy",
                       "name the policy file, e.g. ci/conditional-test-policy.json");
-  return gate::load_policy_file(o.policy, o.repo_root);
+  return policy::load_policy_file(o.policy, o.repo_root);
 }
 
 }  // namespace
 
-Result<int> resolve_max_age(std::optional<int> option, const gate::LoadedPolicy* policy) {
+Result<int> resolve_max_age(std::optional<int> option, const policy::LoadedPolicy* policy) {
   // One freshness rule: a policy that is given sets it, and a second rule on
   // the command line would let two runs judge the same evidence differently.
   if (option && policy)
@@ -71,10 +71,10 @@ Result<ClaimInputs> resolve_claim_inputs(const ClaimOptions& o) {
     if (!o.stale_expires.empty() && !evidence::parse_iso_date(o.stale_expires))
       return make_error(fmt::format("{} is not a date", quoted_text(o.stale_expires)),
                         "--stale-evidence-expires", "write it as YYYY-MM-DD");
-    in.stale_exception = gate::StaleException{o.stale_reason, o.stale_issue, o.stale_expires};
+    in.stale_exception = policy::StaleException{o.stale_reason, o.stale_issue, o.stale_expires};
     std::optional<std::string> repository = in.policy ? in.policy->policy.repository : std::nullopt;
     in.stale_exception_problems =
-        gate::stale_exception_problems(*in.stale_exception, repository, in.rules.today);
+        policy::stale_exception_problems(*in.stale_exception, repository, in.rules.today);
     in.rules.stale_exception = in.stale_exception_problems.empty();
   }
   in.evidence_dirs = o.evidence_dirs;

@@ -13,8 +13,8 @@
 #include "jetgate/claims/evidence_verdict.hpp"
 #include "jetgate/claims/next_steps.hpp"
 #include "jetgate/core/result.hpp"
-#include "jetgate/gate/policy.hpp"
-#include "jetgate/gate/waivers.hpp"
+#include "jetgate/policy/policy.hpp"
+#include "jetgate/policy/waivers.hpp"
 
 namespace jetgate::claims {
 
@@ -30,9 +30,9 @@ struct ClaimOptions {
 };
 
 struct ClaimInputs {
-  std::optional<gate::LoadedPolicy> policy;
+  std::optional<policy::LoadedPolicy> policy;
   JudgeRules rules;
-  std::optional<gate::StaleException> stale_exception;  // as given
+  std::optional<policy::StaleException> stale_exception;  // as given
   std::vector<std::string>
       stale_exception_problems;  // why it is not valid (then it admits nothing)
   std::vector<std::string> evidence_dirs;
@@ -47,6 +47,6 @@ Result<ClaimInputs> resolve_claim_inputs(const ClaimOptions& o);
 // --max-age-days, else the policy's maximum_evidence_age_days, else 14 when
 // no policy is named. A named policy without a valid one is an error: it was
 // named to set the rule, and 14 would silently judge by another.
-Result<int> resolve_max_age(std::optional<int> option, const gate::LoadedPolicy* policy);
+Result<int> resolve_max_age(std::optional<int> option, const policy::LoadedPolicy* policy);
 
 }  // namespace jetgate::claims

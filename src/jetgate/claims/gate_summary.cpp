@@ -7,7 +7,7 @@
 #include <set>
 
 #include "jetgate/core/json_text.hpp"
-#include "jetgate/gate/waivers.hpp"
+#include "jetgate/policy/waivers.hpp"
 
 namespace jetgate::claims {
 namespace {
@@ -17,7 +17,7 @@ std::string memory_in_words(std::int64_t bytes) {
   return fmt::format("{:g} GiB", static_cast<double>(bytes) / kGiB);
 }
 
-std::string version_range(const char* what, const gate::VersionRange& r) {
+std::string version_range(const char* what, const policy::VersionRange& r) {
   if (r.min && r.max) return fmt::format("{} {} to {}", what, *r.min, *r.max);
   if (r.min) return fmt::format("{} >= {}", what, *r.min);
   if (r.max) return fmt::format("{} <= {}", what, *r.max);
@@ -30,9 +30,9 @@ std::string any_of(const char* what, const std::vector<std::string>& names) {
   return fmt::format("{} {}", what, out);
 }
 
-std::map<std::string, WaiverNote> waiver_notes(const gate::LoadedPolicy& p, Date today) {
+std::map<std::string, WaiverNote> waiver_notes(const policy::LoadedPolicy& p, Date today) {
   std::map<std::string, WaiverNote> notes;
-  auto review = gate::review_waivers(p.policy, today);
+  auto review = policy::review_waivers(p.policy, today);
   for (const auto& issue : review.issues)
     notes[issue.subject] = WaiverNote{false, "", "", issue.what};
   for (const auto& [id, w] : review.active)
@@ -64,7 +64,7 @@ nlohmann::json row_json(const SummaryRow& r) {
 
 }  // namespace
 
-std::string describe_requirements(const gate::Requirements& r) {
+std::string describe_requirements(const policy::Requirements& r) {
   std::vector<std::string> parts;
   if (!r.arch.empty()) {
     std::string archs;

@@ -12,7 +12,7 @@
 #include "jetgate/claims/evidence_set.hpp"
 #include "jetgate/claims/gate_decision.hpp"
 #include "jetgate/claims/support_matrix.hpp"
-#include "jetgate/gate/policy.hpp"
+#include "jetgate/policy/policy.hpp"
 
 namespace jetgate::claims {
 
@@ -53,6 +53,6 @@ nlohmann::json to_json(const GateSummary& s);
 
 // "aarch64; Jetson; L4T >= 36.0; a CUDA device; CUDA driver >= 12.2;
 // GPU memory >= 16 GiB" ("" when the gate requires nothing).
-std::string describe_requirements(const gate::Requirements& r);
+std::string describe_requirements(const policy::Requirements& r);
 
 }  // namespace jetgate::claims

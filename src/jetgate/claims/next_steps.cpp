@@ -2,14 +2,14 @@
 
 #include <fmt/format.h>
 
-#include "jetgate/gate/policy.hpp"
+#include "jetgate/policy/policy.hpp"
 
 namespace jetgate::claims {
 namespace {
 
 bool in_default_policy(const std::string& gate) {
-  auto d = gate::load_default_policy();
-  return d && gate::find_gate(d->policy, gate) != nullptr;
+  auto d = policy::load_default_policy();
+  return d && policy::find_gate(d->policy, gate) != nullptr;
 }
 
 }  // namespace

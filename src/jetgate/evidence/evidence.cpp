@@ -6,9 +6,9 @@
 #include <limits>
 
 #include "jetgate/core/json_text.hpp"
-#include "jetgate/evidence/atomic_write.hpp"
 #include "jetgate/evidence/dates.hpp"
 #include "jetgate/evidence/gate_id.hpp"
+#include "jetgate/fs/atomic_write.hpp"
 #include "jetgate/fs/root_fs.hpp"
 
 namespace jetgate::evidence {
@@ -189,7 +189,7 @@ Result<std::string> write_evidence(const std::string& dir, const Evidence& e) {
   if (auto st = validate_gate_id(e.gate, "evidence gate"); !st) return st.error();
   // Callers repair text first (utf8_json.hpp) and say where; replacing here
   // too means a string that slipped through can never abort the write.
-  return write_file_atomically(
+  return fs::write_file_atomically(
       dir, e.gate + ".json",
       to_json(e).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }

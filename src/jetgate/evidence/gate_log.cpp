@@ -41,7 +41,7 @@ std::string sha256_hex(std::string_view data) {
   return hex(digest, sizeof digest);
 }
 
-GateLog::GateLog(AtomicFile file, std::string name)
+GateLog::GateLog(fs::AtomicFile file, std::string name)
     : file_(std::move(file)), name_(std::move(name)), hash_(std::make_unique<Hash>()) {
   crypto_hash_sha256_init(&hash_->state);
 }
@@ -52,7 +52,7 @@ GateLog::~GateLog() = default;
 Result<GateLog> GateLog::create(const std::string& dir, const std::string& gate) {
   if (auto st = validate_gate_id(gate, "gate"); !st) return st.error();
   init_sodium();
-  auto file = AtomicFile::create(dir, gate + ".log");
+  auto file = fs::AtomicFile::create(dir, gate + ".log");
   if (!file) return file.error();
   return GateLog(std::move(*file), gate + ".log");
 }

@@ -15,7 +15,7 @@
 #include <string_view>
 
 #include "jetgate/core/result.hpp"
-#include "jetgate/evidence/atomic_write.hpp"
+#include "jetgate/fs/atomic_write.hpp"
 
 namespace jetgate::evidence {
 
@@ -45,9 +45,9 @@ class GateLog {
 
  private:
   struct Hash;
-  GateLog(AtomicFile file, std::string name);
+  GateLog(fs::AtomicFile file, std::string name);
   void write_hashed(std::string_view data);
-  AtomicFile file_;
+  fs::AtomicFile file_;
   std::string name_;
   std::unique_ptr<Hash> hash_;
   std::uint64_t bytes_ = 0, discarded_ = 0;

@@ -111,7 +111,8 @@ void judge(CommandRun& r, const proc::ChildOutcome& o, const CommandPaths& paths
 
 }  // namespace
 
-Result<CommandPaths> confine_command_paths(const CommandSpec& spec, const std::string& repo_root) {
+Result<CommandPaths> confine_command_paths(const policy::CommandSpec& spec,
+                                           const std::string& repo_root) {
   std::error_code ec;
   fsys::path root = fsys::canonical(repo_root.empty() ? "." : repo_root, ec);
   if (ec)
@@ -136,7 +137,8 @@ Result<CommandPaths> confine_command_paths(const CommandSpec& spec, const std::s
   return CommandPaths{root.string(), cwd.string(), junit.string()};
 }
 
-CommandRun run_command(const CommandSpec& spec, const CommandPaths& paths, const ProcessRunner& run,
+CommandRun run_command(const policy::CommandSpec& spec, const CommandPaths& paths,
+                       const ProcessRunner& run,
                        const std::function<void(std::string_view)>& on_output) {
   CommandRun r;
   r.argv = spec.argv;

@@ -17,7 +17,7 @@
 
 #include "jetgate/core/result.hpp"
 #include "jetgate/gate/junit.hpp"
-#include "jetgate/gate/policy.hpp"
+#include "jetgate/policy/policy.hpp"
 #include "jetgate/proc/child.hpp"
 
 namespace jetgate::gate {
@@ -35,7 +35,8 @@ struct CommandPaths {
 // Errors say which field is wrong and why ("command.junit \"/etc/passwd\" is
 // an absolute path, ..."): they are problems of the policy, and the gate does
 // not run (exit 2).
-Result<CommandPaths> confine_command_paths(const CommandSpec& spec, const std::string& repo_root);
+Result<CommandPaths> confine_command_paths(const policy::CommandSpec& spec,
+                                           const std::string& repo_root);
 
 struct CommandRun {
   std::vector<std::string> argv;
@@ -50,7 +51,8 @@ struct CommandRun {
 
 // on_output receives the command's stdout and stderr, merged in the order
 // they were written, as they arrive.
-CommandRun run_command(const CommandSpec& spec, const CommandPaths& paths, const ProcessRunner& run,
+CommandRun run_command(const policy::CommandSpec& spec, const CommandPaths& paths,
+                       const ProcessRunner& run,
                        const std::function<void(std::string_view)>& on_output);
 nlohmann::json to_json(const CommandRun& r);
 

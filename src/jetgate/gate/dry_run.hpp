@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "jetgate/gate/check_rows.hpp"
-#include "jetgate/gate/policy.hpp"
 #include "jetgate/gate/requirements.hpp"
+#include "jetgate/policy/policy.hpp"
 
 namespace jetgate::gate {
 
@@ -23,7 +23,7 @@ struct DryRun {
   bool would_run_here() const { return all_met(platform); }
 };
 
-DryRun dry_run(const Gate& gate, const nlohmann::json& platform);
+DryRun dry_run(const policy::Gate& gate, const nlohmann::json& platform);
 // One row per requirement (PASS/FAIL), then one per step it would run (NOT_RUN).
 std::vector<CheckRow> dry_run_rows(const DryRun& d);
 

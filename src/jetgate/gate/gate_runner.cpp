@@ -33,7 +33,7 @@ constexpr const char* kInterruptedKey = "interrupted";
 constexpr const char* kGitKey = "git";
 constexpr const char* kUnfinished = "unfinished";
 
-std::vector<std::string> cuda_probe_ids(const Gate& gate) {
+std::vector<std::string> cuda_probe_ids(const policy::Gate& gate) {
   std::vector<std::string> ids;
   for (const auto& id : gate.probe_ids())
     if (!probes::is_python_probe(id)) ids.push_back(id);
@@ -79,7 +79,7 @@ void add_command_verdict(const CommandRun& run, Verdict& v) {
   for (const auto& p : run.problems) v.problems.push_back("command: " + p);
 }
 
-std::string passed_reason(const Gate& gate, const CommandRun* run) {
+std::string passed_reason(const policy::Gate& gate, const CommandRun* run) {
   std::vector<std::string> parts;
   if (!gate.probes.empty())
     parts.push_back(fmt::format("{} probe(s) met every threshold", gate.probe_ids().size()));
@@ -132,7 +132,8 @@ std::optional<std::string> head_moved(const Checkout& c) {
 
 // A gate runs only on the live machine (`run --root` is a dry run, cmd_run),
 // so its facts are always "live".
-Evidence base_evidence(const Gate& gate, const PlatformFacts& facts, const Checkout& checkout) {
+Evidence base_evidence(const policy::Gate& gate, const PlatformFacts& facts,
+                       const Checkout& checkout) {
   Evidence e;
   e.gate = gate.id;
   e.extra = evidence::facts_head("/", true, facts.platform);
@@ -145,8 +146,8 @@ Evidence base_evidence(const Gate& gate, const PlatformFacts& facts, const Check
 }
 
 // Written before anything runs; the final document replaces it.
-Status write_unfinished_marker(const Gate& gate, const std::string& dir, const Checkout& checkout,
-                               const RunDeps& deps) {
+Status write_unfinished_marker(const policy::Gate& gate, const std::string& dir,
+                               const Checkout& checkout, const RunDeps& deps) {
   Evidence e = base_evidence(gate, PlatformFacts{nullptr, {}}, checkout);
   e.status = GateStatus::not_run;
   e.generated_at = deps.now();
@@ -176,8 +177,8 @@ struct Stages {
   std::vector<std::string> problems;  // of the run itself (the log could not be saved, ...)
 };
 
-void run_command_stage(const Gate& gate, const CommandPaths& paths, const RunOptions& options,
-                       const RunDeps& deps, Stages& st) {
+void run_command_stage(const policy::Gate& gate, const CommandPaths& paths,
+                       const RunOptions& options, const RunDeps& deps, Stages& st) {
   LiveLines live(options.command_line);
   auto log = evidence::GateLog::create(options.evidence_dir, gate.id);
   if (!log) st.problems.push_back("cannot save the command's output: " + log.error().message());
@@ -194,7 +195,7 @@ void run_command_stage(const Gate& gate, const CommandPaths& paths, const RunOpt
     st.problems.push_back("cannot save the command's output: " + record.error().message());
 }
 
-void run_stages(const Gate& gate, const std::optional<CommandPaths>& paths,
+void run_stages(const policy::Gate& gate, const std::optional<CommandPaths>& paths,
                 const PlatformFacts& facts, const RunOptions& options, const RunDeps& deps,
                 Evidence& e, Stages& st) {
   st.requirements =
@@ -229,8 +230,8 @@ void run_stages(const Gate& gate, const std::optional<CommandPaths>& paths,
     run_command_stage(gate, *paths, options, deps, st);
 }
 
-void decide(const Gate& gate, Stages& st, const Checkout& checkout, int interrupted, Evidence& e,
-            RunOutcome& out) {
+void decide(const policy::Gate& gate, Stages& st, const Checkout& checkout, int interrupted,
+            Evidence& e, RunOutcome& out) {
   e.extra["requirements"] = to_json(st.requirements);
   e.extra["probes"] = probes_json(st.results);
   if (st.command) {
@@ -273,13 +274,14 @@ void decide(const Gate& gate, Stages& st, const Checkout& checkout, int interrup
   out.exit_code = passed ? 0 : 1;
 }
 
-Error cannot_run(const Gate& gate, const Policy& policy, const std::vector<std::string>& lines) {
+Error cannot_run(const policy::Gate& gate, const policy::Policy& policy,
+                 const std::vector<std::string>& lines) {
   return make_error(fmt::format("gate {} cannot run: {}", gate.id, fmt::join(lines, " | ")),
                     to_valid_utf8(policy.source), "fix the gate in the policy (see docs/gates.md)");
 }
 
 // The subject's name: the policy's "repository", else the checkout's folder name.
-std::string repository_name(const Policy& policy, const std::string& repo_root) {
+std::string repository_name(const policy::Policy& policy, const std::string& repo_root) {
   if (policy.repository) return *policy.repository;
   std::error_code ec;
   auto dir = std::filesystem::weakly_canonical(std::filesystem::absolute(repo_root, ec), ec);
@@ -289,7 +291,7 @@ std::string repository_name(const Policy& policy, const std::string& repo_root) 
 
 // Evidence that names no commit cannot be bound to one; it backs no claim
 // anyway (no_commit), so it stays unsigned and the run says why.
-Result<std::string> sign_evidence(const Evidence& e, const Policy& policy,
+Result<std::string> sign_evidence(const Evidence& e, const policy::Policy& policy,
                                   const std::string& repo_root, const RunOptions& options,
                                   std::vector<std::string>& warnings) {
   if (!evidence::is_commit_sha(e.git_sha)) {
@@ -308,8 +310,10 @@ Result<std::string> sign_evidence(const Evidence& e, const Policy& policy,
 
 }  // namespace
 
-Result<RunOutcome> run_gate(const Gate& gate, const std::vector<PolicyIssue>& gate_issues,
-                            const Policy& policy, const RunOptions& options, const RunDeps& deps) {
+Result<RunOutcome> run_gate(const policy::Gate& gate,
+                            const std::vector<policy::PolicyIssue>& gate_issues,
+                            const policy::Policy& policy, const RunOptions& options,
+                            const RunDeps& deps) {
   if (!gate_issues.empty()) {
     std::vector<std::string> lines;
     lines.reserve(gate_issues.size());

@@ -2,7 +2,7 @@
 // one evidence document written atomically. The outside world (platform
 // facts, the CUDA driver, Python, child processes, git, the clock) comes in
 // through RunDeps, so tests can run a gate against recorded facts and fake
-// probes; live_run_deps() wires the real ones.
+// probes; src/cli/live_run_deps.cpp wires the real ones.
 //
 // Everything that can be checked without running anything is checked first:
 // the gate's policy, the command's paths (confined to the repository), the
@@ -26,7 +26,7 @@
 #include "jetgate/evidence/gate_log.hpp"
 #include "jetgate/evidence/git_sha.hpp"
 #include "jetgate/gate/check_rows.hpp"
-#include "jetgate/gate/policy.hpp"
+#include "jetgate/policy/policy.hpp"
 #include "jetgate/probes/cuda_section.hpp"
 #include "jetgate/probes/progress.hpp"
 #include "jetgate/probes/python_runtime.hpp"
@@ -55,9 +55,6 @@ struct RunDeps {
   std::function<int()> interrupted;
 };
 
-// The real machine: facts::collect_platform, probes::collect_cuda, ... (live_run_deps.cpp).
-RunDeps live_run_deps();
-
 struct RunOptions {
   std::string evidence_dir = "conditional-evidence";
   std::string python = "python3";
@@ -85,7 +82,9 @@ struct RunOutcome {
 // the evidence directory cannot be used, or when another run of the gate holds
 // its lock; and, after a run, when its evidence could not be written (the old
 // file is then removed).
-Result<RunOutcome> run_gate(const Gate& gate, const std::vector<PolicyIssue>& gate_issues,
-                            const Policy& policy, const RunOptions& options, const RunDeps& deps);
+Result<RunOutcome> run_gate(const policy::Gate& gate,
+                            const std::vector<policy::PolicyIssue>& gate_issues,
+                            const policy::Policy& policy, const RunOptions& options,
+                            const RunDeps& deps);
 
 }  // namespace jetgate::gate

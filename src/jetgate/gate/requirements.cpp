@@ -6,7 +6,7 @@
 #include <cctype>
 
 #include "jetgate/core/document_keys.hpp"
-#include "jetgate/gate/policy_parse_detail.hpp"
+#include "jetgate/policy/policy_parse_detail.hpp"
 
 namespace jetgate::gate {
 namespace {
@@ -30,7 +30,7 @@ RequirementOutcome tegra_outcome(bool want, const nlohmann::json& platform) {
   return {fmt::format("is_tegra = {}", want), met, "is_tegra is " + shown(t)};
 }
 
-bool in_range(const std::string& version, const VersionRange& range) {
+bool in_range(const std::string& version, const policy::VersionRange& range) {
   bool met = true;
   if (range.min) {
     auto c = compare_version_prefix(version, *range.min);
@@ -43,14 +43,14 @@ bool in_range(const std::string& version, const VersionRange& range) {
   return met;
 }
 
-std::string range_label(const char* what, const VersionRange& range) {
+std::string range_label(const char* what, const policy::VersionRange& range) {
   std::string label = what;
   if (range.min) label += " >= " + *range.min;
   if (range.max) label += (range.min ? " and <= " : " <= ") + *range.max;
   return label;
 }
 
-RequirementOutcome l4t_outcome(const VersionRange& range, const nlohmann::json& platform) {
+RequirementOutcome l4t_outcome(const policy::VersionRange& range, const nlohmann::json& platform) {
   const auto* l = keys::find(platform, "/tegra/l4t");
   std::string label = range_label("an L4T release", range);
   if (!l || !l->is_string()) return {label, false, "no L4T release detected"};
@@ -64,7 +64,8 @@ std::string leading_version(const std::string& jetpack) {
 }
 
 // A release that shipped in two JetPacks meets the range when either does.
-RequirementOutcome jetpack_outcome(const VersionRange& range, const nlohmann::json& platform) {
+RequirementOutcome jetpack_outcome(const policy::VersionRange& range,
+                                   const nlohmann::json& platform) {
   std::string label = range_label("a JetPack", range);
   std::vector<std::string> versions;
   if (const auto* list = keys::find(platform, "/tegra/jetpack_versions"); list && list->is_array())
@@ -155,7 +156,7 @@ RequirementOutcome memory_outcome(std::int64_t min, const nlohmann::json& gpu) {
 }  // namespace
 
 std::optional<int> compare_version_prefix(const std::string& version, const std::string& bound) {
-  auto v = detail::parse_version(version), b = detail::parse_version(bound);
+  auto v = policy::detail::parse_version(version), b = policy::detail::parse_version(bound);
   if (!v || !b) return std::nullopt;
   for (std::size_t i = 0; i < b->size(); ++i) {
     long vi = i < v->size() ? (*v)[i] : 0;
@@ -164,7 +165,7 @@ std::optional<int> compare_version_prefix(const std::string& version, const std:
   return 0;
 }
 
-std::vector<RequirementOutcome> evaluate_requirements(const Requirements& r,
+std::vector<RequirementOutcome> evaluate_requirements(const policy::Requirements& r,
                                                       const nlohmann::json& platform,
                                                       const nlohmann::json& gpu) {
   std::vector<RequirementOutcome> out;
@@ -192,8 +193,8 @@ nlohmann::json to_json(const std::vector<RequirementOutcome>& outcomes) {
   return out;
 }
 
-Requirements platform_part(const Requirements& r) {
-  Requirements p;
+policy::Requirements platform_part(const policy::Requirements& r) {
+  policy::Requirements p;
   p.arch = r.arch;
   p.is_tegra = r.is_tegra;
   p.l4t = r.l4t;
@@ -204,8 +205,8 @@ Requirements platform_part(const Requirements& r) {
   return p;
 }
 
-Requirements gpu_part(const Requirements& r) {
-  Requirements g;
+policy::Requirements gpu_part(const policy::Requirements& r) {
+  policy::Requirements g;
   g.cuda = r.cuda;
   g.min_cuda_driver = r.min_cuda_driver;
   g.min_memory_bytes = r.min_memory_bytes;

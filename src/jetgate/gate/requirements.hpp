@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "jetgate/gate/policy.hpp"
+#include "jetgate/policy/policy.hpp"
 
 namespace jetgate::gate {
 
@@ -20,7 +20,7 @@ struct RequirementOutcome {
   std::string why;  // what was found
 };
 
-std::vector<RequirementOutcome> evaluate_requirements(const Requirements& r,
+std::vector<RequirementOutcome> evaluate_requirements(const policy::Requirements& r,
                                                       const nlohmann::json& platform,
                                                       const nlohmann::json& gpu);
 bool all_met(const std::vector<RequirementOutcome>& outcomes);
@@ -29,8 +29,8 @@ bool all_met(const std::vector<RequirementOutcome>& outcomes);
 // before the GPU is touched: on a machine that is not a Jetson there is no
 // reason to initialise CUDA at all; and the ones only a loaded driver can
 // answer (cuda, min_cuda_driver, min_memory_bytes).
-Requirements platform_part(const Requirements& r);
-Requirements gpu_part(const Requirements& r);
+policy::Requirements platform_part(const policy::Requirements& r);
+policy::Requirements gpu_part(const policy::Requirements& r);
 nlohmann::json to_json(const std::vector<RequirementOutcome>& outcomes);
 
 // Compares version with bound on the bound's components only: "36.4.3" vs

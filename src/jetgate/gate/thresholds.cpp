@@ -7,14 +7,14 @@ namespace {
 
 using probes::ProbeStatus;
 
-std::string describe(const ProbeCheck& c) {
+std::string describe(const policy::ProbeCheck& c) {
   if (c.min && c.max) return fmt::format("{} in [{}, {}]", *c.metric, *c.min, *c.max);
   if (c.min) return fmt::format("{} >= {}", *c.metric, *c.min);
   return fmt::format("{} <= {}", *c.metric, *c.max);
 }
 
 // Empty when the check holds; otherwise what is wrong.
-std::string check_problem(const ProbeCheck& c, const probes::ProbeResult& r) {
+std::string check_problem(const policy::ProbeCheck& c, const probes::ProbeResult& r) {
   if (c.status && r.status != ProbeStatus::pass)
     return fmt::format("status is {}, the gate requires PASS{}", probes::to_string(r.status),
                        r.reason.empty() ? "" : " (" + r.reason + ")");
@@ -32,7 +32,7 @@ std::string check_problem(const ProbeCheck& c, const probes::ProbeResult& r) {
 }  // namespace
 
 std::vector<ProbeOutcome> evaluate_probe_checks(
-    const std::vector<ProbeCheck>& checks,
+    const std::vector<policy::ProbeCheck>& checks,
     const std::map<std::string, probes::ProbeResult>& results) {
   std::vector<ProbeOutcome> out;
   auto outcome_for = [&](const std::string& id) -> ProbeOutcome& {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "jetgate/evidence/evidence.hpp"
-#include "jetgate/gate/policy.hpp"
+#include "jetgate/policy/policy.hpp"
 #include "jetgate/probes/probe_result.hpp"
 
 namespace jetgate::gate {
@@ -26,7 +26,7 @@ struct ProbeOutcome {
 };
 
 std::vector<ProbeOutcome> evaluate_probe_checks(
-    const std::vector<ProbeCheck>& checks,
+    const std::vector<policy::ProbeCheck>& checks,
     const std::map<std::string, probes::ProbeResult>& results);
 
 evidence::Counts probe_counts(const std::vector<ProbeOutcome>& outcomes);

@@ -35,11 +35,6 @@ std::string escape(std::string_view s, bool property) {
 
 }  // namespace
 
-bool github_actions() {
-  const char* v = std::getenv("GITHUB_ACTIONS");
-  return v != nullptr && std::string_view(v) == "true";
-}
-
 std::string github_annotation(std::string_view level, std::string_view message,
                               std::string_view file, std::string_view title) {
   std::string props;

@@ -9,9 +9,6 @@
 
 namespace jetgate::report {
 
-// True when the GITHUB_ACTIONS environment variable is "true".
-bool github_actions();
-
 // "::error file=README.md,title=jetgate support::message", one line: the
 // message's %, CR and LF are escaped as GitHub documents (%25, %0D, %0A), and a
 // property's also ':' and ',' (%3A, %2C). level: "error", "warning" or "notice".

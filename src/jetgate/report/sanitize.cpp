@@ -1,8 +1,5 @@
 #include "jetgate/report/sanitize.hpp"
 
-#include <pwd.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -211,20 +208,6 @@ class Sanitizer {
 };
 
 }  // namespace
-
-SanitizeOptions sanitize_options_for_this_machine() {
-  SanitizeOptions o;
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) == 0 && host[0] != '\0') {
-    std::string h = host;
-    o.hostnames.push_back(h);
-    if (auto dot = h.find('.'); dot != std::string::npos) o.hostnames.push_back(h.substr(0, dot));
-  }
-  for (const char* var : {"USER", "LOGNAME"})
-    if (const char* v = std::getenv(var); v && *v) o.users.emplace_back(v);
-  if (const passwd* pw = getpwuid(getuid()); pw && pw->pw_name) o.users.emplace_back(pw->pw_name);
-  return o;
-}
 
 SanitizeResult sanitize_counting(std::string_view text, const SanitizeOptions& options) {
   Sanitizer sanitizer(options);

@@ -26,8 +26,8 @@ struct SanitizeOptions {
   std::vector<std::string> hostnames, users, serials;
 };
 
-// The host name, the user (USER, LOGNAME, the passwd entry) of this process.
-SanitizeOptions sanitize_options_for_this_machine();
+// The CLI fills hostnames and users from the machine it runs on
+// (cli/environment.hpp); this library never reads them itself.
 
 // Lines longer than kMaxSanitizedLine are cut (an issue body has no use for
 // them and it bounds the work). Bytes that are not UTF-8 become U+FFFD,

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "jetgate/core/json_text.hpp"
-#include "jetgate/evidence/atomic_write.hpp"
+#include "jetgate/fs/atomic_write.hpp"
 #include "jetgate/fs/root_fs.hpp"
 #include "jetgate/trust/encoding.hpp"
 
@@ -59,7 +59,7 @@ Result<std::string> sign_evidence_file(const std::string& dir, const std::string
   auto doc = parse_json_text(*text, dir + "/" + file);
   if (!doc) return doc.error();
   auto envelope = sign_statement(make_statement(repository, git_sha, *doc), key);
-  return evidence::write_file_atomically(dir, envelope_name(gate), envelope.dump(2) + "\n");
+  return fs::write_file_atomically(dir, envelope_name(gate), envelope.dump(2) + "\n");
 }
 
 }  // namespace jetgate::trust

@@ -11,7 +11,7 @@
 #include <filesystem>
 
 #include "jetgate/core/json_text.hpp"
-#include "jetgate/evidence/atomic_write.hpp"
+#include "jetgate/fs/atomic_write.hpp"
 #include "jetgate/trust/encoding.hpp"
 
 namespace jetgate::trust {
@@ -211,8 +211,8 @@ Result<WrittenKeyPair> write_key_pair(const std::string& path, const std::string
       {"key_id", key.key_id()}, {"public_key", to_base64(key.public_key())}, {"owner", owner}};
   stdfs::path pub(out.public_path);
   std::string dir = pub.has_parent_path() ? pub.parent_path().string() : ".";
-  auto pub_written = evidence::write_file_atomically(dir, pub.filename().string(),
-                                                     out.public_entry.dump(2) + "\n");
+  auto pub_written =
+      fs::write_file_atomically(dir, pub.filename().string(), out.public_entry.dump(2) + "\n");
   if (!pub_written) return pub_written.error();
   return out;
 }

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "jetgate/gate/policy.hpp"
+#include "jetgate/policy/policy.hpp"
 
-namespace jetgate::gate::detail {
+namespace jetgate::policy::detail {
 
 struct IssueSink {
   std::vector<PolicyIssue>* issues;
@@ -40,4 +40,4 @@ std::vector<trust::TrustedKey> parse_trusted_keys(const nlohmann::json& j, const
 // "12.6.1" -> {12, 6, 1}; nullopt when any component is not a number.
 std::optional<std::vector<long>> parse_version(const std::string& v);
 
-}  // namespace jetgate::gate::detail
+}  // namespace jetgate::policy::detail

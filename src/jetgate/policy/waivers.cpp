@@ -1,12 +1,12 @@
-#include "jetgate/gate/waivers.hpp"
+#include "jetgate/policy/waivers.hpp"
 
 #include <fmt/format.h>
 
 #include <map>
 
-#include "jetgate/gate/policy_parse_detail.hpp"
+#include "jetgate/policy/policy_parse_detail.hpp"
 
-namespace jetgate::gate {
+namespace jetgate::policy {
 namespace {
 
 using evidence::Date;
@@ -209,4 +209,4 @@ std::vector<std::string> stale_exception_problems(const StaleException& e,
   return out;
 }
 
-}  // namespace jetgate::gate
+}  // namespace jetgate::policy

@@ -7,10 +7,10 @@
 
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/evidence/dates.hpp"
-#include "jetgate/gate/policy_parse_detail.hpp"
+#include "jetgate/policy/policy_parse_detail.hpp"
 #include "jetgate/trust/encoding.hpp"
 
-namespace jetgate::gate::detail {
+namespace jetgate::policy::detail {
 namespace {
 
 constexpr const char* kFix =
@@ -80,4 +80,4 @@ std::vector<trust::TrustedKey> parse_trusted_keys(const nlohmann::json& j, const
   return keys;
 }
 
-}  // namespace jetgate::gate::detail
+}  // namespace jetgate::policy::detail

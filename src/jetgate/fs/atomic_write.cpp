@@ -1,4 +1,4 @@
-#include "jetgate/evidence/atomic_write.hpp"
+#include "jetgate/fs/atomic_write.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -13,7 +13,7 @@
 
 #include "jetgate/core/utf8.hpp"
 
-namespace jetgate::evidence {
+namespace jetgate::fs {
 namespace {
 
 Error os_error(const std::string& what, const std::string& where) {
@@ -120,4 +120,4 @@ Result<std::string> write_file_atomically(const std::string& dir, const std::str
   return file->commit();
 }
 
-}  // namespace jetgate::evidence
+}  // namespace jetgate::fs

@@ -12,7 +12,7 @@
 
 #include "jetgate/core/result.hpp"
 
-namespace jetgate::evidence {
+namespace jetgate::fs {
 
 // A file being written: ".NAME.<pid>.<random>.tmp" in DIR (hidden and not
 // ending in .json, so readers globbing *.json never see it) until commit()
@@ -44,4 +44,4 @@ class AtomicFile {
 Result<std::string> write_file_atomically(const std::string& dir, const std::string& name,
                                           std::string_view contents);
 
-}  // namespace jetgate::evidence
+}  // namespace jetgate::fs

@@ -4,14 +4,14 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "jetgate/claims/init_templates.hpp"
 #include "jetgate/core/utf8.hpp"
 #include "jetgate/facts/jetpack_table.hpp"
 #include "jetgate/facts/module_table.hpp"
 #include "jetgate/facts/text.hpp"
-#include "jetgate/gate/waivers.hpp"
+#include "jetgate/init/init_templates.hpp"
+#include "jetgate/policy/waivers.hpp"
 
-namespace jetgate::claims {
+namespace jetgate::init {
 namespace {
 
 bool is_label(const std::string& s) {
@@ -136,15 +136,15 @@ Status validate_init_options(const InitOptions& o) {
                           "\" must be a relative path inside the repository "
                           "without '..'",
                       "--test-junit");
-  if (!o.tracking_issue.empty() && !gate::is_canonical_issue_url(o.tracking_issue, std::nullopt))
+  if (!o.tracking_issue.empty() && !policy::is_canonical_issue_url(o.tracking_issue, std::nullopt))
     return make_error("\"" + o.tracking_issue + "\" is not https://github.com/OWNER/NAME/issues/N",
                       "--tracking-issue");
   if (o.preflight_command.empty() || o.preflight_command.find('\n') != std::string::npos ||
       !is_valid_utf8(o.preflight_command))
     return make_error("the preflight command must be one non-empty line", "--preflight-command");
   if (!o.repository.empty() &&
-      !gate::is_canonical_issue_url("https://github.com/" + o.repository + "/issues/1",
-                                    std::nullopt))
+      !policy::is_canonical_issue_url("https://github.com/" + o.repository + "/issues/1",
+                                      std::nullopt))
     return make_error("\"" + o.repository + "\" is not OWNER/NAME", "--repository");
   if (o.max_age_days < 1 || o.max_age_days > 365)
     return make_error("must be 1 to 365 days", "--max-age-days");
@@ -212,4 +212,4 @@ Result<std::vector<InitFile>> render_init_files(const InitOptions& o) {
                                {kInitDocsPath, render_init_docs(o)}};
 }
 
-}  // namespace jetgate::claims
+}  // namespace jetgate::init

@@ -1,4 +1,4 @@
-#include "jetgate/gate/policy.hpp"
+#include "jetgate/policy/policy.hpp"
 
 #include <fmt/format.h>
 
@@ -10,9 +10,9 @@
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/evidence/gate_id.hpp"
 #include "jetgate/fs/root_fs.hpp"
-#include "jetgate/gate/policy_parse_detail.hpp"
+#include "jetgate/policy/policy_parse_detail.hpp"
 
-namespace jetgate::gate {
+namespace jetgate::policy {
 namespace {
 
 using detail::IssueSink;
@@ -300,4 +300,4 @@ std::string find_repo_root(const std::string& start) {
   return {};
 }
 
-}  // namespace jetgate::gate
+}  // namespace jetgate::policy

@@ -20,7 +20,7 @@
 #include "jetgate/core/result.hpp"
 #include "jetgate/trust/keys.hpp"
 
-namespace jetgate::gate {
+namespace jetgate::policy {
 
 // Dotted versions compared on the components the bound gives: max "36"
 // admits 36.4.3, min "36.4" admits 36.4.0 and later.
@@ -131,4 +131,4 @@ std::string find_repo_root(const std::string& start);
 // treats them so unless the gate says "software_only": false.
 bool is_obliteratus_software_only(std::string_view id);
 
-}  // namespace jetgate::gate
+}  // namespace jetgate::policy

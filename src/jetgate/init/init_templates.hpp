@@ -11,7 +11,7 @@
 
 #include "jetgate/core/result.hpp"
 
-namespace jetgate::claims {
+namespace jetgate::init {
 
 inline constexpr const char* kInitGateId = "jetson-cuda-runtime";
 inline constexpr const char* kInitPolicyPath = "ci/conditional-test-policy.json";
@@ -66,4 +66,4 @@ bool container_lane(const InitOptions& o);
 // Per board: the evidence directory its native and container jobs write.
 std::string board_evidence_dir(const InitBoard& b, bool container);
 
-}  // namespace jetgate::claims
+}  // namespace jetgate::init

@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
-#include "jetgate/claims/init_templates.hpp"
+#include "jetgate/init/init_templates.hpp"
 
-namespace jetgate::claims {
+namespace jetgate::init {
 namespace {
 
 using Step = std::vector<std::pair<std::string, std::string>>;  // key -> value, in order
@@ -261,4 +261,4 @@ std::string render_init_workflow(const InitOptions& o) {
   return std::string(y.c_str()) + "\n";
 }
 
-}  // namespace jetgate::claims
+}  // namespace jetgate::init

@@ -1,4 +1,7 @@
-// The real machine behind RunDeps.
+// The real machine behind gate::RunDeps: the one place the CLI wires live facts, probes,
+// processes, git and the clock into the gate runner.
+#include "cli/live_run_deps.hpp"
+
 #include <fmt/format.h>
 
 #include "jetgate/evidence/dates.hpp"
@@ -7,11 +10,11 @@
 #include "jetgate/gate/gate_runner.hpp"
 #include "jetgate/proc/interrupt.hpp"
 
-namespace jetgate::gate {
+namespace jetgate::cli {
 namespace {
 
-PlatformFacts live_platform(const std::string& root_dir) {
-  PlatformFacts out;
+gate::PlatformFacts live_platform(const std::string& root_dir) {
+  gate::PlatformFacts out;
   auto root = fs::RootFs::open(root_dir);
   if (!root) {
     out.platform = nullptr;
@@ -27,8 +30,8 @@ PlatformFacts live_platform(const std::string& root_dir) {
 
 }  // namespace
 
-RunDeps live_run_deps() {
-  RunDeps d;
+gate::RunDeps live_run_deps() {
+  gate::RunDeps d;
   d.platform = live_platform;
   d.cuda = probes::collect_cuda;
   d.python = probes::probe_python_runtime;
@@ -40,4 +43,4 @@ RunDeps live_run_deps() {
   return d;
 }
 
-}  // namespace jetgate::gate
+}  // namespace jetgate::cli

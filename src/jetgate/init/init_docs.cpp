@@ -1,12 +1,12 @@
 // `jetgate init`: the project's docs/conditional-testing.md section.
 #include <fmt/format.h>
 
-#include "jetgate/claims/init_templates.hpp"
 #include "jetgate/facts/container_images.hpp"
 #include "jetgate/facts/jetpack_table.hpp"
 #include "jetgate/facts/text.hpp"
+#include "jetgate/init/init_templates.hpp"
 
-namespace jetgate::claims {
+namespace jetgate::init {
 namespace {
 
 // The newest L4T release that shipped in this JetPack ("6.2" -> "36.4.3").
@@ -131,4 +131,4 @@ std::string render_init_docs(const InitOptions& o) {
       fmt::arg("junit", o.test_junit), fmt::arg("container", container_section));
 }
 
-}  // namespace jetgate::claims
+}  // namespace jetgate::init

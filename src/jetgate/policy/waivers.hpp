@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "jetgate/evidence/dates.hpp"
-#include "jetgate/gate/policy.hpp"
+#include "jetgate/policy/policy.hpp"
 
-namespace jetgate::gate {
+namespace jetgate::policy {
 
 inline constexpr long kMaxWaiverDays = 30;
 inline constexpr long kMaxStaleExceptionDays = 30;
@@ -47,4 +47,4 @@ std::vector<std::string> stale_exception_problems(const StaleException& e,
                                                   const std::optional<std::string>& repository,
                                                   evidence::Date today);
 
-}  // namespace jetgate::gate
+}  // namespace jetgate::policy

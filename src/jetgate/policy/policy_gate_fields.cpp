@@ -7,11 +7,11 @@
 
 #include "jetgate/core/did_you_mean.hpp"
 #include "jetgate/core/json_text.hpp"
-#include "jetgate/gate/policy_parse_detail.hpp"
+#include "jetgate/policy/policy_parse_detail.hpp"
 #include "jetgate/probes/cuda_probes.hpp"
 #include "jetgate/probes/python_runtime.hpp"
 
-namespace jetgate::gate::detail {
+namespace jetgate::policy::detail {
 namespace {
 
 // The built-in probes, as the probes themselves declare them.
@@ -285,4 +285,4 @@ std::optional<CommandSpec> parse_command(const nlohmann::json& j, const std::str
   return c;
 }
 
-}  // namespace jetgate::gate::detail
+}  // namespace jetgate::policy::detail

@@ -1,0 +1,31 @@
+#include "cli/environment.hpp"
+
+#include <pwd.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+namespace jetgate::cli {
+
+bool github_actions() {
+  const char* v = std::getenv("GITHUB_ACTIONS");
+  return v != nullptr && std::string_view(v) == "true";
+}
+
+report::SanitizeOptions sanitize_options_for_this_machine() {
+  report::SanitizeOptions o;
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) == 0 && host[0] != '\0') {
+    std::string h = host;
+    o.hostnames.push_back(h);
+    if (auto dot = h.find('.'); dot != std::string::npos) o.hostnames.push_back(h.substr(0, dot));
+  }
+  for (const char* var : {"USER", "LOGNAME"})
+    if (const char* v = std::getenv(var); v && *v) o.users.emplace_back(v);
+  if (const passwd* pw = getpwuid(getuid()); pw && pw->pw_name) o.users.emplace_back(pw->pw_name);
+  return o;
+}
+
+}  // namespace jetgate::cli

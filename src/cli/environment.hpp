@@ -1,0 +1,17 @@
+// What the CLI reads from the machine it runs on, for the reports: the core library
+// never reads the environment, the host name or the user database itself, so every
+// renderer can be tested with the values given to it.
+#pragma once
+
+#include "jetgate/report/sanitize.hpp"
+
+namespace jetgate::cli {
+
+// GITHUB_ACTIONS=true: workflow-command annotations are printed.
+bool github_actions();
+
+// This machine's host name (and its short name) and user names, which the issue body
+// hides like a secret.
+report::SanitizeOptions sanitize_options_for_this_machine();
+
+}  // namespace jetgate::cli
