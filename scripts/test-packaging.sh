@@ -49,8 +49,9 @@ expect_file "$completion"
 help_section() { awk -v s="$1" '$0 == s { on = 1; next } on && /^[^ ]/ { on = 0 } on'; }
 mapfile -t subcommands < <("$prefix/bin/jetgate" --help | help_section "Subcommands:" | awk 'NF { print $1 }')
 [ "${#subcommands[@]}" -ge 8 ] || fail "jetgate --help lists ${#subcommands[@]} subcommands: ${subcommands[*]}"
-# Long and short options of a help text, as CLI11 prints them ("  -h,--help", "  --root TEXT").
-help_options() { help_section "Options:" | grep -oE '^ +-[^ ]+' | tr ',' '\n' | sed 's/^ *//'; }
+# Long and short options of a help text, as CLI11 prints them ("  -h,--help", "  --root TEXT",
+# two spaces in, whichever group they are in).
+help_options() { grep -oE '^  -[^ ]+' | tr ',' '\n' | sed 's/^ *//; s/=.*//'; }
 man=$prefix/share/man/man1
 # man pages: one per subcommand, with every option of its --help; jetgate.1 names them all.
 jetgate_page=$(zcat "$man/jetgate.1.gz" | sed 's/\\-/-/g')
@@ -94,8 +95,8 @@ if [ -e "$completion" ]; then
       got=$(complete_words jetgate "$sub" "$opt" "" | tr '\n' ' ')
       want=$(tr ',' '\n' <<<"$choices" | sort -u | tr '\n' ' ')
       [ "$got" = "$want" ] || fail "completion of 'jetgate $sub $opt ' is '$got', not the choices '$want'"
-    done < <("$prefix/bin/jetgate" "$sub" --help | help_section "Options:" |
-             sed -nE 's/^ +(-[^ ,]+,)*(--[^ ,]+) [A-Z]+:\{([^}]*)\}.*/\2 \3/p')
+    done < <("$prefix/bin/jetgate" "$sub" --help |
+             sed -nE 's/^  (-[^ ,]+,)*(--[^ ,]+) [A-Z]+:\{([^}]*)\}.*/\2 \3/p')
   done
 fi
 
