@@ -72,9 +72,9 @@ if(JETGATE_MAN_PAGE AND JETGATE_HELP2MAN AND JETGATE_GZIP AND
   endif()
   set(man_dir ${CMAKE_CURRENT_BINARY_DIR}/man)
   set(man_pages)
-  # jetgate.1, then jetgate-SUB.1 for each subcommand. help2man names a page after the
-  # program it runs, so each subcommand gets a wrapper called jetgate-SUB that passes
-  # --help to `jetgate SUB` and --version to jetgate (subcommands have no --version).
+  # jetgate.1, then jetgate-SUB.1 for each subcommand: a wrapper called jetgate-SUB
+  # passes --help to `jetgate SUB` and --version to jetgate (subcommands have none),
+  # naming itself jetgate-SUB in its first line, where help2man takes the page's name.
   foreach(command IN ITEMS jetgate LISTS JETGATE_SUBCOMMANDS)
     if(command STREQUAL "jetgate")
       set(page jetgate)
@@ -91,7 +91,11 @@ if(JETGATE_MAN_PAGE AND JETGATE_HELP2MAN AND JETGATE_GZIP AND
       file(WRITE ${man_dir}/wrappers.in/jetgate-${command}
            "#!/bin/sh\n"
            "# help2man's view of `jetgate ${command}` (cmake/Install.cmake).\n"
-           "if [ \"$1\" = --version ]; then exec \"$JETGATE_MAN_EXE\" --version; fi\n"
+           "# help2man names the page after the first word of --version: jetgate-${command}.\n"
+           "if [ \"$1\" = --version ]; then\n"
+           "  \"$JETGATE_MAN_EXE\" --version | sed '1s/^jetgate /jetgate-${command} /'\n"
+           "  exit\n"
+           "fi\n"
            "exec \"$JETGATE_MAN_EXE\" ${command} \"$@\"\n")
       file(COPY ${man_dir}/wrappers.in/jetgate-${command} DESTINATION ${man_dir}/wrappers
            FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE

@@ -60,7 +60,7 @@ for sub in "${subcommands[@]}"; do
   expect_file "$page"
   [ -e "$page" ] || continue
   text=$(zcat "$page" | sed 's/\\-/-/g')
-  grep -q "^\.TH \"JETGATE-${sub^^}\" \"1\"" <<<"$text" || fail "jetgate-$sub.1: no .TH JETGATE-${sub^^} header"
+  grep -q "^\.TH JETGATE-${sub^^} \"1\"" <<<"$text" || fail "jetgate-$sub.1: no .TH JETGATE-${sub^^} header"
   while read -r opt; do
     grep -qF -- "$opt" <<<"$text" || fail "jetgate-$sub.1 lacks $opt (in jetgate $sub --help)"
   done < <("$prefix/bin/jetgate" "$sub" --help | help_options)
