@@ -166,7 +166,7 @@ fi
 # lintian, when installed: no copyright file is an error there (no-copyright-file).
 # Its other findings are printed, not failed on (a CPack .deb has no changelog).
 if command -v lintian >/dev/null && [ -n "$runtime_deb" ] && [ -n "$dev_deb" ]; then
-  report=$(lintian --no-tag-display-limit "$runtime_deb" "$dev_deb" 2>&1 || true)
+  report=$(lintian --tag-display-limit 0 "$runtime_deb" "$dev_deb" 2>&1 || true)
   echo "lintian:"; sed 's/^/  /' <<<"$report"
   if grep -qE "no-copyright-file|copyright-.*dep5|dep5-copyright" <<<"$report"; then
     fail "lintian reports a copyright problem"
