@@ -18,7 +18,11 @@ nlohmann::json jetgate_identity() {
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
+  auto commit = source_commit();
   return {{"version", version()},
+          {"commit",
+           {{"id", *commit.id != '\0' ? nlohmann::json(commit.id) : nlohmann::json(nullptr)},
+            {"state", to_string(commit.state)}}},
           {"kernels",
            {{"toolkit",
              image.present() ? nlohmann::json(image.toolkit_version) : nlohmann::json(nullptr)},
