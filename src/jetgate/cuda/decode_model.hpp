@@ -190,11 +190,28 @@ struct Params {
   float rms_eps, attn_scale;
   std::uint32_t prefetch_window;  // bytes DRAM streams ahead of consumption into L2; 0: none
   std::uint32_t bench_flags;      // kBench*: measurement aids, 0 in the probe
+  // Bytes of its own share of the next matrix each block asks L2 to fetch
+  // before it waits at a grid barrier (0: none), and how many weight phases
+  // ahead (1 or 2) it looks.
+  std::uint32_t prefetch_share;
+  std::uint32_t prefetch_ahead;
+  std::uint64_t phase_times;  // kBenchPhaseTimes: uint64 [layers * 5 + 2], else 0
 };
 
 // The persistent kernel runs only its grid barriers (and the LM head): what
 // the barriers cost per token, measured by bench/decode_bench.cpp.
 inline constexpr std::uint32_t kBenchBarriersOnly = 1;
+// Block 0 records the GPU's nanosecond clock at the start of the token and
+// after every grid barrier (Params::phase_times): where a token's time goes.
+inline constexpr std::uint32_t kBenchPhaseTimes = 2;
+// No per-block prefetch of the next phase's weights (what it gains).
+inline constexpr std::uint32_t kBenchNoSharePrefetch = 4;
+// The per-block prefetch looks two weight phases ahead instead of one.
+inline constexpr std::uint32_t kBenchPrefetchTwoAhead = 8;
+// Timestamps per token: one at the start, one after each barrier.
+constexpr std::uint32_t phase_time_slots(std::uint32_t layers) {
+  return layers * 5 + 2;
+}
 
 // Device-side bookkeeping between kernels and between tokens.
 struct State {

@@ -248,23 +248,65 @@ struct Epilogue {
 };
 
 // xs = gamma * (x / rms(x)), as Hugging Face's Llama/Qwen2 RMSNorm does.
+// The first kNormRegs strides of gamma are read together with x, so their
+// DRAM latency overlaps the L2 reads and the block sum instead of following
+// them; the arithmetic (and so every bit) is the same as one pass after the
+// other.
+constexpr u32 kNormRegs = 4;
+
 template <class T>
 __device__ void load_normed(const float* x, const u16* gamma, u32 n, float eps, float* xs,
                             float* red) {
+  float g[kNormRegs];
+#pragma unroll
+  for (u32 j = 0; j < kNormRegs; ++j) {
+    const u32 i = threadIdx.x + j * blockDim.x;
+    g[j] = i < n ? T::load(gamma + i) : 0.f;
+  }
   float ss = 0.f;
-  for (u32 i = threadIdx.x; i < n; i += blockDim.x) {
-    const float v = ld_shared_l2(x + i);
-    xs[i] = v;
-    ss += v * v;
+  float v[kNormRegs];
+#pragma unroll
+  for (u32 j = 0; j < kNormRegs; ++j) {
+    const u32 i = threadIdx.x + j * blockDim.x;
+    v[j] = i < n ? ld_shared_l2(x + i) : 0.f;
+  }
+#pragma unroll
+  for (u32 j = 0; j < kNormRegs; ++j) {
+    const u32 i = threadIdx.x + j * blockDim.x;
+    if (i < n) xs[i] = v[j];
+    ss += v[j] * v[j];
+  }
+  for (u32 i = threadIdx.x + kNormRegs * blockDim.x; i < n; i += blockDim.x) {
+    const float t = ld_shared_l2(x + i);
+    xs[i] = t;
+    ss += t * t;
   }
   ss = block_sum(ss, red);
   const float scale = rsqrtf(ss / static_cast<float>(n) + eps);
-  for (u32 i = threadIdx.x; i < n; i += blockDim.x) xs[i] = T::load(gamma + i) * (xs[i] * scale);
+#pragma unroll
+  for (u32 j = 0; j < kNormRegs; ++j) {
+    const u32 i = threadIdx.x + j * blockDim.x;
+    if (i < n) xs[i] = g[j] * (v[j] * scale);
+  }
+  for (u32 i = threadIdx.x + kNormRegs * blockDim.x; i < n; i += blockDim.x)
+    xs[i] = T::load(gamma + i) * (xs[i] * scale);
   __syncthreads();
 }
 
+// Eight loads in flight per thread, then their stores: a long vector (the
+// down projection's input) costs one L2 round trip per eight strides, not one
+// per stride.
 __device__ void load_plain(const float* src, u32 n, float* xs) {
-  for (u32 i = threadIdx.x; i < n; i += blockDim.x) xs[i] = ld_shared_l2(src + i);
+  constexpr u32 kBatch = 8;
+  u32 i = threadIdx.x;
+  for (; i + (kBatch - 1) * blockDim.x < n; i += kBatch * blockDim.x) {
+    float v[kBatch];
+#pragma unroll
+    for (u32 j = 0; j < kBatch; ++j) v[j] = ld_shared_l2(src + i + j * blockDim.x);
+#pragma unroll
+    for (u32 j = 0; j < kBatch; ++j) xs[i + j * blockDim.x] = v[j];
+  }
+  for (; i < n; i += blockDim.x) xs[i] = ld_shared_l2(src + i);
   __syncthreads();
 }
 
@@ -589,6 +631,65 @@ __device__ void prefetch_window(const Params& p, u32 layer, u32 phase) {
     asm volatile("prefetch.global.L2 [%0];" ::"l"(w + line * 128));
 }
 
+// Asks L2 for the 128-byte lines of [base, base + bytes), at most cap bytes
+// of them, spread over the block's threads (fire and forget).
+__device__ void prefetch_lines(const unsigned char* base, u64 bytes, u64 cap) {
+  if (bytes > cap) bytes = cap;
+  if (bytes == 0) return;
+  const u64 first = reinterpret_cast<u64>(base) / 128;
+  const u64 last = (reinterpret_cast<u64>(base) + bytes - 1) / 128;
+  for (u64 line = first + threadIdx.x; line <= last; line += blockDim.x)
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(line * 128));
+}
+
+// What weight phase `i` of a token reads: layer i / 4, then qkv, out, gate/up
+// and down; i == 4 * layers is the LM head. Its matrix (rows stored one
+// after the other, this block's share one contiguous range), its K and the
+// row pairs it is cut into, the norm's gamma and the bias read with it.
+struct PhaseMatrix {
+  const unsigned char* w;
+  u32 k, pairs;
+  const unsigned char* gamma;
+  const unsigned char* bias;
+  u32 bias_bytes;
+};
+
+__device__ PhaseMatrix phase_matrix(const Model& m, u32 i) {
+  const Params& p = m.p;
+  const unsigned char* base = m.w + static_cast<u64>(i / 4) * p.layer_stride;
+  const u32 qdim = p.heads * p.head_dim;
+  const u32 qkv_rows = (p.heads + 2 * p.kv_heads) * p.head_dim;
+  if (i >= 4 * p.layers)
+    return {m.w + p.off_lm_head, p.hidden, p.vocab / 2, m.w + p.off_final_norm, nullptr, 0};
+  switch (i % 4) {
+    case 0:
+      return {base + p.off_qkv_w, p.hidden, qkv_rows / 2, base + p.off_attn_norm,
+              p.qkv_bias ? base + p.off_qkv_b : nullptr, p.qkv_bias ? qkv_rows * 2 : 0};
+    case 1:
+      return {base + p.off_o_w, qdim, p.hidden / 2, nullptr, nullptr, 0};
+    case 2:
+      return {base + p.off_gateup_w, p.hidden, p.intermediate, base + p.off_mlp_norm, nullptr, 0};
+    default:
+      return {base + p.off_down_w, p.intermediate, p.hidden / 2, nullptr, nullptr, 0};
+  }
+}
+
+// Before a block waits at a barrier it asks L2 for what it reads first after
+// it: its own rows of weight phase i (up to prefetch_share bytes), the norm
+// weights and the bias. DRAM then streams through the barrier, and the phase
+// after it starts on L2 hits instead of DRAM round trips.
+__device__ void prefetch_share(const Model& m, u32 i) {
+  const Params& p = m.p;
+  if (p.prefetch_share == 0 || i > 4 * p.layers) return;
+  const PhaseMatrix pm = phase_matrix(m, i);
+  const Range r = block_share(pm.pairs, blockIdx.x, gridDim.x);
+  const u64 row_bytes = static_cast<u64>(pm.k) * 2;
+  prefetch_lines(pm.w + 2 * r.begin * row_bytes, 2 * (r.end - r.begin) * row_bytes,
+                 p.prefetch_share);
+  if (pm.gamma != nullptr) prefetch_lines(pm.gamma, static_cast<u64>(p.hidden) * 2, ~0ull);
+  if (pm.bias != nullptr) prefetch_lines(pm.bias, pm.bias_bytes, ~0ull);
+}
+
 // Grid barrier of the persistent kernel: a counter per token parity that only
 // grows (the previous token's is cleared at the start), so arriving is one
 // fire-and-forget release add and waiting is polling with acquire loads.
@@ -650,6 +751,14 @@ __device__ void run_phase(const Model& m, u32 phase, u32 layer, u32 pos, const S
   }
 }
 
+// Records the GPU clock (ns) in slot `slot` of the bench's phase table.
+__device__ __forceinline__ void stamp(const Params& p, u32 slot) {
+  if (p.phase_times == 0 || blockIdx.x != 0 || threadIdx.x != 0) return;
+  u64 t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  reinterpret_cast<u64*>(p.phase_times)[slot] = t;
+}
+
 template <class T>
 __device__ void run_token(const Model& m, const Shared& s) {
   const u32 pos = __ldcg(&m.st->pos);
@@ -659,14 +768,29 @@ __device__ void run_token(const Model& m, const Shared& s) {
   if (blockIdx.x == 0 && threadIdx.x == 0) m.st->barrier[(pos + 1) & 1] = 0;
   u32 passed = 0;
   const bool barriers_only = (m.p.bench_flags & kBenchBarriersOnly) != 0;
+  const u32 ahead = m.p.prefetch_ahead > 1 ? 2 : 1;
+  stamp(m.p, 0);
+  // The first weight phases: the previous token's last phase asked for them
+  // too, unless this is the first token.
+  for (u32 i = 0; i < ahead; ++i) prefetch_share(m, i);
   for (u32 layer = 0; layer < m.p.layers; ++layer) {
     for (u32 phase = kPhaseQkv; phase <= kPhaseDown; ++phase) {
       if (!barriers_only) run_phase<T>(m, phase, layer, pos, s);
+      // Weight phase index of the phase after this one (qkv and attention
+      // are both followed by out), then `ahead` - 1 further; attention's
+      // successor was asked for at the end of qkv, so it asks for the one
+      // after.
+      const u32 next = 4 * layer + (phase == kPhaseQkv ? 1u : phase);
+      prefetch_share(m, next + ahead - 1 + (phase == kPhaseAttention ? 1 : 0));
       grid_sync(counter, passed);
+      stamp(m.p, passed);
     }
   }
   run_phase<T>(m, kPhaseLmHead, 0, pos, s);
+  // The next token's first weights stream while this one finishes.
+  for (u32 i = 0; i < ahead; ++i) prefetch_share(m, i);
   grid_sync(counter, passed);
+  stamp(m.p, passed);
   run_phase<T>(m, kPhaseFinish, 0, pos, s);
 }
 
