@@ -674,11 +674,11 @@ __device__ PhaseMatrix phase_matrix(const Model& m, u32 i) {
   }
 }
 
-// Before a block waits at a barrier it asks L2 for what it reads first after
-// it: its own rows of weight phase i (up to prefetch_share bytes), the norm
+// Between arriving at a barrier and waiting there, a block asks L2 for what
+// it reads first after it: its own rows of weight phase i (up to prefetch_share bytes), the norm
 // weights and the bias. DRAM then streams through the barrier, and the phase
 // after it starts on L2 hits instead of DRAM round trips.
-__device__ void prefetch_share(const Model& m, u32 i) {
+__device__ void prefetch_share(const Model& m, u32 i, u32 pos) {
   const Params& p = m.p;
   if (p.prefetch_share == 0 || i > 4 * p.layers) return;
   const PhaseMatrix pm = phase_matrix(m, i);
@@ -688,25 +688,42 @@ __device__ void prefetch_share(const Model& m, u32 i) {
                  p.prefetch_share);
   if (pm.gamma != nullptr) prefetch_lines(pm.gamma, static_cast<u64>(p.hidden) * 2, ~0ull);
   if (pm.bias != nullptr) prefetch_lines(pm.bias, pm.bias_bytes, ~0ull);
+  if (i % 4 == 0 && i < 4 * p.layers && pos < p.max_ctx) {  // qkv: the rotary row of pos
+    const u64 row = static_cast<u64>(pos) * (p.head_dim / 2) * sizeof(float);
+    prefetch_lines(reinterpret_cast<const unsigned char*>(p.rope_cos) + row, p.head_dim * 2, ~0ull);
+    prefetch_lines(reinterpret_cast<const unsigned char*>(p.rope_sin) + row, p.head_dim * 2, ~0ull);
+  }
 }
 
-// Grid barrier of the persistent kernel: a counter per token parity that only
-// grows (the previous token's is cleared at the start), so arriving is one
-// fire-and-forget release add and waiting is polling with acquire loads.
-__device__ void grid_sync(unsigned* counter, u32& passed) {
+// Grid barrier of the persistent kernel, in two halves: a counter per token
+// parity that only grows (the previous token's is cleared at the start), so
+// arriving is one fire-and-forget release add and waiting is polling with
+// acquire loads. Between the halves a block may issue what does not depend on
+// the other blocks (the next phase's weights): the release in grid_arrive
+// covers only what came before it, so those loads neither delay the arrival
+// nor wait for it.
+__device__ void grid_arrive(unsigned* counter, u32& passed) {
   __syncthreads();
   ++passed;
   if (threadIdx.x == 0) {
-    const u32 target = passed * gridDim.x;
 #if __CUDA_ARCH__ >= 700
     asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(counter) : "memory");
+#else
+    __threadfence();
+    atomicAdd(counter, 1u);
+#endif
+  }
+}
+
+__device__ void grid_wait(unsigned* counter, u32 passed) {
+  if (threadIdx.x == 0) {
+    const u32 target = passed * gridDim.x;
+#if __CUDA_ARCH__ >= 700
     u32 seen;
     do {
       asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(counter) : "memory");
     } while (seen < target);
 #else
-    __threadfence();
-    atomicAdd(counter, 1u);
     while (*static_cast<volatile unsigned*>(counter) < target) {
     }
     __threadfence();
@@ -772,7 +789,7 @@ __device__ void run_token(const Model& m, const Shared& s) {
   stamp(m.p, 0);
   // The first weight phases: the previous token's last phase asked for them
   // too, unless this is the first token.
-  for (u32 i = 0; i < ahead; ++i) prefetch_share(m, i);
+  for (u32 i = 0; i < ahead; ++i) prefetch_share(m, i, pos);
   for (u32 layer = 0; layer < m.p.layers; ++layer) {
     for (u32 phase = kPhaseQkv; phase <= kPhaseDown; ++phase) {
       if (!barriers_only) run_phase<T>(m, phase, layer, pos, s);
@@ -781,15 +798,17 @@ __device__ void run_token(const Model& m, const Shared& s) {
       // successor was asked for at the end of qkv, so it asks for the one
       // after.
       const u32 next = 4 * layer + (phase == kPhaseQkv ? 1u : phase);
-      prefetch_share(m, next + ahead - 1 + (phase == kPhaseAttention ? 1 : 0));
-      grid_sync(counter, passed);
+      grid_arrive(counter, passed);
+      prefetch_share(m, next + ahead - 1 + (phase == kPhaseAttention ? 1 : 0), pos);
+      grid_wait(counter, passed);
       stamp(m.p, passed);
     }
   }
   run_phase<T>(m, kPhaseLmHead, 0, pos, s);
+  grid_arrive(counter, passed);
   // The next token's first weights stream while this one finishes.
-  for (u32 i = 0; i < ahead; ++i) prefetch_share(m, i);
-  grid_sync(counter, passed);
+  for (u32 i = 0; i < ahead; ++i) prefetch_share(m, i, pos + 1);
+  grid_wait(counter, passed);
   stamp(m.p, passed);
   run_phase<T>(m, kPhaseFinish, 0, pos, s);
 }
