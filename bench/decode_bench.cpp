@@ -10,8 +10,8 @@
 // BENCH_FLAGS (decode_model.hpp, a sum): 1 the persistent kernel runs its
 // barriers only (what they cost); 2 phase_us, where the last token's time went
 // (block 0's clock after each grid barrier, summed over the layers by phase);
-// 4 no per-block prefetch of the next rows before a barrier; 8 that prefetch
-// looks two weight phases ahead.
+// 4 the per-block L2 prefetch of the next rows at each barrier; 8 that
+// prefetch looks two weight phases ahead.
 #include <algorithm>
 #include <chrono>
 #include <cstring>

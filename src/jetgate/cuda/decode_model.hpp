@@ -204,8 +204,9 @@ inline constexpr std::uint32_t kBenchBarriersOnly = 1;
 // Block 0 records the GPU's nanosecond clock at the start of the token and
 // after every grid barrier (Params::phase_times): where a token's time goes.
 inline constexpr std::uint32_t kBenchPhaseTimes = 2;
-// No per-block prefetch of the next phase's weights (what it gains).
-inline constexpr std::uint32_t kBenchNoSharePrefetch = 4;
+// The per-block L2 prefetch of the next phase's rows between arriving at a
+// barrier and waiting there (RunnerOptions::share_prefetch), on for this run.
+inline constexpr std::uint32_t kBenchSharePrefetch = 4;
 // The per-block prefetch looks two weight phases ahead instead of one.
 inline constexpr std::uint32_t kBenchPrefetchTwoAhead = 8;
 // Timestamps per token: one at the start, one after each barrier.

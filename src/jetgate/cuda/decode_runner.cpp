@@ -203,7 +203,7 @@ Status Runner::allocate() {
   p.bench_flags = options_.bench_flags;
   p.prefetch_ahead = (options_.bench_flags & kBenchPrefetchTwoAhead) != 0 ? 2 : 1;
   p.prefetch_share = 0;
-  if (options_.share_prefetch && (options_.bench_flags & kBenchNoSharePrefetch) == 0)
+  if (options_.share_prefetch || (options_.bench_flags & kBenchSharePrefetch) != 0)
     if (auto l2 = ctx_.attribute(kAttrL2CacheSizeBytes); l2 && *l2 > 0 && grid_ > 0)
       p.prefetch_share = static_cast<std::uint32_t>(*l2) / 2 / grid_ / p.prefetch_ahead;
   p.phase_times = 0;

@@ -28,9 +28,10 @@ struct RunnerOptions {
   // Bytes of weights DRAM streams into L2 ahead of the phase that reads them
   // (capped at half the L2); 0: none.
   std::uint32_t prefetch_window = 0;
-  // Persistent launch: before each grid barrier every block asks L2 for its
-  // own rows of the next matrix (at most L2 / 2 over all blocks together).
-  bool share_prefetch = true;
+  // Persistent launch: at each grid barrier every block asks L2 for its own
+  // rows of the next matrix (at most L2 / 2 over all blocks together). Off:
+  // on the H200 it made tokens slower (bench/results/h200-2026-12-01).
+  bool share_prefetch = false;
   std::uint32_t bench_flags = 0;  // kBench* (decode_model.hpp); 0 outside benchmarks
 };
 
