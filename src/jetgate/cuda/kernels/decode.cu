@@ -359,14 +359,6 @@ __device__ __noinline__ void matvec_pairs(const u16* W, u32 K, const Input& in, 
   const float4* x4 = reinterpret_cast<const float4*>(xs);
   uint4 w0[4], w1[4];
   bool preloaded = false;
-  // A residual epilogue's old x values (rows only this block writes) are read
-  // now, not after the reduction: one L2 round trip less at the phase's end.
-  const bool xpre = epi.kind == Epilogue::kResidual && ns > 1 && threadIdx.x < pairs;
-  float x0 = 0.f, x1 = 0.f;
-  if (xpre) {
-    x0 = ld_shared_l2(epi.m.x + 2 * (r.begin + threadIdx.x));
-    x1 = ld_shared_l2(epi.m.x + 2 * (r.begin + threadIdx.x) + 1);
-  }
   if (warp < tasks) {
     const uint4* r0 =
         reinterpret_cast<const uint4*>(W + static_cast<u64>(2 * (r.begin + warp / ns)) * K);
@@ -431,12 +423,7 @@ __device__ __noinline__ void matvec_pairs(const u16* W, u32 K, const Input& in, 
         s0 += red[32 + 2 * (g * ns + s)];
         s1 += red[32 + 2 * (g * ns + s) + 1];
       }
-      if (xpre && g == threadIdx.x) {
-        epi.m.x[2 * (r.begin + g)] = x0 + s0;
-        epi.m.x[2 * (r.begin + g) + 1] = x1 + s1;
-      } else {
-        epi.apply<T>(r.begin + g, s0, s1);
-      }
+      epi.apply<T>(r.begin + g, s0, s1);
     }
     __syncthreads();
   }
@@ -466,42 +453,20 @@ __device__ __noinline__ void phase_attention(const Model& m, u32 layer, u32 pos,
   float* scores = qs + kMaxHeadDim;         // max_ctx
   float* part = scores + p.max_ctx;         // blockDim.x * 8
   float* part2 = part + kBlockThreads * 8;  // blockDim.x
-  const u32 groups = blockDim.x / vecs;
-  const u32 g = threadIdx.x / vecs;
-  const u32 v = threadIdx.x % vecs;
   for (u32 h = blockIdx.x; h < p.heads; h += gridDim.x) {
     const u32 kvh = h / group;
-    const uint4* kbase = reinterpret_cast<const uint4*>(m.kv(p.k_cache, layer, kvh, 0));
-    const uint4* vbase = reinterpret_cast<const uint4*>(m.kv(p.v_cache, layer, kvh, 0));
-    // The first K row and the first four V rows of this thread do not
-    // depend on q or on the scores: they are in flight while q arrives, so
-    // the head costs one L2 round trip instead of three.
-    uint4 kw[8], vw[4];
-    const bool kpre = threadIdx.x < ctx;
-    if (kpre) {
-#pragma unroll
-      for (u32 j = 0; j < 8; ++j)
-        if (j < vecs) kw[j] = __ldcg(kbase + static_cast<u64>(threadIdx.x) * vecs + j);
-    }
-    bool vpre = g + 3 * groups < ctx;
-    if (vpre) {
-#pragma unroll
-      for (u32 u = 0; u < 4; ++u)
-        vw[u] = __ldcg(vbase + static_cast<u64>(g + u * groups) * vecs + v);
-    }
     for (u32 d = threadIdx.x; d < D; d += blockDim.x)
       qs[d] = ld_shared_l2(m.q + static_cast<u64>(h) * D + d) * p.attn_scale;
     __syncthreads();
+    const uint4* kbase = reinterpret_cast<const uint4*>(m.kv(p.k_cache, layer, kvh, 0));
+    const uint4* vbase = reinterpret_cast<const uint4*>(m.kv(p.v_cache, layer, kvh, 0));
     const float4* q4 = reinterpret_cast<const float4*>(qs);
     float local_max = __int_as_float(0xFF800000);  // -inf
     for (u32 t = threadIdx.x; t < ctx; t += blockDim.x) {
       const uint4* kr = kbase + static_cast<u64>(t) * vecs;
-      const bool first = kpre && t == threadIdx.x;
       float s = 0.f;
-#pragma unroll
-      for (u32 j = 0; j < 8; ++j)
-        if (j < vecs) s += dot8<T>(first ? kw[j] : __ldcg(kr + j), q4[2 * j], q4[2 * j + 1]);
-      for (u32 j = 8; j < vecs; ++j) s += dot8<T>(__ldcg(kr + j), q4[2 * j], q4[2 * j + 1]);
+#pragma unroll 8
+      for (u32 v = 0; v < vecs; ++v) s += dot8<T>(__ldcg(kr + v), q4[2 * v], q4[2 * v + 1]);
       scores[t] = s;
       local_max = fmaxf(local_max, s);
     }
@@ -513,6 +478,9 @@ __device__ __noinline__ void phase_attention(const Model& m, u32 layer, u32 pos,
       local_sum += e;
     }
     const float sum = block_sum(local_sum, red);  // its barrier also publishes scores
+    const u32 groups = blockDim.x / vecs;
+    const u32 g = threadIdx.x / vecs;
+    const u32 v = threadIdx.x % vecs;
     float acc[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
     u32 t = g;
     // Four positions per step, their loads issued together.
@@ -520,8 +488,7 @@ __device__ __noinline__ void phase_attention(const Model& m, u32 layer, u32 pos,
       uint4 w[4];
 #pragma unroll
       for (u32 u = 0; u < 4; ++u)
-        w[u] = vpre ? vw[u] : __ldcg(vbase + static_cast<u64>(t + u * groups) * vecs + v);
-      vpre = false;
+        w[u] = __ldcg(vbase + static_cast<u64>(t + u * groups) * vecs + v);
 #pragma unroll
       for (u32 u = 0; u < 4; ++u) accumulate8<T>(w[u], scores[t + u * groups], acc);
     }
