@@ -145,7 +145,8 @@ int main(int argc, char** argv) {
                            {"bound_tok_s", read_gbps * 1e9 / bytes},
                            {"fraction_of_bound", tok_s * bytes / (read_gbps * 1e9)},
                            {"init_ms", r.init_ms()}};
-    if ((v.bench_flags & dm::kBenchPhaseTimes) != 0 && r.launch_mode() == dm::LaunchMode::persistent) {
+    if ((v.bench_flags & dm::kBenchPhaseTimes) != 0 &&
+        r.launch_mode() == dm::LaunchMode::persistent) {
       auto times = r.phase_times();
       if (!times) return fail(times.error());
       const std::vector<std::uint64_t>& t = *times;

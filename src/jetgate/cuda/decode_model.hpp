@@ -142,6 +142,40 @@ JETGATE_DECODE_HD float from_dtype(std::uint16_t b, std::uint32_t dtype) {
   return dtype == kDTypeBf16 ? bf16_to_float(b) : f16_to_float(b);
 }
 
+// --- 4-bit weights: groups of 32 along a row, one fp16 scale each ---
+//
+// The same arrangement as GGML's Q4_0 (the 4-bit format llama.cpp and Ollama
+// ship, https://github.com/ggml-org/ggml/blob/master/src/ggml-common.h,
+// block_q4_0: 32 weights, one fp16 scale, 18 bytes), quantized symmetrically
+// here: scale = fp16(max |w| / 7), q = round(w / scale) clamped to [-8, 7],
+// weight = q * scale (exact in float). 4.5 bits per weight.
+inline constexpr std::uint32_t kQ4Group = 32;
+
+// The scale of the group w[0..31] (fp16 bits).
+JETGATE_DECODE_HD std::uint16_t q4_group_scale(const float* w) {
+  float amax = 0.f;
+  for (std::uint32_t i = 0; i < kQ4Group; ++i) {
+    const float a = w[i] < 0.f ? -w[i] : w[i];
+    amax = a > amax ? a : amax;
+  }
+  return float_to_f16(amax / 7.0f);
+}
+
+// w's 4-bit value under the scale (fp16 bits): round half away from zero,
+// clamped; 0 under a zero scale.
+JETGATE_DECODE_HD std::int32_t q4_quantize(float w, std::uint16_t scale_bits) {
+  const float scale = f16_to_float(scale_bits);
+  if (!(scale > 0.f)) return 0;
+  const float r = w / scale;
+  std::int32_t q = static_cast<std::int32_t>(r < 0.f ? r - 0.5f : r + 0.5f);
+  q = q < -8 ? -8 : q;
+  return q > 7 ? 7 : q;
+}
+
+JETGATE_DECODE_HD float q4_dequantize(std::int32_t q, std::uint16_t scale_bits) {
+  return static_cast<float>(q) * f16_to_float(scale_bits);
+}
+
 // --- physical row order of the fused matrices ---
 //
 // Q, K and V are one matrix whose rows are stored in pairs, so that one warp

@@ -63,6 +63,11 @@ Result<std::unique_ptr<Runner>> Runner::create(Context& ctx, const ModelShape& m
                                                const RunnerOptions& options) {
   if (auto why = unsupported_reason(model, options.max_ctx); !why.empty())
     return make_error(fmt::format("model {} cannot run: {}", model.name, why));
+  if (model.q4_weights)
+    return make_error(fmt::format(
+        "model {} has 4-bit weights, which only the CPU reference and the byte counts (its read "
+        "bound) handle so far; the GPU kernels read fp16/bf16 matrices: choose a 16-bit preset",
+        model.name));
   std::unique_ptr<Runner> r(new Runner(ctx, model, options));
   auto token = ctx.kernel("jetgate_decode_token");
   if (!token) return token.error();

@@ -663,8 +663,12 @@ __device__ PhaseMatrix phase_matrix(const Model& m, u32 i) {
     return {m.w + p.off_lm_head, p.hidden, p.vocab / 2, m.w + p.off_final_norm, nullptr, 0};
   switch (i % 4) {
     case 0:
-      return {base + p.off_qkv_w, p.hidden, qkv_rows / 2, base + p.off_attn_norm,
-              p.qkv_bias ? base + p.off_qkv_b : nullptr, p.qkv_bias ? qkv_rows * 2 : 0};
+      return {base + p.off_qkv_w,
+              p.hidden,
+              qkv_rows / 2,
+              base + p.off_attn_norm,
+              p.qkv_bias ? base + p.off_qkv_b : nullptr,
+              p.qkv_bias ? qkv_rows * 2 : 0};
     case 1:
       return {base + p.off_o_w, qdim, p.hidden / 2, nullptr, nullptr, 0};
     case 2:
