@@ -243,6 +243,9 @@ inline constexpr std::uint32_t kBenchPhaseTimes = 2;
 inline constexpr std::uint32_t kBenchSharePrefetch = 4;
 // The per-block prefetch looks two weight phases ahead instead of one.
 inline constexpr std::uint32_t kBenchPrefetchTwoAhead = 8;
+// The persistent kernel's phases wait at the grid barrier before issuing
+// their first weight loads (the order before 2026-12-01), not after.
+inline constexpr std::uint32_t kBenchWaitFirst = 16;
 // Timestamps per token: one at the start, one after each barrier.
 constexpr std::uint32_t phase_time_slots(std::uint32_t layers) {
   return layers * 5 + 2;

@@ -310,6 +310,15 @@ __device__ void load_plain(const float* src, u32 n, float* xs) {
   __syncthreads();
 }
 
+// The grid barrier a phase of the persistent kernel waits at before it reads
+// what other blocks wrote: `target` arrivals on `counter` (none: nullptr, the
+// per-phase kernels, whose launch boundaries are the barriers).
+struct Wait {
+  unsigned* counter;
+  u32 target;
+};
+__device__ void grid_wait(const Wait& w);
+
 // The vector a projection multiplies: src (K floats, written by other blocks)
 // copied into shared memory, RMS-normalised with gamma when gamma is set.
 struct Input {
@@ -348,9 +357,12 @@ __device__ __forceinline__ void load_chunk(const uint4* r0, const uint4* r1, u32
 // ptxas time (and the fatbin build) short.
 template <class T>
 __device__ __noinline__ void matvec_pairs(const u16* W, u32 K, const Input& in, float* xs, Range r,
-                                          float* red, Epilogue& epi) {
+                                          float* red, Epilogue& epi, const Wait& wait) {
   const u32 pairs = r.end - r.begin;
-  if (pairs == 0) return;
+  if (pairs == 0) {
+    grid_wait(wait);
+    return;
+  }
   const u32 vecs = K / 8;
   const u32 ns = choose_slices(pairs, vecs);
   const u32 tasks = pairs * ns;
@@ -359,6 +371,7 @@ __device__ __noinline__ void matvec_pairs(const u16* W, u32 K, const Input& in, 
   const float4* x4 = reinterpret_cast<const float4*>(xs);
   uint4 w0[4], w1[4];
   bool preloaded = false;
+  if ((epi.m.p.bench_flags & kBenchWaitFirst) != 0) grid_wait(wait);
   if (warp < tasks) {
     const uint4* r0 =
         reinterpret_cast<const uint4*>(W + static_cast<u64>(2 * (r.begin + warp / ns)) * K);
@@ -366,6 +379,9 @@ __device__ __noinline__ void matvec_pairs(const u16* W, u32 K, const Input& in, 
     load_chunk(r0, r0 + vecs, s * vecs / ns + lane, (s + 1) * vecs / ns, w0, w1);
     preloaded = true;
   }
+  // The weights depend on no other block: their first loads are in flight
+  // while the block waits at the barrier (kBenchWaitFirst: after it).
+  grid_wait(wait);
   if (in.gamma != nullptr)
     load_normed<T>(in.src, in.gamma, K, in.eps, xs, red);
   else
@@ -430,19 +446,22 @@ __device__ __noinline__ void matvec_pairs(const u16* W, u32 K, const Input& in, 
 }
 
 template <class T>
-__device__ __noinline__ void phase_qkv(const Model& m, u32 layer, u32 pos, float* xs, float* red) {
+__device__ __noinline__ void phase_qkv(const Model& m, u32 layer, u32 pos, float* xs, float* red,
+                                       Wait w) {
   const Params& p = m.p;
   const u32 rows = (p.heads + 2 * p.kv_heads) * p.head_dim;
   const Input in{m.x, m.layer_tensor(layer, p.off_attn_norm), p.rms_eps};
   Epilogue e{Epilogue::kQkv, m, layer, pos};
   matvec_pairs<T>(m.layer_tensor(layer, p.off_qkv_w), p.hidden, in, xs,
-                  block_share(rows / 2, blockIdx.x, gridDim.x), red, e);
+                  block_share(rows / 2, blockIdx.x, gridDim.x), red, e, w);
 }
 
 // One query head per block at a time: scores over the whole cache in shared
 // memory, softmax, then the weighted sum of V with lanes over head_dim.
 template <class T>
-__device__ __noinline__ void phase_attention(const Model& m, u32 layer, u32 pos, float* smem) {
+__device__ __noinline__ void phase_attention(const Model& m, u32 layer, u32 pos, float* smem,
+                                             Wait w) {
+  grid_wait(w);
   const Params& p = m.p;
   const u32 D = p.head_dim;
   const u32 ctx = pos + 1;
@@ -518,39 +537,41 @@ __device__ __noinline__ void phase_attention(const Model& m, u32 layer, u32 pos,
 }
 
 template <class T>
-__device__ __noinline__ void phase_out_proj(const Model& m, u32 layer, float* xs, float* red) {
+__device__ __noinline__ void phase_out_proj(const Model& m, u32 layer, float* xs, float* red,
+                                            Wait w) {
   const Params& p = m.p;
   const u32 in = p.heads * p.head_dim;
   Epilogue e{Epilogue::kResidual, m, layer};
   matvec_pairs<T>(m.layer_tensor(layer, p.off_o_w), in, Input{m.attn, nullptr, 0.f}, xs,
-                  block_share(p.hidden / 2, blockIdx.x, gridDim.x), red, e);
+                  block_share(p.hidden / 2, blockIdx.x, gridDim.x), red, e, w);
 }
 
 template <class T>
-__device__ __noinline__ void phase_gate_up(const Model& m, u32 layer, float* xs, float* red) {
+__device__ __noinline__ void phase_gate_up(const Model& m, u32 layer, float* xs, float* red,
+                                           Wait w) {
   const Params& p = m.p;
   const Input in{m.x, m.layer_tensor(layer, p.off_mlp_norm), p.rms_eps};
   Epilogue e{Epilogue::kSwiglu, m, layer};
   matvec_pairs<T>(m.layer_tensor(layer, p.off_gateup_w), p.hidden, in, xs,
-                  block_share(p.intermediate, blockIdx.x, gridDim.x), red, e);
+                  block_share(p.intermediate, blockIdx.x, gridDim.x), red, e, w);
 }
 
 template <class T>
-__device__ __noinline__ void phase_down(const Model& m, u32 layer, float* xs, float* red) {
+__device__ __noinline__ void phase_down(const Model& m, u32 layer, float* xs, float* red, Wait w) {
   const Params& p = m.p;
   Epilogue e{Epilogue::kResidual, m, layer};
   matvec_pairs<T>(m.layer_tensor(layer, p.off_down_w), p.intermediate, Input{m.act, nullptr, 0.f},
-                  xs, block_share(p.hidden / 2, blockIdx.x, gridDim.x), red, e);
+                  xs, block_share(p.hidden / 2, blockIdx.x, gridDim.x), red, e, w);
 }
 
 template <class T>
 __device__ __noinline__ void phase_lm_head(const Model& m, u32 pos, float* xs, float* red,
-                                           unsigned long long* red64) {
+                                           unsigned long long* red64, Wait w) {
   const Params& p = m.p;
   const Input in{m.x, m.tensor(p.off_final_norm), p.rms_eps};
   Epilogue e{Epilogue::kLogits, m, 0, pos};
   matvec_pairs<T>(m.tensor(p.off_lm_head), p.hidden, in, xs,
-                  block_share(p.vocab / 2, blockIdx.x, gridDim.x), red, e);
+                  block_share(p.vocab / 2, blockIdx.x, gridDim.x), red, e, w);
   unsigned long long best = e.best;
   for (int o = 16; o > 0; o >>= 1) {
     const unsigned long long other = __shfl_xor_sync(0xFFFFFFFFu, best, o);
@@ -719,9 +740,11 @@ __device__ void grid_arrive(unsigned* counter, u32& passed) {
   }
 }
 
-__device__ void grid_wait(unsigned* counter, u32 passed) {
+__device__ void grid_wait(const Wait& w) {
+  if (w.counter == nullptr) return;
+  unsigned* counter = w.counter;
   if (threadIdx.x == 0) {
-    const u32 target = passed * gridDim.x;
+    const u32 target = w.target * gridDim.x;
 #if __CUDA_ARCH__ >= 700
     u32 seen;
     do {
@@ -743,29 +766,33 @@ struct Shared {
 };
 
 template <class T>
-__device__ void run_phase(const Model& m, u32 phase, u32 layer, u32 pos, const Shared& s) {
+__device__ void run_phase(const Model& m, u32 phase, u32 layer, u32 pos, const Shared& s,
+                          const Wait& w) {
   prefetch_window(m.p, layer, phase);
   switch (phase) {
     case kPhaseQkv:
-      phase_qkv<T>(m, layer, pos, s.xs, s.red);
+      phase_qkv<T>(m, layer, pos, s.xs, s.red, w);
       break;
     case kPhaseAttention:
-      phase_attention<T>(m, layer, pos, s.xs);
+      phase_attention<T>(m, layer, pos, s.xs, w);
       break;
     case kPhaseOutProj:
-      phase_out_proj<T>(m, layer, s.xs, s.red);
+      phase_out_proj<T>(m, layer, s.xs, s.red, w);
       break;
     case kPhaseGateUp:
-      phase_gate_up<T>(m, layer, s.xs, s.red);
+      phase_gate_up<T>(m, layer, s.xs, s.red, w);
       break;
     case kPhaseDown:
-      phase_down<T>(m, layer, s.xs, s.red);
+      phase_down<T>(m, layer, s.xs, s.red, w);
       break;
     case kPhaseLmHead:
-      phase_lm_head<T>(m, pos, s.xs, s.red, s.red64);
+      phase_lm_head<T>(m, pos, s.xs, s.red, s.red64, w);
       break;
     case kPhaseFinish:
-      if (blockIdx.x == 0) phase_finish<T>(m, pos);
+      if (blockIdx.x == 0) {
+        grid_wait(w);
+        phase_finish<T>(m, pos);
+      }
       break;
     default:
       break;
@@ -794,27 +821,31 @@ __device__ void run_token(const Model& m, const Shared& s) {
   // The first weight phases: the previous token's last phase asked for them
   // too, unless this is the first token.
   for (u32 i = 0; i < ahead; ++i) prefetch_share(m, i, pos);
+  // Each phase waits for the arrivals of the one before it inside itself,
+  // after its first weight loads are issued (Wait), and arrives when done.
   for (u32 layer = 0; layer < m.p.layers; ++layer) {
     for (u32 phase = kPhaseQkv; phase <= kPhaseDown; ++phase) {
-      if (!barriers_only) run_phase<T>(m, phase, layer, pos, s);
+      const Wait w{counter, passed};
+      if (barriers_only)
+        grid_wait(w);
+      else
+        run_phase<T>(m, phase, layer, pos, s, w);
       // Weight phase index of the phase after this one (qkv and attention
       // are both followed by out), then `ahead` - 1 further; attention's
       // successor was asked for at the end of qkv, so it asks for the one
       // after.
       const u32 next = 4 * layer + (phase == kPhaseQkv ? 1u : phase);
       grid_arrive(counter, passed);
-      prefetch_share(m, next + ahead - 1 + (phase == kPhaseAttention ? 1 : 0), pos);
-      grid_wait(counter, passed);
       stamp(m.p, passed);
+      prefetch_share(m, next + ahead - 1 + (phase == kPhaseAttention ? 1 : 0), pos);
     }
   }
-  run_phase<T>(m, kPhaseLmHead, 0, pos, s);
+  run_phase<T>(m, kPhaseLmHead, 0, pos, s, Wait{counter, passed});
   grid_arrive(counter, passed);
+  stamp(m.p, passed);
   // The next token's first weights stream while this one finishes.
   for (u32 i = 0; i < ahead; ++i) prefetch_share(m, i, pos + 1);
-  grid_wait(counter, passed);
-  stamp(m.p, passed);
-  run_phase<T>(m, kPhaseFinish, 0, pos, s);
+  run_phase<T>(m, kPhaseFinish, 0, pos, s, Wait{counter, passed});
 }
 
 // Where the 8 elements starting at physical element e come from: the
@@ -908,9 +939,9 @@ extern "C" __global__ void __launch_bounds__(dm::kBlockThreads, 1)
   const dg::Shared s{xs, red, red64};
   const std::uint32_t pos = __ldcg(&m.st->pos);
   if (p.dtype == dm::kDTypeBf16)
-    dg::run_phase<dg::Bf16>(m, phase, layer, pos, s);
+    dg::run_phase<dg::Bf16>(m, phase, layer, pos, s, dg::Wait{nullptr, 0});
   else
-    dg::run_phase<dg::F16>(m, phase, layer, pos, s);
+    dg::run_phase<dg::F16>(m, phase, layer, pos, s, dg::Wait{nullptr, 0});
 }
 
 // Starts a sequence: position 0, the embedding of `token` as the input.
