@@ -7,7 +7,12 @@
 //
 // Usage: jetgate_decode_bench MODEL DTYPE [--tokens N] [--profile N]
 //        [--variant LAUNCH:BLOCKS_PER_SM:PREFETCH_MIB[:BENCH_FLAGS]]...
-// BENCH_FLAGS 1: the persistent kernel runs its barriers only (what they cost).
+// BENCH_FLAGS (decode_model.hpp, a sum; 16: phases wait at the barrier
+// before their first weight loads, the order before 2026-12-01): 1 the persistent kernel runs its
+// barriers only (what they cost); 2 phase_us, where the last token's time went
+// (block 0's clock after each grid barrier, summed over the layers by phase);
+// 4 the per-block L2 prefetch of the next rows at each barrier; 8 that
+// prefetch looks two weight phases ahead.
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -141,6 +146,22 @@ int main(int argc, char** argv) {
                            {"bound_tok_s", read_gbps * 1e9 / bytes},
                            {"fraction_of_bound", tok_s * bytes / (read_gbps * 1e9)},
                            {"init_ms", r.init_ms()}};
+    if ((v.bench_flags & dm::kBenchPhaseTimes) != 0 &&
+        r.launch_mode() == dm::LaunchMode::persistent) {
+      auto times = r.phase_times();
+      if (!times) return fail(times.error());
+      const std::vector<std::uint64_t>& t = *times;
+      static const char* const names[] = {"qkv", "attention", "out", "gate_up", "down"};
+      nlohmann::json phase_us = nlohmann::json::object();
+      for (const char* n : names) phase_us[n] = 0.0;
+      const std::size_t per_layer = 5 * model->layers;
+      for (std::size_t k = 1; k <= per_layer; ++k)
+        phase_us[names[(k - 1) % 5]] =
+            phase_us[names[(k - 1) % 5]].get<double>() + static_cast<double>(t[k] - t[k - 1]) / 1e3;
+      phase_us["lm_head"] = static_cast<double>(t[per_layer + 1] - t[per_layer]) / 1e3;
+      phase_us["total"] = static_cast<double>(t[per_layer + 1] - t[0]) / 1e3;
+      line["phase_us"] = phase_us;
+    }
     std::cout << line.dump() << std::endl;
   }
   return 0;

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -132,6 +133,72 @@ TEST(DecodePresets, BytesPerTokenMatchPublishedParameterCounts) {
   EXPECT_EQ(dm::kv_bytes_per_position(*dm::find_preset("qwen2.5-0.5b")), 2ull * 24 * 2 * 64 * 2);
 }
 
+// 4-bit matrices: 18 bytes per 32 weights; norms and biases stay 2 bytes.
+TEST(DecodePresets, Q4BytesPerTokenFromTheParameterCounts) {
+  // Qwen2.5-0.5B: 494,032,768 parameters, of which 24 * 2 * 896 + 896 are
+  // norm weights and 24 * (896 + 2 * 128) q/k/v biases; the rest are
+  // matrices (the tied embedding read once, as the LM head). The next input
+  // is one 4-bit embedding row of 896.
+  const std::uint64_t qwen_small = 24ull * 2 * 896 + 896 + 24ull * 1152;
+  const std::uint64_t qwen_matrix = 494032768ull - qwen_small;
+  EXPECT_EQ(qwen_matrix % 32, 0u);
+  EXPECT_EQ(dm::weight_bytes_per_token(*dm::find_preset("qwen2.5-0.5b-q4")),
+            qwen_matrix / 32 * 18 + 2 * qwen_small + 896 / 32 * 18);
+  EXPECT_EQ(dm::weight_bytes_per_token(*dm::find_preset("qwen2.5-0.5b-q4")), 277996792ull);
+  // Llama-3.2-1B: 1,235,814,400 parameters, 16 * 2 * 2048 + 2048 of them norms.
+  const std::uint64_t llama_small = 16ull * 2 * 2048 + 2048;
+  EXPECT_EQ(dm::weight_bytes_per_token(*dm::find_preset("llama-3.2-1b-q4")),
+            (1235814400ull - llama_small) / 32 * 18 + 2 * llama_small + 2048 / 32 * 18);
+  // Under a third of the 16-bit model's bytes: the bound rises by as much.
+  const double ratio =
+      static_cast<double>(dm::weight_bytes_per_token(*dm::find_preset("qwen2.5-0.5b-q4"))) /
+      static_cast<double>(dm::weight_bytes_per_token(*dm::find_preset("qwen2.5-0.5b")));
+  EXPECT_GT(ratio, 0.28);
+  EXPECT_LT(ratio, 0.29);
+  // The layout holds every matrix at 9/16 of a byte per weight.
+  const dm::ModelShape& q = *dm::find_preset("qwen2.5-0.5b-q4");
+  const dm::WeightLayout l = dm::weight_layout(q);
+  EXPECT_EQ(l.o_w - l.qkv_b, (dm::tensor_bytes(q, 1152, false) + 255) / 256 * 256);
+  EXPECT_EQ(l.mlp_norm - l.o_w, (896ull * 896 / 32 * 18 + 255) / 256 * 256);
+  EXPECT_EQ(dm::unsupported_reason(q, 512), "");
+  dm::ModelShape odd = q;
+  odd.hidden = 904;  // a multiple of 8, not of the 32-weight group
+  EXPECT_NE(dm::unsupported_reason(odd, 512).find("group"), std::string::npos);
+}
+
+TEST(DecodeModel, Q4GroupsQuantizeWithinHalfAScaleStep) {
+  for (std::uint32_t g = 0; g < 64; ++g) {
+    float w[dm::kQ4Group];
+    float amax = 0;
+    for (std::uint32_t i = 0; i < dm::kQ4Group; ++i) {
+      w[i] = dm::weight_value(7, dm::kWo, 0, g * dm::kQ4Group + i, 0.0625f);
+      amax = std::max(amax, std::fabs(w[i]));
+    }
+    const std::uint16_t s = dm::q4_group_scale(w);
+    EXPECT_EQ(s, dm::float_to_f16(amax / 7.0f));
+    const float scale = dm::f16_to_float(s);
+    bool seven = false;
+    for (std::uint32_t i = 0; i < dm::kQ4Group; ++i) {
+      const std::int32_t q = dm::q4_quantize(w[i], s);
+      EXPECT_GE(q, -8);
+      EXPECT_LE(q, 7);
+      // fp16 rounding of the scale can push the largest value a hair past 7.5 steps.
+      EXPECT_LE(std::fabs(dm::q4_dequantize(q, s) - w[i]), scale * 0.5f * 1.002f) << g << " " << i;
+      seven = seven || std::abs(q) == 7;
+    }
+    EXPECT_TRUE(seven) << "the largest magnitude maps to +-7, group " << g;
+  }
+  float zeros[dm::kQ4Group] = {};
+  EXPECT_EQ(dm::q4_group_scale(zeros), 0);
+  EXPECT_EQ(dm::q4_quantize(0.5f, 0), 0);
+  const std::uint16_t one = dm::float_to_f16(1.0f);
+  EXPECT_EQ(dm::q4_quantize(2.5f, one), 3);  // half away from zero
+  EXPECT_EQ(dm::q4_quantize(-2.5f, one), -3);
+  EXPECT_EQ(dm::q4_quantize(100.f, one), 7);
+  EXPECT_EQ(dm::q4_quantize(-100.f, one), -8);
+  EXPECT_EQ(dm::q4_dequantize(-3, dm::float_to_f16(0.25f)), -0.75f);
+}
+
 TEST(DecodePresets, LayoutIsAlignedOrderedAndHoldsEveryTensor) {
   for (const auto& m : dm::presets()) {
     const dm::WeightLayout l = dm::weight_layout(m);
@@ -210,9 +277,32 @@ struct Naive {
   std::uint32_t dtype, seed;
   std::vector<std::vector<double>> kc, vc;  // per layer: [pos][kv_heads * head_dim]
   std::vector<double> x;
+  // The last 4-bit group's scale (rows are walked in order: 31 of 32 hits).
+  mutable std::uint32_t memo_kind = ~0u, memo_layer = ~0u;
+  mutable std::uint64_t memo_first = ~0ull;
+  mutable float memo_scale = 0;
 
   double w(std::uint32_t kind, std::uint32_t layer, std::uint64_t i) const {
     const float v = dm::weight_value(seed, kind, layer, i, dm::weight_scale(m, kind));
+    const bool matrix = kind != dm::kAttnNorm && kind != dm::kMlpNorm && kind != dm::kFinalNorm &&
+                        kind != dm::kBq && kind != dm::kBk && kind != dm::kBv;
+    if (m.q4_weights && matrix) {
+      // Its group of 32 (rows are multiples of 32 long): scale max|w| / 7 in
+      // fp16, the value rounded half away from zero to [-8, 7] steps.
+      const std::uint64_t first = i / 32 * 32;
+      if (memo_kind != kind || memo_layer != layer || memo_first != first) {
+        double amax = 0;
+        for (std::uint64_t j = first; j < first + 32; ++j)
+          amax = std::max(amax, std::fabs(static_cast<double>(dm::weight_value(
+                                    seed, kind, layer, j, dm::weight_scale(m, kind)))));
+        memo_scale = dm::f16_to_float(dm::float_to_f16(static_cast<float>(amax) / 7.0f));
+        memo_kind = kind, memo_layer = layer, memo_first = first;
+      }
+      const float scale = memo_scale;
+      if (scale == 0) return 0;
+      const long q = std::clamp(std::lround(v / scale), -8L, 7L);
+      return static_cast<double>(q) * scale;
+    }
     return dm::from_dtype(dm::to_dtype(v, dtype), dtype);
   }
   double rounded(double v) const {
@@ -302,7 +392,7 @@ struct Naive {
 void expect_reference_matches_naive(const dm::ModelShape& shape, std::uint32_t dtype) {
   constexpr std::uint32_t kSeed = 1234, kTokens = 12;
   DecodeReference ref(shape, dtype, kSeed, 64, 2);
-  Naive naive{shape, dtype, kSeed, {}, {}, {}};
+  Naive naive{shape, dtype, kSeed, {}, {}, {}, ~0u, ~0u, ~0ull, 0.f};
   ref.begin(3);
   naive.feed(3);
   std::set<std::uint32_t> distinct;
@@ -324,6 +414,31 @@ void expect_reference_matches_naive(const dm::ModelShape& shape, std::uint32_t d
 
 TEST(DecodeReference, MatchesANaiveDoubleImplementationFp16) {
   expect_reference_matches_naive(*dm::find_preset("tiny"), dm::kDTypeF16);
+}
+
+TEST(DecodeReference, MatchesANaiveDoubleImplementationQ4) {
+  expect_reference_matches_naive(*dm::find_preset("tiny-q4"), dm::kDTypeF16);
+}
+
+// 4-bit matrices move the logits, not the model: the tiny model's first
+// logits under 4-bit weights stay close to its fp16 ones (and differ).
+TEST(DecodeReference, Q4LogitsFollowTheSixteenBitModel) {
+  DecodeReference f16(*dm::find_preset("tiny"), dm::kDTypeF16, 5, 16, 1);
+  DecodeReference q4(*dm::find_preset("tiny-q4"), dm::kDTypeF16, 5, 16, 1);
+  f16.begin(7);
+  q4.begin(7);
+  f16.forward();
+  q4.forward();
+  double dot = 0, a2 = 0, b2 = 0, diff = 0;
+  for (std::size_t i = 0; i < f16.logits().size(); ++i) {
+    const double a = f16.logits()[i], b = q4.logits()[i];
+    dot += a * b;
+    a2 += a * a;
+    b2 += b * b;
+    diff = std::max(diff, std::fabs(a - b));
+  }
+  EXPECT_GT(dot / std::sqrt(a2 * b2), 0.9);
+  EXPECT_GT(diff, 0.0);
 }
 
 TEST(DecodeReference, MatchesANaiveDoubleImplementationBf16UntiedLlama3Rope) {

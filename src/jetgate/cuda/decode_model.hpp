@@ -142,6 +142,40 @@ JETGATE_DECODE_HD float from_dtype(std::uint16_t b, std::uint32_t dtype) {
   return dtype == kDTypeBf16 ? bf16_to_float(b) : f16_to_float(b);
 }
 
+// --- 4-bit weights: groups of 32 along a row, one fp16 scale each ---
+//
+// The same arrangement as GGML's Q4_0 (the 4-bit format llama.cpp and Ollama
+// ship, https://github.com/ggml-org/ggml/blob/master/src/ggml-common.h,
+// block_q4_0: 32 weights, one fp16 scale, 18 bytes), quantized symmetrically
+// here: scale = fp16(max |w| / 7), q = round(w / scale) clamped to [-8, 7],
+// weight = q * scale (exact in float). 4.5 bits per weight.
+inline constexpr std::uint32_t kQ4Group = 32;
+
+// The scale of the group w[0..31] (fp16 bits).
+JETGATE_DECODE_HD std::uint16_t q4_group_scale(const float* w) {
+  float amax = 0.f;
+  for (std::uint32_t i = 0; i < kQ4Group; ++i) {
+    const float a = w[i] < 0.f ? -w[i] : w[i];
+    amax = a > amax ? a : amax;
+  }
+  return float_to_f16(amax / 7.0f);
+}
+
+// w's 4-bit value under the scale (fp16 bits): round half away from zero,
+// clamped; 0 under a zero scale.
+JETGATE_DECODE_HD std::int32_t q4_quantize(float w, std::uint16_t scale_bits) {
+  const float scale = f16_to_float(scale_bits);
+  if (!(scale > 0.f)) return 0;
+  const float r = w / scale;
+  std::int32_t q = static_cast<std::int32_t>(r < 0.f ? r - 0.5f : r + 0.5f);
+  q = q < -8 ? -8 : q;
+  return q > 7 ? 7 : q;
+}
+
+JETGATE_DECODE_HD float q4_dequantize(std::int32_t q, std::uint16_t scale_bits) {
+  return static_cast<float>(q) * f16_to_float(scale_bits);
+}
+
 // --- physical row order of the fused matrices ---
 //
 // Q, K and V are one matrix whose rows are stored in pairs, so that one warp
@@ -190,11 +224,32 @@ struct Params {
   float rms_eps, attn_scale;
   std::uint32_t prefetch_window;  // bytes DRAM streams ahead of consumption into L2; 0: none
   std::uint32_t bench_flags;      // kBench*: measurement aids, 0 in the probe
+  // Bytes of its own share of the next matrix each block asks L2 to fetch
+  // before it waits at a grid barrier (0: none), and how many weight phases
+  // ahead (1 or 2) it looks.
+  std::uint32_t prefetch_share;
+  std::uint32_t prefetch_ahead;
+  std::uint64_t phase_times;  // kBenchPhaseTimes: uint64 [layers * 5 + 2], else 0
 };
 
 // The persistent kernel runs only its grid barriers (and the LM head): what
 // the barriers cost per token, measured by bench/decode_bench.cpp.
 inline constexpr std::uint32_t kBenchBarriersOnly = 1;
+// Block 0 records the GPU's nanosecond clock at the start of the token and
+// after every grid barrier (Params::phase_times): where a token's time goes.
+inline constexpr std::uint32_t kBenchPhaseTimes = 2;
+// The per-block L2 prefetch of the next phase's rows between arriving at a
+// barrier and waiting there (RunnerOptions::share_prefetch), on for this run.
+inline constexpr std::uint32_t kBenchSharePrefetch = 4;
+// The per-block prefetch looks two weight phases ahead instead of one.
+inline constexpr std::uint32_t kBenchPrefetchTwoAhead = 8;
+// The persistent kernel's phases wait at the grid barrier before issuing
+// their first weight loads (the order before 2026-12-01), not after.
+inline constexpr std::uint32_t kBenchWaitFirst = 16;
+// Timestamps per token: one at the start, one after each barrier.
+constexpr std::uint32_t phase_time_slots(std::uint32_t layers) {
+  return layers * 5 + 2;
+}
 
 // Device-side bookkeeping between kernels and between tokens.
 struct State {

@@ -47,6 +47,18 @@ std::vector<ModelShape> build_presets() {
   // Every feature of the real ones (grouped-query attention, q/k/v bias,
   // tied embeddings) at a size the CPU reference runs in milliseconds.
   v.push_back(make("tiny", 256, 2, 4, 2, 64, 512, 1024, true, true, 1e-6f, 10000.0, "jetgate"));
+  // The same shapes with 4-bit matrices, the way Ollama and llama.cpp ship
+  // them (their default tags are 4-bit): for comparing a device's 4-bit
+  // tokens/s by fraction of its read bound.
+  for (const char* base : {"qwen2.5-0.5b", "llama-3.2-1b", "tiny"}) {
+    for (const ModelShape& m : std::vector<ModelShape>(v)) {
+      if (m.name != base) continue;
+      ModelShape q = m;
+      q.name = m.name + "-q4";
+      q.q4_weights = true;
+      v.push_back(q);
+    }
+  }
   return v;
 }
 
@@ -108,6 +120,12 @@ std::string unsupported_reason(const ModelShape& m, std::uint32_t max_ctx) {
   if (m.hidden % 8 != 0 || m.intermediate % 8 != 0 || m.hidden == 0 || m.intermediate == 0)
     return "hidden and intermediate sizes must be positive multiples of 8 (16-byte rows)";
   if (m.vocab % 2 != 0) return "vocab must be even (rows are computed in pairs)";
+  if (m.q4_weights &&
+      (m.hidden % kQ4Group != 0 || m.intermediate % kQ4Group != 0 || qdim % kQ4Group != 0))
+    return fmt::format(
+        "4-bit weights need hidden, intermediate and heads * head_dim to be "
+        "multiples of the {}-weight group",
+        kQ4Group);
   if (m.hidden > kSharedFloats || m.intermediate > kSharedFloats || qdim > kSharedFloats)
     return fmt::format("vectors longer than {} floats do not fit in shared memory", kSharedFloats);
   // Attention's shared memory: reductions, q, the scores, two partial sums.
@@ -193,28 +211,33 @@ void rope_tables(const ModelShape& m, std::uint32_t max_ctx, std::vector<float>*
   }
 }
 
+std::uint64_t tensor_bytes(const ModelShape& m, std::uint64_t elements, bool matrix) {
+  if (!matrix || !m.q4_weights) return elements * kElem;
+  return elements / 2 + elements / kQ4Group * 2;
+}
+
 WeightLayout weight_layout(const ModelShape& m) {
   const LayerSizes s = layer_sizes(m);
   WeightLayout l;
   std::uint64_t at = 0;
-  auto place = [&](std::uint64_t elements) {
+  auto place = [&](std::uint64_t elements, bool matrix) {
     const std::uint64_t here = at;
-    at = align256(at + elements * kElem);
+    at = align256(at + tensor_bytes(m, elements, matrix));
     return here;
   };
-  l.attn_norm = place(s.norm);
-  l.qkv_w = place(s.qkv_w);
-  l.qkv_b = place(s.qkv_b);
-  l.o_w = place(s.o_w);
-  l.mlp_norm = place(s.norm);
-  l.gateup_w = place(s.gateup_w);
-  l.down_w = place(s.down_w);
+  l.attn_norm = place(s.norm, false);
+  l.qkv_w = place(s.qkv_w, true);
+  l.qkv_b = place(s.qkv_b, false);
+  l.o_w = place(s.o_w, true);
+  l.mlp_norm = place(s.norm, false);
+  l.gateup_w = place(s.gateup_w, true);
+  l.down_w = place(s.down_w, true);
   l.layer_stride = at;
   at = l.layer_stride * m.layers;
-  l.final_norm = place(m.hidden);
+  l.final_norm = place(m.hidden, false);
   const std::uint64_t table = std::uint64_t{m.vocab} * m.hidden;
-  if (!m.tied_embeddings) l.lm_head = place(table);
-  l.embed = place(table);
+  if (!m.tied_embeddings) l.lm_head = place(table, true);
+  l.embed = place(table, true);
   if (m.tied_embeddings) l.lm_head = l.embed;
   l.total_bytes = at;
   return l;
@@ -222,8 +245,11 @@ WeightLayout weight_layout(const ModelShape& m) {
 
 std::uint64_t weight_bytes_per_token(const ModelShape& m) {
   const LayerSizes s = layer_sizes(m);
-  const std::uint64_t layer = 2 * s.norm + s.qkv_w + s.qkv_b + s.o_w + s.gateup_w + s.down_w;
-  return (layer * m.layers + m.hidden + std::uint64_t{m.vocab} * m.hidden + m.hidden) * kElem;
+  const std::uint64_t layer = tensor_bytes(m, 2 * s.norm + s.qkv_b, false) +
+                              tensor_bytes(m, s.qkv_w + s.o_w + s.gateup_w + s.down_w, true);
+  // The final norm, the LM head and the one embedding row the next input is.
+  return layer * m.layers + tensor_bytes(m, m.hidden, false) +
+         tensor_bytes(m, std::uint64_t{m.vocab} * m.hidden, true) + tensor_bytes(m, m.hidden, true);
 }
 
 std::uint64_t kv_bytes_per_position(const ModelShape& m) {

@@ -29,11 +29,17 @@ struct ModelShape {
   float rms_eps = 0;
   double rope_theta = 0;
   std::optional<Llama3RopeScaling> rope_scaling;
+  // Matrices (q/k/v, o, gate/up, down, embedding, LM head) in 4-bit groups
+  // (decode_model.hpp, kQ4Group); norms, biases, activations and the KV cache
+  // stay in the model's 16-bit type. The CPU reference and the byte counts
+  // know them; the GPU kernels do not yet (Runner::create says so).
+  bool q4_weights = false;
   std::string source;  // the public config.json the numbers come from
 };
 
 // qwen2.5-0.5b (the default), qwen2.5-1.5b, llama-3.2-1b, tinyllama-1.1b,
-// tiny (a small model with every feature, for tests).
+// tiny (a small model with every feature, for tests), and 4-bit weight
+// versions of qwen2.5-0.5b, llama-3.2-1b and tiny (name + "-q4").
 const std::vector<ModelShape>& presets();
 const ModelShape* find_preset(const std::string& name);
 std::string preset_names();  // "qwen2.5-0.5b, qwen2.5-1.5b, ..."
@@ -70,6 +76,10 @@ struct WeightLayout {
   std::uint64_t total_bytes = 0;
 };
 WeightLayout weight_layout(const ModelShape& m);
+
+// Bytes a tensor of `elements` weights occupies: 2 each, or for a matrix of
+// a 4-bit model 9/16 (half a byte plus a 2-byte scale per 32).
+std::uint64_t tensor_bytes(const ModelShape& m, std::uint64_t elements, bool matrix);
 
 // Bytes one token reads from the weights: every layer, the final norm, the
 // LM head matrix and one embedding row.

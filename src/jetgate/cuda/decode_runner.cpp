@@ -63,6 +63,11 @@ Result<std::unique_ptr<Runner>> Runner::create(Context& ctx, const ModelShape& m
                                                const RunnerOptions& options) {
   if (auto why = unsupported_reason(model, options.max_ctx); !why.empty())
     return make_error(fmt::format("model {} cannot run: {}", model.name, why));
+  if (model.q4_weights)
+    return make_error(fmt::format(
+        "model {} has 4-bit weights, which only the CPU reference and the byte counts (its read "
+        "bound) handle so far; the GPU kernels read fp16/bf16 matrices: choose a 16-bit preset",
+        model.name));
   std::unique_ptr<Runner> r(new Runner(ctx, model, options));
   auto token = ctx.kernel("jetgate_decode_token");
   if (!token) return token.error();
@@ -201,6 +206,18 @@ Status Runner::allocate() {
     p.prefetch_window = std::min(p.prefetch_window, static_cast<std::uint32_t>(*l2) / 2);
   p.prefetch_end = layout_.lm_head + std::uint64_t{m.vocab} * m.hidden * 2;
   p.bench_flags = options_.bench_flags;
+  p.prefetch_ahead = (options_.bench_flags & kBenchPrefetchTwoAhead) != 0 ? 2 : 1;
+  p.prefetch_share = 0;
+  if (options_.share_prefetch || (options_.bench_flags & kBenchSharePrefetch) != 0)
+    if (auto l2 = ctx_.attribute(kAttrL2CacheSizeBytes); l2 && *l2 > 0 && grid_ > 0)
+      p.prefetch_share = static_cast<std::uint32_t>(*l2) / 2 / grid_ / p.prefetch_ahead;
+  p.phase_times = 0;
+  if ((options_.bench_flags & kBenchPhaseTimes) != 0) {
+    auto times = ctx_.alloc(std::size_t{phase_time_slots(m.layers)} * sizeof(std::uint64_t));
+    if (!times) return times.error();
+    phase_times_ = std::move(*times);
+    p.phase_times = phase_times_.get();
+  }
   return Ok{};
 }
 
@@ -291,6 +308,19 @@ Result<std::vector<float>> Runner::logits() {
   if (auto st =
           ctx_.check(ctx_.api().memcpy_dtoh(out.data(), params_.logits, out.size() * sizeof(float)),
                      "cuMemcpyDtoH (logits)");
+      !st)
+    return st.error();
+  return out;
+}
+
+Result<std::vector<std::uint64_t>> Runner::phase_times() {
+  if (params_.phase_times == 0)
+    return make_error("phase times were not recorded: create the runner with kBenchPhaseTimes");
+  if (auto st = synchronize(); !st) return st.error();
+  std::vector<std::uint64_t> out(phase_time_slots(model_.layers));
+  if (auto st = ctx_.check(ctx_.api().memcpy_dtoh(out.data(), params_.phase_times,
+                                                  out.size() * sizeof(std::uint64_t)),
+                           "cuMemcpyDtoH (phase times)");
       !st)
     return st.error();
   return out;

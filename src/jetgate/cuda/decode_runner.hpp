@@ -28,6 +28,10 @@ struct RunnerOptions {
   // Bytes of weights DRAM streams into L2 ahead of the phase that reads them
   // (capped at half the L2); 0: none.
   std::uint32_t prefetch_window = 0;
+  // Persistent launch: at each grid barrier every block asks L2 for its own
+  // rows of the next matrix (at most L2 / 2 over all blocks together). Off:
+  // on the H200 it made tokens slower (bench/results/h200-2026-12-01).
+  bool share_prefetch = false;
   std::uint32_t bench_flags = 0;  // kBench* (decode_model.hpp); 0 outside benchmarks
 };
 
@@ -51,6 +55,9 @@ class Runner {
   Status synchronize();
   // The logits of the last finished token (vocab floats).
   Result<std::vector<float>> logits();
+  // kBenchPhaseTimes: the last token's clock readings (ns), one at its start
+  // and one after each grid barrier (phase_time_slots(layers) of them).
+  Result<std::vector<std::uint64_t>> phase_times();
 
   LaunchMode launch_mode() const { return launch_; }
   const std::string& fallback_reason() const { return fallback_reason_; }
@@ -82,7 +89,7 @@ class Runner {
   CUgraphExec graph_ = nullptr;
   Owned<CUstream> stream_;
   Owned<CUdeviceptr> weights_, k_cache_, v_cache_, rope_cos_, rope_sin_, activations_, state_,
-      tokens_;
+      tokens_, phase_times_;
   Owned<void*> host_token_;
 };
 

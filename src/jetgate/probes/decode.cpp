@@ -102,6 +102,7 @@ std::optional<ProbeResult> memory_check(const cuda::Context& ctx, const Plan& p)
   if (need <= free_bytes) return std::nullopt;
   const dm::ModelShape* largest = nullptr;
   for (const auto& m : dm::presets()) {
+    if (m.q4_weights) continue;  // not on the GPU yet
     Plan q = p;
     q.model = m;
     if (bytes_needed(q, free_bytes) <= free_bytes &&

@@ -49,23 +49,23 @@ DecodeReference::DecodeReference(const dm::ModelShape& model, std::uint32_t dtyp
   for (std::uint32_t l = 0; l < m_.layers; ++l) {
     Layer& L = layers_[l];
     L.attn_norm = make_tensor(dm::kAttnNorm, l, hidden);
-    L.wq = make_tensor(dm::kWq, l, qdim * hidden);
-    L.wk = make_tensor(dm::kWk, l, kdim * hidden);
-    L.wv = make_tensor(dm::kWv, l, kdim * hidden);
+    L.wq = make_matrix(dm::kWq, l, qdim, m_.hidden);
+    L.wk = make_matrix(dm::kWk, l, kdim, m_.hidden);
+    L.wv = make_matrix(dm::kWv, l, kdim, m_.hidden);
     if (m_.qkv_bias) {
       L.bq = make_tensor(dm::kBq, l, qdim);
       L.bk = make_tensor(dm::kBk, l, kdim);
       L.bv = make_tensor(dm::kBv, l, kdim);
     }
-    L.wo = make_tensor(dm::kWo, l, hidden * qdim);
+    L.wo = make_matrix(dm::kWo, l, hidden, static_cast<std::uint32_t>(qdim));
     L.mlp_norm = make_tensor(dm::kMlpNorm, l, hidden);
-    L.wgate = make_tensor(dm::kWgate, l, inter * hidden);
-    L.wup = make_tensor(dm::kWup, l, inter * hidden);
-    L.wdown = make_tensor(dm::kWdown, l, hidden * inter);
+    L.wgate = make_matrix(dm::kWgate, l, inter, m_.hidden);
+    L.wup = make_matrix(dm::kWup, l, inter, m_.hidden);
+    L.wdown = make_matrix(dm::kWdown, l, hidden, m_.intermediate);
   }
   final_norm_ = make_tensor(dm::kFinalNorm, 0, hidden);
-  embed_ = make_tensor(dm::kEmbed, 0, std::uint64_t{m_.vocab} * hidden);
-  if (!m_.tied_embeddings) lm_head_ = make_tensor(dm::kLmHead, 0, std::uint64_t{m_.vocab} * hidden);
+  embed_ = make_matrix(dm::kEmbed, 0, m_.vocab, m_.hidden);
+  if (!m_.tied_embeddings) lm_head_ = make_matrix(dm::kLmHead, 0, m_.vocab, m_.hidden);
   const std::uint64_t cache = std::uint64_t{m_.layers} * kdim * max_ctx_;
   k_cache_.assign(cache, 0);
   v_cache_.assign(cache, 0);
@@ -85,9 +85,47 @@ std::vector<std::uint16_t> DecodeReference::make_tensor(std::uint32_t kind, std:
   return t;
 }
 
-void DecodeReference::matvec(const std::vector<std::uint16_t>& w, const std::vector<float>& x,
-                             std::vector<float>& y, std::uint32_t rows, std::uint32_t cols) const {
+DecodeReference::Matrix DecodeReference::make_matrix(std::uint32_t kind, std::uint32_t layer,
+                                                     std::uint64_t rows, std::uint32_t cols) const {
+  Matrix w;
+  if (!m_.q4_weights) {
+    w.bits = make_tensor(kind, layer, rows * cols);
+    return w;
+  }
+  // Groups of kQ4Group along each row: the scale from the group's values,
+  // then each value quantized under it and dequantized.
+  const float scale = dm::weight_scale(m_, kind);
+  w.values.resize(rows * cols);
+  const std::uint64_t groups = rows * cols / dm::kQ4Group;
+  parallel_for(groups, threads_, [&](std::uint64_t b, std::uint64_t e) {
+    float g[dm::kQ4Group];
+    for (std::uint64_t gi = b; gi < e; ++gi) {
+      const std::uint64_t at = gi * dm::kQ4Group;
+      for (std::uint32_t i = 0; i < dm::kQ4Group; ++i)
+        g[i] = dm::weight_value(seed_, kind, layer, at + i, scale);
+      const std::uint16_t s = dm::q4_group_scale(g);
+      for (std::uint32_t i = 0; i < dm::kQ4Group; ++i)
+        w.values[at + i] = dm::q4_dequantize(dm::q4_quantize(g[i], s), s);
+    }
+  });
+  return w;
+}
+
+void DecodeReference::matvec(const Matrix& mat, const std::vector<float>& x, std::vector<float>& y,
+                             std::uint32_t rows, std::uint32_t cols) const {
   y.assign(rows, 0.f);
+  if (!mat.values.empty()) {
+    parallel_for(rows, threads_, [&](std::uint64_t b, std::uint64_t e) {
+      for (std::uint64_t r = b; r < e; ++r) {
+        const float* row = mat.values.data() + r * cols;
+        float s = 0.f;
+        for (std::uint32_t c = 0; c < cols; ++c) s += row[c] * x[c];
+        y[r] = s;
+      }
+    });
+    return;
+  }
+  const std::vector<std::uint16_t>& w = mat.bits;
   const float* table = to_float_.data();
   const std::uint64_t work = std::uint64_t{rows} * cols;
   const unsigned t = work < (1u << 20) ? 1 : threads_;
@@ -179,8 +217,8 @@ void DecodeReference::begin(std::uint32_t token) {
 }
 
 void DecodeReference::feed(std::uint32_t token) {
-  const std::uint16_t* e = embed_.data() + std::uint64_t{token % m_.vocab} * m_.hidden;
-  for (std::uint32_t i = 0; i < m_.hidden; ++i) x_[i] = to_float_[e[i]];
+  const std::uint64_t row = std::uint64_t{token % m_.vocab} * m_.hidden;
+  for (std::uint32_t i = 0; i < m_.hidden; ++i) x_[i] = weight(embed_, row + i);
 }
 
 std::uint32_t DecodeReference::forward() {

@@ -35,13 +35,25 @@ class DecodeReference {
   std::uint32_t position() const { return pos_; }
 
  private:
+  // A weight matrix: 16-bit values (indices into to_float_), or for a 4-bit
+  // model the dequantized values.
+  struct Matrix {
+    std::vector<std::uint16_t> bits;
+    std::vector<float> values;
+  };
   struct Layer {
-    std::vector<std::uint16_t> attn_norm, wq, wk, wv, bq, bk, bv, wo, mlp_norm, wgate, wup, wdown;
+    std::vector<std::uint16_t> attn_norm, bq, bk, bv, mlp_norm;
+    Matrix wq, wk, wv, wo, wgate, wup, wdown;
   };
   std::vector<std::uint16_t> make_tensor(std::uint32_t kind, std::uint32_t layer,
                                          std::uint64_t count) const;
-  void matvec(const std::vector<std::uint16_t>& w, const std::vector<float>& x,
-              std::vector<float>& y, std::uint32_t rows, std::uint32_t cols) const;
+  Matrix make_matrix(std::uint32_t kind, std::uint32_t layer, std::uint64_t rows,
+                     std::uint32_t cols) const;
+  float weight(const Matrix& w, std::uint64_t i) const {
+    return w.values.empty() ? to_float_[w.bits[i]] : w.values[i];
+  }
+  void matvec(const Matrix& w, const std::vector<float>& x, std::vector<float>& y,
+              std::uint32_t rows, std::uint32_t cols) const;
   void rms_norm(const std::vector<float>& x, const std::vector<std::uint16_t>& gamma,
                 std::vector<float>& out) const;
   void rotate(float* v) const;
@@ -54,7 +66,8 @@ class DecodeReference {
   unsigned threads_;
   std::vector<float> to_float_;  // the 65536 values of the 16-bit type
   std::vector<Layer> layers_;
-  std::vector<std::uint16_t> final_norm_, embed_, lm_head_;
+  std::vector<std::uint16_t> final_norm_;
+  Matrix embed_, lm_head_;
   std::vector<std::uint16_t> k_cache_, v_cache_;  // [layer][kv_head][max_ctx][head_dim]
   std::vector<float> cos_, sin_;
   std::vector<float> x_, h_, q_, k_, v_, attn_, proj_, gate_, up_, act_, logits_;

@@ -248,25 +248,76 @@ struct Epilogue {
 };
 
 // xs = gamma * (x / rms(x)), as Hugging Face's Llama/Qwen2 RMSNorm does.
+// The first kNormRegs strides of gamma are read together with x, so their
+// DRAM latency overlaps the L2 reads and the block sum instead of following
+// them; the arithmetic (and so every bit) is the same as one pass after the
+// other.
+constexpr u32 kNormRegs = 4;
+
 template <class T>
 __device__ void load_normed(const float* x, const u16* gamma, u32 n, float eps, float* xs,
                             float* red) {
+  float g[kNormRegs];
+#pragma unroll
+  for (u32 j = 0; j < kNormRegs; ++j) {
+    const u32 i = threadIdx.x + j * blockDim.x;
+    g[j] = i < n ? T::load(gamma + i) : 0.f;
+  }
   float ss = 0.f;
-  for (u32 i = threadIdx.x; i < n; i += blockDim.x) {
-    const float v = ld_shared_l2(x + i);
-    xs[i] = v;
-    ss += v * v;
+  float v[kNormRegs];
+#pragma unroll
+  for (u32 j = 0; j < kNormRegs; ++j) {
+    const u32 i = threadIdx.x + j * blockDim.x;
+    v[j] = i < n ? ld_shared_l2(x + i) : 0.f;
+  }
+#pragma unroll
+  for (u32 j = 0; j < kNormRegs; ++j) {
+    const u32 i = threadIdx.x + j * blockDim.x;
+    if (i < n) xs[i] = v[j];
+    ss += v[j] * v[j];
+  }
+  for (u32 i = threadIdx.x + kNormRegs * blockDim.x; i < n; i += blockDim.x) {
+    const float t = ld_shared_l2(x + i);
+    xs[i] = t;
+    ss += t * t;
   }
   ss = block_sum(ss, red);
   const float scale = rsqrtf(ss / static_cast<float>(n) + eps);
-  for (u32 i = threadIdx.x; i < n; i += blockDim.x) xs[i] = T::load(gamma + i) * (xs[i] * scale);
+#pragma unroll
+  for (u32 j = 0; j < kNormRegs; ++j) {
+    const u32 i = threadIdx.x + j * blockDim.x;
+    if (i < n) xs[i] = g[j] * (v[j] * scale);
+  }
+  for (u32 i = threadIdx.x + kNormRegs * blockDim.x; i < n; i += blockDim.x)
+    xs[i] = T::load(gamma + i) * (xs[i] * scale);
   __syncthreads();
 }
 
+// Eight loads in flight per thread, then their stores: a long vector (the
+// down projection's input) costs one L2 round trip per eight strides, not one
+// per stride.
 __device__ void load_plain(const float* src, u32 n, float* xs) {
-  for (u32 i = threadIdx.x; i < n; i += blockDim.x) xs[i] = ld_shared_l2(src + i);
+  constexpr u32 kBatch = 8;
+  u32 i = threadIdx.x;
+  for (; i + (kBatch - 1) * blockDim.x < n; i += kBatch * blockDim.x) {
+    float v[kBatch];
+#pragma unroll
+    for (u32 j = 0; j < kBatch; ++j) v[j] = ld_shared_l2(src + i + j * blockDim.x);
+#pragma unroll
+    for (u32 j = 0; j < kBatch; ++j) xs[i + j * blockDim.x] = v[j];
+  }
+  for (; i < n; i += blockDim.x) xs[i] = ld_shared_l2(src + i);
   __syncthreads();
 }
+
+// The grid barrier a phase of the persistent kernel waits at before it reads
+// what other blocks wrote: `target` arrivals on `counter` (none: nullptr, the
+// per-phase kernels, whose launch boundaries are the barriers).
+struct Wait {
+  unsigned* counter;
+  u32 target;
+};
+__device__ void grid_wait(const Wait& w);
 
 // The vector a projection multiplies: src (K floats, written by other blocks)
 // copied into shared memory, RMS-normalised with gamma when gamma is set.
@@ -306,9 +357,12 @@ __device__ __forceinline__ void load_chunk(const uint4* r0, const uint4* r1, u32
 // ptxas time (and the fatbin build) short.
 template <class T>
 __device__ __noinline__ void matvec_pairs(const u16* W, u32 K, const Input& in, float* xs, Range r,
-                                          float* red, Epilogue& epi) {
+                                          float* red, Epilogue& epi, const Wait& wait) {
   const u32 pairs = r.end - r.begin;
-  if (pairs == 0) return;
+  if (pairs == 0) {
+    grid_wait(wait);
+    return;
+  }
   const u32 vecs = K / 8;
   const u32 ns = choose_slices(pairs, vecs);
   const u32 tasks = pairs * ns;
@@ -317,6 +371,7 @@ __device__ __noinline__ void matvec_pairs(const u16* W, u32 K, const Input& in, 
   const float4* x4 = reinterpret_cast<const float4*>(xs);
   uint4 w0[4], w1[4];
   bool preloaded = false;
+  if ((epi.m.p.bench_flags & kBenchWaitFirst) != 0) grid_wait(wait);
   if (warp < tasks) {
     const uint4* r0 =
         reinterpret_cast<const uint4*>(W + static_cast<u64>(2 * (r.begin + warp / ns)) * K);
@@ -324,6 +379,9 @@ __device__ __noinline__ void matvec_pairs(const u16* W, u32 K, const Input& in, 
     load_chunk(r0, r0 + vecs, s * vecs / ns + lane, (s + 1) * vecs / ns, w0, w1);
     preloaded = true;
   }
+  // The weights depend on no other block: their first loads are in flight
+  // while the block waits at the barrier (kBenchWaitFirst: after it).
+  grid_wait(wait);
   if (in.gamma != nullptr)
     load_normed<T>(in.src, in.gamma, K, in.eps, xs, red);
   else
@@ -388,19 +446,22 @@ __device__ __noinline__ void matvec_pairs(const u16* W, u32 K, const Input& in, 
 }
 
 template <class T>
-__device__ __noinline__ void phase_qkv(const Model& m, u32 layer, u32 pos, float* xs, float* red) {
+__device__ __noinline__ void phase_qkv(const Model& m, u32 layer, u32 pos, float* xs, float* red,
+                                       Wait w) {
   const Params& p = m.p;
   const u32 rows = (p.heads + 2 * p.kv_heads) * p.head_dim;
   const Input in{m.x, m.layer_tensor(layer, p.off_attn_norm), p.rms_eps};
   Epilogue e{Epilogue::kQkv, m, layer, pos};
   matvec_pairs<T>(m.layer_tensor(layer, p.off_qkv_w), p.hidden, in, xs,
-                  block_share(rows / 2, blockIdx.x, gridDim.x), red, e);
+                  block_share(rows / 2, blockIdx.x, gridDim.x), red, e, w);
 }
 
 // One query head per block at a time: scores over the whole cache in shared
 // memory, softmax, then the weighted sum of V with lanes over head_dim.
 template <class T>
-__device__ __noinline__ void phase_attention(const Model& m, u32 layer, u32 pos, float* smem) {
+__device__ __noinline__ void phase_attention(const Model& m, u32 layer, u32 pos, float* smem,
+                                             Wait w) {
+  grid_wait(w);
   const Params& p = m.p;
   const u32 D = p.head_dim;
   const u32 ctx = pos + 1;
@@ -476,39 +537,41 @@ __device__ __noinline__ void phase_attention(const Model& m, u32 layer, u32 pos,
 }
 
 template <class T>
-__device__ __noinline__ void phase_out_proj(const Model& m, u32 layer, float* xs, float* red) {
+__device__ __noinline__ void phase_out_proj(const Model& m, u32 layer, float* xs, float* red,
+                                            Wait w) {
   const Params& p = m.p;
   const u32 in = p.heads * p.head_dim;
   Epilogue e{Epilogue::kResidual, m, layer};
   matvec_pairs<T>(m.layer_tensor(layer, p.off_o_w), in, Input{m.attn, nullptr, 0.f}, xs,
-                  block_share(p.hidden / 2, blockIdx.x, gridDim.x), red, e);
+                  block_share(p.hidden / 2, blockIdx.x, gridDim.x), red, e, w);
 }
 
 template <class T>
-__device__ __noinline__ void phase_gate_up(const Model& m, u32 layer, float* xs, float* red) {
+__device__ __noinline__ void phase_gate_up(const Model& m, u32 layer, float* xs, float* red,
+                                           Wait w) {
   const Params& p = m.p;
   const Input in{m.x, m.layer_tensor(layer, p.off_mlp_norm), p.rms_eps};
   Epilogue e{Epilogue::kSwiglu, m, layer};
   matvec_pairs<T>(m.layer_tensor(layer, p.off_gateup_w), p.hidden, in, xs,
-                  block_share(p.intermediate, blockIdx.x, gridDim.x), red, e);
+                  block_share(p.intermediate, blockIdx.x, gridDim.x), red, e, w);
 }
 
 template <class T>
-__device__ __noinline__ void phase_down(const Model& m, u32 layer, float* xs, float* red) {
+__device__ __noinline__ void phase_down(const Model& m, u32 layer, float* xs, float* red, Wait w) {
   const Params& p = m.p;
   Epilogue e{Epilogue::kResidual, m, layer};
   matvec_pairs<T>(m.layer_tensor(layer, p.off_down_w), p.intermediate, Input{m.act, nullptr, 0.f},
-                  xs, block_share(p.hidden / 2, blockIdx.x, gridDim.x), red, e);
+                  xs, block_share(p.hidden / 2, blockIdx.x, gridDim.x), red, e, w);
 }
 
 template <class T>
 __device__ __noinline__ void phase_lm_head(const Model& m, u32 pos, float* xs, float* red,
-                                           unsigned long long* red64) {
+                                           unsigned long long* red64, Wait w) {
   const Params& p = m.p;
   const Input in{m.x, m.tensor(p.off_final_norm), p.rms_eps};
   Epilogue e{Epilogue::kLogits, m, 0, pos};
   matvec_pairs<T>(m.tensor(p.off_lm_head), p.hidden, in, xs,
-                  block_share(p.vocab / 2, blockIdx.x, gridDim.x), red, e);
+                  block_share(p.vocab / 2, blockIdx.x, gridDim.x), red, e, w);
   unsigned long long best = e.best;
   for (int o = 16; o > 0; o >>= 1) {
     const unsigned long long other = __shfl_xor_sync(0xFFFFFFFFu, best, o);
@@ -589,23 +652,105 @@ __device__ void prefetch_window(const Params& p, u32 layer, u32 phase) {
     asm volatile("prefetch.global.L2 [%0];" ::"l"(w + line * 128));
 }
 
-// Grid barrier of the persistent kernel: a counter per token parity that only
-// grows (the previous token's is cleared at the start), so arriving is one
-// fire-and-forget release add and waiting is polling with acquire loads.
-__device__ void grid_sync(unsigned* counter, u32& passed) {
+// Asks L2 for the 128-byte lines of [base, base + bytes), at most cap bytes
+// of them, spread over the block's threads (fire and forget).
+__device__ void prefetch_lines(const unsigned char* base, u64 bytes, u64 cap) {
+  if (bytes > cap) bytes = cap;
+  if (bytes == 0) return;
+  const u64 first = reinterpret_cast<u64>(base) / 128;
+  const u64 last = (reinterpret_cast<u64>(base) + bytes - 1) / 128;
+  for (u64 line = first + threadIdx.x; line <= last; line += blockDim.x)
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(line * 128));
+}
+
+// What weight phase `i` of a token reads: layer i / 4, then qkv, out, gate/up
+// and down; i == 4 * layers is the LM head. Its matrix (rows stored one
+// after the other, this block's share one contiguous range), its K and the
+// row pairs it is cut into, the norm's gamma and the bias read with it.
+struct PhaseMatrix {
+  const unsigned char* w;
+  u32 k, pairs;
+  const unsigned char* gamma;
+  const unsigned char* bias;
+  u32 bias_bytes;
+};
+
+__device__ PhaseMatrix phase_matrix(const Model& m, u32 i) {
+  const Params& p = m.p;
+  const unsigned char* base = m.w + static_cast<u64>(i / 4) * p.layer_stride;
+  const u32 qdim = p.heads * p.head_dim;
+  const u32 qkv_rows = (p.heads + 2 * p.kv_heads) * p.head_dim;
+  if (i >= 4 * p.layers)
+    return {m.w + p.off_lm_head, p.hidden, p.vocab / 2, m.w + p.off_final_norm, nullptr, 0};
+  switch (i % 4) {
+    case 0:
+      return {base + p.off_qkv_w,
+              p.hidden,
+              qkv_rows / 2,
+              base + p.off_attn_norm,
+              p.qkv_bias ? base + p.off_qkv_b : nullptr,
+              p.qkv_bias ? qkv_rows * 2 : 0};
+    case 1:
+      return {base + p.off_o_w, qdim, p.hidden / 2, nullptr, nullptr, 0};
+    case 2:
+      return {base + p.off_gateup_w, p.hidden, p.intermediate, base + p.off_mlp_norm, nullptr, 0};
+    default:
+      return {base + p.off_down_w, p.intermediate, p.hidden / 2, nullptr, nullptr, 0};
+  }
+}
+
+// Between arriving at a barrier and waiting there, a block asks L2 for what
+// it reads first after it: its own rows of weight phase i (up to prefetch_share bytes), the norm
+// weights and the bias. DRAM then streams through the barrier, and the phase
+// after it starts on L2 hits instead of DRAM round trips.
+__device__ void prefetch_share(const Model& m, u32 i, u32 pos) {
+  const Params& p = m.p;
+  if (p.prefetch_share == 0 || i > 4 * p.layers) return;
+  const PhaseMatrix pm = phase_matrix(m, i);
+  const Range r = block_share(pm.pairs, blockIdx.x, gridDim.x);
+  const u64 row_bytes = static_cast<u64>(pm.k) * 2;
+  prefetch_lines(pm.w + 2 * r.begin * row_bytes, 2 * (r.end - r.begin) * row_bytes,
+                 p.prefetch_share);
+  if (pm.gamma != nullptr) prefetch_lines(pm.gamma, static_cast<u64>(p.hidden) * 2, ~0ull);
+  if (pm.bias != nullptr) prefetch_lines(pm.bias, pm.bias_bytes, ~0ull);
+  if (i % 4 == 0 && i < 4 * p.layers && pos < p.max_ctx) {  // qkv: the rotary row of pos
+    const u64 row = static_cast<u64>(pos) * (p.head_dim / 2) * sizeof(float);
+    prefetch_lines(reinterpret_cast<const unsigned char*>(p.rope_cos) + row, p.head_dim * 2, ~0ull);
+    prefetch_lines(reinterpret_cast<const unsigned char*>(p.rope_sin) + row, p.head_dim * 2, ~0ull);
+  }
+}
+
+// Grid barrier of the persistent kernel, in two halves: a counter per token
+// parity that only grows (the previous token's is cleared at the start), so
+// arriving is one fire-and-forget release add and waiting is polling with
+// acquire loads. Between the halves a block may issue what does not depend on
+// the other blocks (the next phase's weights): the release in grid_arrive
+// covers only what came before it, so those loads neither delay the arrival
+// nor wait for it.
+__device__ void grid_arrive(unsigned* counter, u32& passed) {
   __syncthreads();
   ++passed;
   if (threadIdx.x == 0) {
-    const u32 target = passed * gridDim.x;
 #if __CUDA_ARCH__ >= 700
     asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(counter) : "memory");
+#else
+    __threadfence();
+    atomicAdd(counter, 1u);
+#endif
+  }
+}
+
+__device__ void grid_wait(const Wait& w) {
+  if (w.counter == nullptr) return;
+  unsigned* counter = w.counter;
+  if (threadIdx.x == 0) {
+    const u32 target = w.target * gridDim.x;
+#if __CUDA_ARCH__ >= 700
     u32 seen;
     do {
       asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(counter) : "memory");
     } while (seen < target);
 #else
-    __threadfence();
-    atomicAdd(counter, 1u);
     while (*static_cast<volatile unsigned*>(counter) < target) {
     }
     __threadfence();
@@ -621,33 +766,45 @@ struct Shared {
 };
 
 template <class T>
-__device__ void run_phase(const Model& m, u32 phase, u32 layer, u32 pos, const Shared& s) {
+__device__ void run_phase(const Model& m, u32 phase, u32 layer, u32 pos, const Shared& s,
+                          const Wait& w) {
   prefetch_window(m.p, layer, phase);
   switch (phase) {
     case kPhaseQkv:
-      phase_qkv<T>(m, layer, pos, s.xs, s.red);
+      phase_qkv<T>(m, layer, pos, s.xs, s.red, w);
       break;
     case kPhaseAttention:
-      phase_attention<T>(m, layer, pos, s.xs);
+      phase_attention<T>(m, layer, pos, s.xs, w);
       break;
     case kPhaseOutProj:
-      phase_out_proj<T>(m, layer, s.xs, s.red);
+      phase_out_proj<T>(m, layer, s.xs, s.red, w);
       break;
     case kPhaseGateUp:
-      phase_gate_up<T>(m, layer, s.xs, s.red);
+      phase_gate_up<T>(m, layer, s.xs, s.red, w);
       break;
     case kPhaseDown:
-      phase_down<T>(m, layer, s.xs, s.red);
+      phase_down<T>(m, layer, s.xs, s.red, w);
       break;
     case kPhaseLmHead:
-      phase_lm_head<T>(m, pos, s.xs, s.red, s.red64);
+      phase_lm_head<T>(m, pos, s.xs, s.red, s.red64, w);
       break;
     case kPhaseFinish:
-      if (blockIdx.x == 0) phase_finish<T>(m, pos);
+      if (blockIdx.x == 0) {
+        grid_wait(w);
+        phase_finish<T>(m, pos);
+      }
       break;
     default:
       break;
   }
+}
+
+// Records the GPU clock (ns) in slot `slot` of the bench's phase table.
+__device__ __forceinline__ void stamp(const Params& p, u32 slot) {
+  if (p.phase_times == 0 || blockIdx.x != 0 || threadIdx.x != 0) return;
+  u64 t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  reinterpret_cast<u64*>(p.phase_times)[slot] = t;
 }
 
 template <class T>
@@ -659,15 +816,36 @@ __device__ void run_token(const Model& m, const Shared& s) {
   if (blockIdx.x == 0 && threadIdx.x == 0) m.st->barrier[(pos + 1) & 1] = 0;
   u32 passed = 0;
   const bool barriers_only = (m.p.bench_flags & kBenchBarriersOnly) != 0;
+  const u32 ahead = m.p.prefetch_ahead > 1 ? 2 : 1;
+  stamp(m.p, 0);
+  // The first weight phases: the previous token's last phase asked for them
+  // too, unless this is the first token.
+  for (u32 i = 0; i < ahead; ++i) prefetch_share(m, i, pos);
+  // Each phase waits for the arrivals of the one before it inside itself,
+  // after its first weight loads are issued (Wait), and arrives when done.
   for (u32 layer = 0; layer < m.p.layers; ++layer) {
     for (u32 phase = kPhaseQkv; phase <= kPhaseDown; ++phase) {
-      if (!barriers_only) run_phase<T>(m, phase, layer, pos, s);
-      grid_sync(counter, passed);
+      const Wait w{counter, passed};
+      if (barriers_only)
+        grid_wait(w);
+      else
+        run_phase<T>(m, phase, layer, pos, s, w);
+      // Weight phase index of the phase after this one (qkv and attention
+      // are both followed by out), then `ahead` - 1 further; attention's
+      // successor was asked for at the end of qkv, so it asks for the one
+      // after.
+      const u32 next = 4 * layer + (phase == kPhaseQkv ? 1u : phase);
+      grid_arrive(counter, passed);
+      stamp(m.p, passed);
+      prefetch_share(m, next + ahead - 1 + (phase == kPhaseAttention ? 1 : 0), pos);
     }
   }
-  run_phase<T>(m, kPhaseLmHead, 0, pos, s);
-  grid_sync(counter, passed);
-  run_phase<T>(m, kPhaseFinish, 0, pos, s);
+  run_phase<T>(m, kPhaseLmHead, 0, pos, s, Wait{counter, passed});
+  grid_arrive(counter, passed);
+  stamp(m.p, passed);
+  // The next token's first weights stream while this one finishes.
+  for (u32 i = 0; i < ahead; ++i) prefetch_share(m, i, pos + 1);
+  run_phase<T>(m, kPhaseFinish, 0, pos, s, Wait{counter, passed});
 }
 
 // Where the 8 elements starting at physical element e come from: the
@@ -761,9 +939,9 @@ extern "C" __global__ void __launch_bounds__(dm::kBlockThreads, 1)
   const dg::Shared s{xs, red, red64};
   const std::uint32_t pos = __ldcg(&m.st->pos);
   if (p.dtype == dm::kDTypeBf16)
-    dg::run_phase<dg::Bf16>(m, phase, layer, pos, s);
+    dg::run_phase<dg::Bf16>(m, phase, layer, pos, s, dg::Wait{nullptr, 0});
   else
-    dg::run_phase<dg::F16>(m, phase, layer, pos, s);
+    dg::run_phase<dg::F16>(m, phase, layer, pos, s, dg::Wait{nullptr, 0});
 }
 
 // Starts a sequence: position 0, the embedding of `token` as the input.
