@@ -97,16 +97,19 @@ for arch in "${arches[@]}"; do
     # qemu-user runs several times slower than the host: a longer per-test timeout.
     (cd "$build" && ctest --output-on-failure -j "$jobs" --timeout 900)
   fi
-  if ((goldens)); then
-    python3 scripts/check-goldens.py "$build/jetgate" "${emulator[@]}"
-  fi
   version=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build/CMakeCache.txt")
   name=jetgate-$version-linux-$arch
   stage=$(mktemp -d)
   cmake --install "$build" --prefix "$stage/$name" --component runtime >/dev/null
+  cmake --install "$build" --prefix "$stage/$name" --component license >/dev/null
   bin="$stage/$name/bin/jetgate"
   file "$bin" | grep -q "stripped" && ! file "$bin" | grep -q "not stripped" || {
     echo "build-release.sh: $bin is not stripped" >&2; exit 1; }
+  # The goldens are checked with the binary that ships: the stripped one in the tarball
+  # (the test suite above already ran the unstripped build).
+  if ((goldens)); then
+    python3 scripts/check-goldens.py "$bin" "${emulator[@]}"
+  fi
   check_runtime_deps "$bin" "$objdump" >"$dist/$name.glibc"
   tar -C "$stage" -czf "$dist/$name.tar.gz" "$name"
   rm -rf "$stage"

@@ -15,7 +15,7 @@ tidy=${CLANG_TIDY:-clang-tidy}
 command -v "$tidy" >/dev/null || { echo "clang-tidy.sh: $tidy not found (apt-get install clang-tidy)" >&2; exit 2; }
 if [ ! -f "$build/compile_commands.json" ]; then
   CC=clang CXX=clang++ cmake -S . -B "$build" -DJETGATE_WITH_CUDA=OFF -DJETGATE_MAN_PAGE=OFF \
-    -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
+    -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DJETGATE_BUILD_TESTS=ON >/dev/null
 fi
 if [ $# -gt 0 ]; then files=("$@"); else mapfile -t files < <(git ls-files 'src/*.cpp'); fi
 logs="$build/clang-tidy"

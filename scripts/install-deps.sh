@@ -24,7 +24,7 @@ libraries=(libfmt-dev libgtest-dev libgmock-dev libpugixml-dev libsodium-dev)
 # Header-only or Architecture: all, usable by every target as they are.
 arch_all=(nlohmann-json3-dev libcli11-dev)
 packages=(
-  build-essential cmake git pkg-config
+  build-essential cmake git pkg-config ccache
   "${libraries[@]}" "${arch_all[@]}" libyaml-cpp-dev
   python3 python3-pytest python3-jsonschema python3-yaml python3-junitparser
   python3-nacl  # the signed-evidence interop test (tests/unit/trust_interop_test.cpp)

@@ -25,7 +25,7 @@ command -v qemu-aarch64-static >/dev/null || command -v qemu-aarch64 >/dev/null 
   exit 2
 }
 cmake -S . -B "$build" -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DJETGATE_WERROR=ON -DJETGATE_BUILD_BENCH=OFF \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DJETGATE_WERROR=ON -DJETGATE_BUILD_TESTS=ON -DJETGATE_BUILD_BENCH=OFF \
   -DJETGATE_MAN_PAGE=OFF "${args[@]}" >/dev/null
 cmake --build "$build" -j "$jobs"
 file "$build/jetgate" | grep -q "ARM aarch64" || { echo "test-aarch64.sh: $build/jetgate is not an aarch64 binary" >&2; exit 1; }

@@ -13,6 +13,7 @@
 #include "jetgate/facts/container_host.hpp"
 #include "jetgate/facts/platform.hpp"
 #include "jetgate/probes/cuda_probes.hpp"
+#include "jetgate/probes/registry.hpp"
 #include "jetgate/report/cuda_text.hpp"
 #include "jetgate/report/platform_text.hpp"
 #include "jetgate/report/python_text.hpp"
@@ -171,7 +172,7 @@ Command add_probe_command(CLI::App& app) {
                 "Run the GPU probes: launch, memory, bandwidth, sync_path (docs/probes.md)");
   sub->add_option("--probe", args->only, "Run only this GPU probe (repeatable); implies --cuda")
       ->type_name("ID")
-      ->check(CLI::IsMember({"launch", "memory", "bandwidth", "sync_path", "decode"}));
+      ->check(CLI::IsMember(probes::registered_probe_ids(probes::ProbeKind::cuda)));
   sub->add_flag("--decode", args->decode,
                 "Run the decode probe: batch-1 LLM token generation with a real model's shapes "
                 "and seeded random weights, once per sync mode (docs/probes.md)");

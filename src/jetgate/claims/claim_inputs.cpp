@@ -8,7 +8,7 @@
 namespace jetgate::claims {
 namespace {
 
-constexpr int kMaxAgeLimitDays = 3650;
+constexpr int kMaxAgeLimitDays = static_cast<int>(policy::kMaxEvidenceAgeDays);
 
 Result<policy::LoadedPolicy> load_policy(const ClaimOptions& o) {
   if (o.policy.empty())

@@ -1,19 +1,14 @@
 #include "jetgate/evidence/power_notes.hpp"
 
-#include <array>
-#include <string_view>
-
 #include "jetgate/facts/power.hpp"
+#include "jetgate/probes/registry.hpp"
 
 namespace jetgate::evidence {
 
 namespace {
-constexpr std::array<std::string_view, 3> kSpeedProbes = {"bandwidth", "sync_path", "decode"};
-
 bool is_speed_probe(const std::string& id) {
-  for (auto p : kSpeedProbes)
-    if (id == p) return true;
-  return false;
+  const probes::ProbeSpec* spec = probes::find_probe_spec(id);
+  return spec != nullptr && spec->measures_speed;
 }
 }  // namespace
 

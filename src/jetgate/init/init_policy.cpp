@@ -10,6 +10,7 @@
 #include "jetgate/facts/text.hpp"
 #include "jetgate/init/init_templates.hpp"
 #include "jetgate/policy/waivers.hpp"
+#include "jetgate/probes/registry.hpp"
 
 namespace jetgate::init {
 namespace {
@@ -72,13 +73,14 @@ std::vector<std::string> sorted_jetpacks(const InitOptions& o) {
 
 nlohmann::ordered_json probe_checks(bool ml) {
   nlohmann::ordered_json p = nlohmann::ordered_json::array();
-  for (const char* id : {"launch", "memory", "bandwidth", "sync_path"})
-    p.push_back({{"probe", id}, {"status", "PASS"}});
+  for (const auto& spec : probes::probe_registry())
+    if (spec.kind == probes::ProbeKind::cuda && spec.by_default)
+      p.push_back({{"probe", spec.id}, {"status", "PASS"}});
   p.push_back({{"probe", "bandwidth"}, {"metric", "d2d_fraction_of_peak"}, {"min", 0.6}});
   p.push_back(
       {{"probe", "sync_path"}, {"metric", "sync_blocking_sync_cpu_fraction"}, {"max", 0.10}});
   if (ml)
-    for (const char* id : {"python_runtime", "bitsandbytes"})
+    for (const auto& id : probes::registered_probe_ids(probes::ProbeKind::python))
       p.push_back({{"probe", id}, {"status", "PASS"}});
   return p;
 }

@@ -54,12 +54,13 @@ void check_top_level(const nlohmann::json& j, Policy& p, const IssueSink& sink) 
   for (const char* key : {"evidence_retention_days", "maximum_evidence_age_days"}) {
     auto& field = std::string(key) == "evidence_retention_days" ? p.evidence_retention_days
                                                                 : p.maximum_evidence_age_days;
-    // At most 100 years: a bound that keeps date arithmetic far from overflow.
-    if (auto days = j.contains(key) ? integer_in_range(j[key], 1, 36500) : std::nullopt)
+    const long most =
+        std::string(key) == "evidence_retention_days" ? kMaxRetentionDays : kMaxEvidenceAgeDays;
+    if (auto days = j.contains(key) ? integer_in_range(j[key], 1, most) : std::nullopt)
       field = *days;
     else
       sink.issue("policy",
-                 fmt::format("\"{}\" must be a whole number of days from 1 to 36500", key),
+                 fmt::format("\"{}\" must be a whole number of days from 1 to {}", key, most),
                  "e.g. 30");
   }
   if (j.contains("repository")) {

@@ -24,6 +24,12 @@ namespace jetgate::policy {
 
 // Dotted versions compared on the components the bound gives: max "36"
 // admits 36.4.3, min "36.4" admits 36.4.0 and later.
+// The bounds of the policy's day counts, the one place they are written: the
+// parser refuses a policy outside them, and `check`, `support` and `summary` accept
+// exactly what the parser accepts (--max-age-days included).
+inline constexpr long kMaxEvidenceAgeDays = 3650;  // ten years
+inline constexpr long kMaxRetentionDays = 36500;   // far from date arithmetic's overflow
+
 struct VersionRange {
   std::optional<std::string> min, max;
 };

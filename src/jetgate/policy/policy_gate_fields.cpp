@@ -8,24 +8,10 @@
 #include "jetgate/core/did_you_mean.hpp"
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/policy/policy_parse_detail.hpp"
-#include "jetgate/probes/cuda_probes.hpp"
-#include "jetgate/probes/python_runtime.hpp"
+#include "jetgate/probes/registry.hpp"
 
 namespace jetgate::policy::detail {
 namespace {
-
-// The built-in probes, as the probes themselves declare them.
-std::vector<std::string> known_probes() {
-  std::vector<std::string> ids;
-  for (const auto& p : probes::cuda_probes()) ids.emplace_back(p.id);
-  for (const auto& id : probes::python_probe_ids()) ids.push_back(id);
-  return ids;
-}
-
-bool known_probe(const std::string& id) {
-  auto ids = known_probes();
-  return std::find(ids.begin(), ids.end(), id) != ids.end();
-}
 
 std::optional<std::string> version_field(const nlohmann::json& j, const char* key,
                                          const std::string& gate, const std::string& where,
@@ -190,9 +176,13 @@ std::vector<ProbeCheck> parse_probe_checks(const nlohmann::json& j, const std::s
     reject_unknown_keys(p, {"probe", "metric", "min", "max", "status"}, where, gate, sink);
     ProbeCheck c;
     c.probe = p["probe"].get<std::string>();
-    if (!known_probe(c.probe)) {
-      sink.issue(gate, fmt::format("{} names unknown probe \"{}\"", where, c.probe),
-                 fmt::format("built-in probes: {}", fmt::join(known_probes(), ", ")));
+    const probes::ProbeSpec* spec = probes::find_probe_spec(c.probe);
+    if (spec == nullptr) {
+      auto ids = probes::registered_probe_ids();
+      sink.issue(gate,
+                 fmt::format("{} names unknown probe {}{}", where, quoted_text(c.probe),
+                             did_you_mean(c.probe, ids)),
+                 fmt::format("built-in probes: {} (docs/probes.md)", fmt::join(ids, ", ")));
       continue;
     }
     bool ok = true;
@@ -219,6 +209,15 @@ std::vector<ProbeCheck> parse_probe_checks(const nlohmann::json& j, const std::s
       sink.issue(gate, fmt::format("{} for probe {} is malformed", where, c.probe),
                  "write {\"probe\", \"metric\", \"min\" and/or \"max\" (numbers)} or "
                  "{\"probe\", \"status\": \"PASS\"}");
+      continue;
+    }
+    if (c.metric && probes::find_metric(*spec, *c.metric) == nullptr) {
+      // A threshold on a metric the probe never reports could only fail on the board.
+      auto names = probes::metric_names(*spec);
+      sink.issue(gate,
+                 fmt::format("{}: probe {} reports no metric {}{}", where, c.probe,
+                             quoted_text(*c.metric), did_you_mean(*c.metric, names)),
+                 fmt::format("{}'s metrics: {} (docs/probes.md)", c.probe, fmt::join(names, ", ")));
       continue;
     }
     out.push_back(std::move(c));

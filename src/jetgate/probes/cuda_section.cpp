@@ -16,18 +16,33 @@
 #include "jetgate/cuda/kernel_image.hpp"
 #include "jetgate/probes/cuda_probes.hpp"
 #include "jetgate/probes/plausibility.hpp"
+#include "jetgate/probes/registry.hpp"
 #include "jetgate/proc/child.hpp"
 
 namespace jetgate::probes {
 
 const std::vector<CudaProbe>& cuda_probes() {
-  static const std::vector<CudaProbe> probes = {
-      {"launch", probe_launch},
-      {"memory", probe_memory},
-      {"bandwidth", probe_bandwidth},
-      {"sync_path", probe_sync_path},
-      // seconds of decoding per sync mode: only when asked
-      {"decode", probe_decode, false, std::chrono::milliseconds(60000)}};
+  // The registry (probes/registry.cpp) lists the probes and whether each runs by
+  // default; this table adds the function that runs each one.
+  static const std::vector<CudaProbe> probes = [] {
+    struct Runner {
+      const char* id;
+      CudaProbeFn run;
+      std::chrono::milliseconds min_timeout{0};
+    };
+    static const Runner runners[] = {{"launch", probe_launch},
+                                     {"memory", probe_memory},
+                                     {"bandwidth", probe_bandwidth},
+                                     {"sync_path", probe_sync_path},
+                                     {"decode", probe_decode, std::chrono::milliseconds(60000)}};
+    std::vector<CudaProbe> out;
+    for (const auto& spec : probe_registry()) {
+      if (spec.kind != ProbeKind::cuda) continue;
+      for (const auto& r : runners)
+        if (spec.id == r.id) out.push_back({r.id, r.run, spec.by_default, r.min_timeout});
+    }
+    return out;
+  }();
   return probes;
 }
 

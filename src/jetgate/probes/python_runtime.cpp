@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "jetgate/core/embedded.hpp"
+#include "jetgate/probes/registry.hpp"
 
 namespace jetgate::probes {
 namespace {
@@ -89,7 +90,7 @@ PythonRuntime run_python_steps(const PythonOptions& options) {
 }  // namespace
 
 const std::vector<std::string>& python_probe_ids() {
-  static const std::vector<std::string> ids = {kPythonRuntimeProbe, kBitsandbytesProbe};
+  static const std::vector<std::string> ids = registered_probe_ids(ProbeKind::python);
   return ids;
 }
 
