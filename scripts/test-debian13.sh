@@ -13,6 +13,8 @@
 #   --pch         keep JETGATE_PCH on (the default build); off by default here, since
 #                 a precompiled header defeats ccache and re-runs should be quick
 #   --fresh       remove the chroot's build directory first (ccache still applies)
+#   --patch FILE  apply FILE (a -p1 diff) to the chroot's copy of the source, never to
+#                 the worktree: to try a proposed fix (repeatable)
 #   -h, --help    this text
 #
 # The source is the worktree this script lives in, copied with `git archive` (HEAD plus
@@ -23,7 +25,7 @@
 # exits non-zero when any step or any test fails.
 set -euo pipefail
 
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; }
 
 dir=/var/tmp/jetgate-trixie
 jobs=2
@@ -31,6 +33,7 @@ niceness=15
 ccache_host=""
 pch=OFF
 fresh=0
+patches=()
 while (($#)); do
   case "$1" in
     -h|--help) usage; exit 0 ;;
@@ -42,6 +45,8 @@ while (($#)); do
               ccache_host=$2; shift ;;
     --pch) pch=ON ;;
     --fresh) fresh=1 ;;
+    --patch) { [ $# -ge 2 ] && [ -f "$2" ]; } || { echo "test-debian13.sh: --patch needs a file" >&2; exit 2; }
+             patches+=("$(realpath "$2")"); shift ;;
     -*) echo "test-debian13.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) dir=$1 ;;
   esac
@@ -134,6 +139,10 @@ log "source: $repo at $(git -C "$repo" rev-parse --short HEAD)$([ "$rev" = HEAD 
 rm -rf "$dir/src/jetgate"
 mkdir -p "$dir/src/jetgate" "$ccache_host"
 git -C "$repo" archive --format=tar "$rev" | tar -x -C "$dir/src/jetgate"
+for p in "${patches[@]}"; do
+  log "applying $p to the chroot's copy"
+  (cd "$dir/src/jetgate" && git apply -p1 "$p")
+done
 ((fresh)) && rm -rf "$dir/build/jetgate"
 mount -t proc proc "$dir/proc"; mounted+=("$dir/proc")
 bind /dev /dev
@@ -152,13 +161,24 @@ build_env=(CC=gcc-13 CXX=g++-13 CCACHE_DIR=/ccache CCACHE_MAXSIZE=5G
            "CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime"
            CCACHE_BASEDIR=/src/jetgate)
 t0=$SECONDS
-in_chroot "${build_env[@]}" nice -n "$niceness" cmake -S /src/jetgate -B /build/jetgate \
+built=0
+if in_chroot "${build_env[@]}" nice -n "$niceness" cmake -S /src/jetgate -B /build/jetgate \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -DNDEBUG" \
   "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -DNDEBUG" -DJETGATE_WERROR=ON -DJETGATE_WITH_CUDA=OFF \
   -DJETGATE_BUILD_TESTS=ON -DJETGATE_PCH="$pch" \
-  -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null
-in_chroot "${build_env[@]}" nice -n "$niceness" cmake --build /build/jetgate -j "$jobs"
+  -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null &&
+   in_chroot "${build_env[@]}" nice -n "$niceness" cmake --build /build/jetgate -j "$jobs"; then
+  built=1
+fi
 t_build=$((SECONDS - t0))
+if ((!built)); then
+  echo
+  log "compiler: $cxx_version"
+  log "cmake:    $cmake_version"
+  log "time: chroot ${t_chroot}s, source copy ${t_copy}s, configure+build ${t_build}s"
+  log "FAILED: the configure or the build (its first error is above); no test ran"
+  exit 1
+fi
 in_chroot "${build_env[@]}" ccache -s || true
 
 t0=$SECONDS
