@@ -21,6 +21,10 @@
 # uncommitted changes to tracked files, via `git stash create`). The build is the one
 # of scripts/test.sh (RelWithDebInfo at -O1, -DJETGATE_WERROR=ON), with
 # CC=gcc-13 CXX=g++-13 and -DJETGATE_WITH_CUDA=OFF (no CUDA toolkit in the chroot).
+# -DJETGATE_STATIC_RUNTIME=OFF as well: trixie's libgtest.a is built by GCC 14 and calls
+# __cxa_call_terminate, which GCC 13's static libstdc++.a lacks (the shared libstdc++.so.6
+# of trixie, from GCC 14, has it). Ubuntu 24.04 (JetPack 7) builds its libgtest.a with
+# GCC 13, so this is Debian 13's mix, not JetPack 7's.
 # Prints the compiler and CMake versions, the time of each step and ctest's pass count;
 # exits non-zero when any step or any test fails.
 set -euo pipefail
@@ -165,7 +169,7 @@ built=0
 if in_chroot "${build_env[@]}" nice -n "$niceness" cmake -S /src/jetgate -B /build/jetgate \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -DNDEBUG" \
   "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -DNDEBUG" -DJETGATE_WERROR=ON -DJETGATE_WITH_CUDA=OFF \
-  -DJETGATE_BUILD_TESTS=ON -DJETGATE_PCH="$pch" \
+  -DJETGATE_BUILD_TESTS=ON -DJETGATE_PCH="$pch" -DJETGATE_STATIC_RUNTIME=OFF \
   -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null &&
    in_chroot "${build_env[@]}" nice -n "$niceness" cmake --build /build/jetgate -j "$jobs"; then
   built=1
