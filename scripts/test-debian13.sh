@@ -21,10 +21,11 @@
 # uncommitted changes to tracked files, via `git stash create`). The build is the one
 # of scripts/test.sh (RelWithDebInfo at -O1, -DJETGATE_WERROR=ON), with
 # CC=gcc-13 CXX=g++-13 and -DJETGATE_WITH_CUDA=OFF (no CUDA toolkit in the chroot).
-# -DJETGATE_STATIC_RUNTIME=OFF as well: trixie's libgtest.a is built by GCC 14 and calls
-# __cxa_call_terminate, which GCC 13's static libstdc++.a lacks (the shared libstdc++.so.6
-# of trixie, from GCC 14, has it). Ubuntu 24.04 (JetPack 7) builds its libgtest.a with
-# GCC 13, so this is Debian 13's mix, not JetPack 7's.
+# GoogleTest is built from trixie's own source (/usr/src/googletest) with g++-13 into
+# /opt/gtest-gcc13 of the chroot, once: trixie's libgtest.a is built by GCC 14 and calls
+# __cxa_call_terminate@CXXABI_1.3.15, which GCC 13's libstdc++.so does not export, so the
+# test binary does not link against it with g++-13. Ubuntu 24.04 (JetPack 7) builds its
+# libgtest.a with GCC 13; this is Debian 13's mix of compilers, not JetPack 7's.
 # Prints the compiler and CMake versions, the time of each step and ctest's pass count;
 # exits non-zero when any step or any test fails.
 set -euo pipefail
@@ -166,10 +167,18 @@ build_env=(CC=gcc-13 CXX=g++-13 CCACHE_DIR=/ccache CCACHE_MAXSIZE=5G
            CCACHE_BASEDIR=/src/jetgate)
 t0=$SECONDS
 built=0
+gtest=/opt/gtest-gcc13
+if [ ! -f "$dir$gtest/lib/cmake/GTest/GTestConfig.cmake" ]; then
+  log "building GoogleTest with g++-13 into $gtest"
+  in_chroot "${build_env[@]}" nice -n "$niceness" cmake -S /usr/src/googletest -B /build/googletest \
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$gtest" -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null
+  in_chroot "${build_env[@]}" nice -n "$niceness" cmake --build /build/googletest -j "$jobs" >/dev/null
+  in_chroot cmake --install /build/googletest >/dev/null
+fi
 if in_chroot "${build_env[@]}" nice -n "$niceness" cmake -S /src/jetgate -B /build/jetgate \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -DNDEBUG" \
   "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -DNDEBUG" -DJETGATE_WERROR=ON -DJETGATE_WITH_CUDA=OFF \
-  -DJETGATE_BUILD_TESTS=ON -DJETGATE_PCH="$pch" -DJETGATE_STATIC_RUNTIME=OFF \
+  -DJETGATE_BUILD_TESTS=ON -DJETGATE_PCH="$pch" -DGTest_DIR="$gtest/lib/cmake/GTest" \
   -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null &&
    in_chroot "${build_env[@]}" nice -n "$niceness" cmake --build /build/jetgate -j "$jobs"; then
   built=1
