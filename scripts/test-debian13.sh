@@ -148,6 +148,12 @@ for p in "${patches[@]}"; do
   log "applying $p to the chroot's copy"
   (cd "$dir/src/jetgate" && git apply -p1 "$p")
 done
+# A repository of its own, one commit of the copy: tests read HEAD (GitShaTest) and find
+# the checkout's root by its .git (PolicyTest.CoveragePathsResolveAgainstTheRepositoryRoot).
+in_chroot git -C /src/jetgate init -q
+in_chroot git -C /src/jetgate add -A
+in_chroot git -C /src/jetgate -c user.name=test-debian13 -c user.email=test-debian13@localhost \
+  commit -qm "copy of $(git -C "$repo" rev-parse HEAD)"
 ((fresh)) && rm -rf "$dir/build/jetgate"
 mount -t proc proc "$dir/proc"; mounted+=("$dir/proc")
 bind /dev /dev
