@@ -202,9 +202,11 @@ TEST(ClaimsMatrix, EachPlatformIsJudgedOnItsOwnAndTheWorstDecidesTheGate) {
   auto nano_red = orin_evidence_json("2026-11-29T10:00:00Z", nano);
   nano_red["status"] = "failed";
   auto nano_old_green = orin_evidence_json("2026-11-28T10:00:00Z", nano);
-  const auto& set = set_of({loaded("agx/jetson-cuda-runtime.json", agx_green),
-                            loaded("nano/jetson-cuda-runtime.json", nano_red),
-                            loaded("nano-old/jetson-cuda-runtime.json", nano_old_green)});
+  // A copy: GCC 13's -Wdangling-reference cannot see that set_of returns a reference
+  // into a static deque, and JetPack 7 builds with GCC 13.
+  const EvidenceSet set = set_of({loaded("agx/jetson-cuda-runtime.json", agx_green),
+                                  loaded("nano/jetson-cuda-runtime.json", nano_red),
+                                  loaded("nano-old/jetson-cuda-runtime.json", nano_old_green)});
   const JudgeRules rules{day("2026-11-29"), 14, "", false};
   auto entry =
       decide_gate("jetson-cuda-runtime", evidence_of_gate(set, "jetson-cuda-runtime"), {}, rules);
@@ -219,8 +221,8 @@ TEST(ClaimsMatrix, EachPlatformIsJudgedOnItsOwnAndTheWorstDecidesTheGate) {
 
   // Both boards green: the gate holds, decided by the newest.
   nano_red["status"] = "passed";
-  const auto& all_green = set_of({loaded("agx/jetson-cuda-runtime.json", agx_green),
-                                  loaded("nano/jetson-cuda-runtime.json", nano_red)});
+  const EvidenceSet all_green = set_of({loaded("agx/jetson-cuda-runtime.json", agx_green),
+                                        loaded("nano/jetson-cuda-runtime.json", nano_red)});
   entry = decide_gate("jetson-cuda-runtime", evidence_of_gate(all_green, "jetson-cuda-runtime"), {},
                       rules);
   EXPECT_EQ(entry.verdict.state, GateState::fresh_green);

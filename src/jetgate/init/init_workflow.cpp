@@ -54,7 +54,10 @@ void run_step(YAML::Emitter& y, const std::string& name, const std::string& scri
   if (!condition.empty()) y << YAML::Key << "if" << YAML::Value << condition;
   if (continue_on_error) y << YAML::Key << "continue-on-error" << YAML::Value << true;
   y << YAML::Key << "run" << YAML::Value;
-  if (script.find('\n') != std::string::npos)
+  // A literal block for anything past plain words: yaml-cpp 0.7 (Debian 12, JetPack 6)
+  // writes "a && b" plain and 0.8 (Debian 13, Ubuntu 24.04) quotes it, but both write a
+  // literal block the same way, so the workflow is one file whichever built jetgate.
+  if (script.find_first_of("\n&*!|>%@`#{}[],?:'\"") != std::string::npos)
     y << YAML::Literal << script;
   else
     y << script;
