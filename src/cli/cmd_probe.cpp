@@ -8,7 +8,7 @@
 #include "jetgate/core/exit_codes.hpp"
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/cuda/decode_presets.hpp"
-#include "jetgate/evidence/power_notes.hpp"
+#include "jetgate/evidence/gpu_facts.hpp"
 #include "jetgate/evidence/probe_document.hpp"
 #include "jetgate/facts/container_host.hpp"
 #include "jetgate/facts/platform.hpp"
@@ -77,15 +77,6 @@ std::vector<std::string> unmet(const ProbeArgs& a, const probes::CudaSection* cu
   return probes::unmet_probes(results, requested);
 }
 
-// In a container, the image's L4T release beside the host's kernel and driver.
-void add_container_check(nlohmann::json& platform, const nlohmann::json& gpu) {
-  std::optional<std::string> driver;
-  auto ptr = nlohmann::json::json_pointer("/driver/version");
-  if (gpu.contains(ptr) && gpu[ptr].is_string()) driver = gpu[ptr].get<std::string>();
-  auto check = facts::check_container_l4t(platform, driver);
-  if (!check.is_null()) platform["container"]["l4t_check"] = std::move(check);
-}
-
 int run_probe(const ProbeArgs& a) {
   auto root = fs::RootFs::open(a.root);
   if (!root.ok()) {
@@ -112,8 +103,7 @@ int run_probe(const ProbeArgs& a) {
     if (a.cuda && progress_wanted(a.quiet)) o.progress = stderr_progress();
     o.decode = a.decode_options;
     cuda = probes::collect_cuda(o);
-    evidence::cite_power_facts(*cuda, platform.platform);
-    add_container_check(platform.platform, cuda->gpu);
+    evidence::join_gpu_facts(*cuda, platform.platform);
   }
   std::optional<probes::PythonRuntime> python;
   if (a.python_runtime) {

@@ -143,6 +143,26 @@ TEST(GateRunTest, ProbesAtTheirThresholdsPass) {
     EXPECT_TRUE(c["status"] == "PASS" || c["status"] == "WARN") << c.dump();
 }
 
+// run's evidence goes through the same facts-meet-GPU step as probe's document: inside
+// a JetPack container, /platform/container/l4t_check is there too.
+TEST(GateRunTest, EvidenceInsideAContainerCarriesTheL4tCheck) {
+  test::TempDir t;
+  Fakes f;
+  add_good_probes(f);
+  f.platform["kernel"] = {{"release", "5.15.148-tegra"}};
+  f.platform["cuda"] = {{"toolkit_version", "12.6.68"}};
+  f.platform["container"] = {{"detected", true},
+                             {"image_l4t", "35.4.1"},
+                             {"host_l4t", nullptr},
+                             {"host_l4t_majors", {36}}};
+  auto out = run(gate_from(kJetsonGate), f, t);
+  auto back = evidence::read_evidence(out.path);
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  const auto& check = back->extra["platform"]["container"]["l4t_check"];
+  ASSERT_TRUE(check.is_object()) << back->extra["platform"].dump(1);
+  EXPECT_EQ(check["status"], "mismatch") << check.dump(1);
+}
+
 TEST(GateRunTest, MissedThresholdsFailWithReasons) {
   test::TempDir t;
   Fakes f;

@@ -8,10 +8,11 @@
 #include <filesystem>
 #include <map>
 
+#include "jetgate/core/document_keys.hpp"
 #include "jetgate/core/utf8.hpp"
 #include "jetgate/core/version.hpp"
 #include "jetgate/evidence/evidence_dir.hpp"
-#include "jetgate/evidence/power_notes.hpp"
+#include "jetgate/evidence/gpu_facts.hpp"
 #include "jetgate/evidence/probe_document.hpp"
 #include "jetgate/evidence/utf8_json.hpp"
 #include "jetgate/gate/check_rows.hpp"
@@ -206,7 +207,7 @@ void run_stages(const policy::Gate& gate, const std::optional<CommandPaths>& pat
   co.run_probes = !co.only.empty();
   co.progress = options.progress;
   auto cuda = deps.cuda(co);
-  evidence::cite_power_facts(cuda, facts.platform);
+  evidence::join_gpu_facts(cuda, e.extra[keys::kPlatform]);
   e.extra["gpu"] = cuda.gpu;
   if (!cuda.notes.empty()) e.extra["notes"] = cuda.notes;
   for (auto& o : evaluate_requirements(gpu_part(gate.requirements), facts.platform, cuda.gpu))
