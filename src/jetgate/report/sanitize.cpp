@@ -56,7 +56,7 @@ std::optional<PatternMatch> next_match(const CompiledRule& rule, std::string_vie
   return PatternMatch(line, std::move(groups));
 }
 
-// ECMAScript's replacement format (the one std::match_results::format reads):
+// ECMAScript's replacement format (as the C++ standard library's format() reads it):
 // $n and $nn are groups (nothing when out of range or unmatched), $& the
 // match, $$ a dollar sign; any other character is itself.
 std::string format_match(const PatternMatch& m, std::string_view format) {
