@@ -163,7 +163,14 @@ std::string root_with_cvconfig(const test::TempDir& t, const std::string& cvconf
           "usr/include/cudnn_version.h", "usr/include/aarch64-linux-gnu/NvInferVersion.h",
           "proc/device-tree/nvidia,dtsfilename", "proc/device-tree/nvidia,boardids",
           "usr/include/opencv4/opencv2/core/version.hpp"}) {
-      stdfs::remove(t.path(std::string("root/") + f));
+      // The recording's links (usr/local/cuda -> /etc/alternatives/cuda) point
+      // at absolute paths: never write through one, it could leave the root.
+      stdfs::path at = root;
+      for (const auto& part : stdfs::path(f)) {
+        at /= part;
+        if (stdfs::is_symlink(at)) stdfs::remove(at);
+      }
+      stdfs::remove(at);
       t.write(std::string("root/") + f, spaces);
     }
   }
@@ -187,17 +194,18 @@ TEST(FactsHostileInput, CvconfigWithLongRunsOfSpacesIsRead) {
   }
 }
 
-// The commands that died with SIGSEGV: probe, run --dry-run. With the hostile
+// The commands that died with SIGSEGV: probe, run --dry-run, container. With the hostile
 // cvconfig.h they exit as they do with a plain one; with every file the readers
 // search replaced by 1 MB of spaces they still exit (0 or 1), not by a signal.
-TEST(FactsHostileInput, ProbeAndDryRunFinishOnAHostileRoot) {
+TEST(FactsHostileInput, ProbeDryRunAndContainerFinishOnAHostileRoot) {
   test::TempDir plain, hostile, all;
   std::string plain_root = root_with_cvconfig(plain, "#define HAVE_OPENCL\n", false);
   std::string hostile_root = root_with_cvconfig(hostile, std::string(30000, ' ') + "\n", false);
   std::string all_root = root_with_cvconfig(all, std::string(1000000, ' '), true);
   for (std::vector<std::string> args :
        {std::vector<std::string>{"probe", "--json"},
-        std::vector<std::string>{"run", "jetson-cuda-runtime", "--dry-run"}}) {
+        std::vector<std::string>{"run", "jetson-cuda-runtime", "--dry-run"},
+        std::vector<std::string>{"container", "--json"}}) {
     auto with_root = [&](const std::string& root) {
       auto a = args;
       a.insert(a.begin() + (args[0] == "run" ? 2 : 1), {"--root", root});
