@@ -127,15 +127,21 @@ TEST(SanitizeRules, LookAheadRowsMatchAsBefore) {
   for (const auto& [id, n] : matched) EXPECT_GE(n, 5u) << id;
 }
 
-TEST(Sanitize, AOneMegabyteLineFinishesQuickly) {
+TEST(Sanitize, AOneMegabyteLineAndLongLinesFinishQuickly) {
   auto start = std::chrono::steady_clock::now();
   for (char c : {' ', 'a', 'A', '0', '/', '@', '.', ':', '-', '=', '~', '\\', '"', '%', '_'}) {
+    // A text is cut at a line boundary first (kMaxSanitizedText): nothing of
+    // a 1 MB line is left.
     std::string line(1000000, c);
     auto out = sanitize(line);
-    EXPECT_NE(out.find("[line cut: 1000000 bytes]"), std::string::npos) << c;
-    EXPECT_LE(out.size(), kMaxSanitizedLine + 64) << c;
+    EXPECT_NE(out.find("[text cut: 1000000 more bytes"), std::string::npos) << c << out;
+    EXPECT_LE(out.size(), 128u) << c;
+    // 60,000 bytes fit the text; the line is cut to its first 4096.
+    auto cut = sanitize(std::string(60000, c) + "\n");
+    EXPECT_NE(cut.find("[line cut: 60000 bytes]"), std::string::npos) << c << cut.substr(0, 80);
+    EXPECT_LE(cut.size(), kMaxSanitizedLine + 64) << c;
   }
-  // Every row's literal at the start, then one character for a megabyte: the
+  // Every row's literal at the start, then one character to 60,000 bytes: the
   // 4096 bytes kept reach each row's pattern.
   for (const char* head : {"-----BEGIN RSA PRIVATE KEY-----",
                            "https://user:",
@@ -171,7 +177,7 @@ TEST(Sanitize, AOneMegabyteLineFinishesQuickly) {
                            "user=",
                            "serial="}) {
     for (char c : {'a', '0', ' ', '.', '-', '/', ':'}) {
-      std::string line = head + std::string(1000000, c);
+      std::string line = head + std::string(60000, c);
       auto out = sanitize(line);
       EXPECT_LE(out.size(), kMaxSanitizedLine + 64) << head << c;
     }
