@@ -150,7 +150,7 @@ if [ -n "$runtime_deb" ]; then
   depends=$(dpkg-deb -f "$runtime_deb" Depends)
   echo "ok: $(basename "$runtime_deb") Depends: $depends"
   grep -q "libc6" <<<"$depends" || fail "the runtime package does not depend on libc6"
-  if grep -qE "libstdc|yaml|pugixml|fmt" <<<"$depends"; then
+  if grep -qE "libstdc|yaml|pugixml|fmt|re2|sodium" <<<"$depends"; then
     fail "the runtime package depends on more than glibc: $depends"
   fi
 fi

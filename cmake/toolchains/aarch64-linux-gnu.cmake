@@ -17,6 +17,9 @@ set(CMAKE_CXX_COMPILER aarch64-linux-gnu-g++${JETGATE_CROSS_GCC_SUFFIX})
 # /usr/lib/aarch64-linux-gnu, beside (never instead of) the host's.
 set(CMAKE_LIBRARY_ARCHITECTURE aarch64-linux-gnu)
 
+# Multi-Arch: same packages (libre2-dev:arm64, libsodium-dev:arm64, ...) install beside
+# the host's: find_library finds /usr/lib/aarch64-linux-gnu/libre2.a through
+# CMAKE_LIBRARY_ARCHITECTURE, and never the host's x86_64 archive.
 # Packages that are not Multi-Arch: same (libyaml-cpp-dev) cannot be installed for
 # arm64 beside the host's copy; install-deps.sh unpacks them here instead.
 set(JETGATE_CROSS_EXTRA_PREFIX /opt/jetgate-cross/aarch64-linux-gnu/usr

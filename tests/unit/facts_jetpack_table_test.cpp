@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <set>
 
 #include "jetgate/facts/jetpack_table.hpp"

@@ -4,14 +4,17 @@
 // A file may include headers of its own folder and of lower layers only. Folders on the
 // same layer (fs and proc; facts and probes) do not include each other. A new folder
 // must be given its place here (and in docs/architecture.md) before it can be used.
+// No source uses the standard library's regular expressions (core/pattern.hpp says why).
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
+
+#include "jetgate/core/pattern.hpp"
 
 namespace {
 
@@ -53,24 +56,33 @@ struct Include {
   std::string from, to;
 };
 
-std::vector<Include> all_includes() {
-  std::vector<Include> out;
+// Every C++ or CUDA source under src/, as a path relative to the repository.
+std::vector<fs::path> all_sources() {
+  std::vector<fs::path> out;
   const fs::path root = JETGATE_SOURCE_DIR;
-  static const std::regex include_re(R"re(^\s*#\s*include\s*"([^"]+)")re");
   for (const auto& entry : fs::recursive_directory_iterator(root / "src")) {
     if (!entry.is_regular_file()) continue;
     auto ext = entry.path().extension().string();
     if (ext != ".cpp" && ext != ".hpp" && ext != ".cu" && ext != ".h") continue;
-    auto relative = fs::relative(entry.path(), root);
+    out.push_back(fs::relative(entry.path(), root));
+  }
+  return out;
+}
+
+std::vector<Include> all_includes() {
+  std::vector<Include> out;
+  const fs::path root = JETGATE_SOURCE_DIR;
+  static const jetgate::Pattern include_re(R"re(^\s*#\s*include\s*"([^"]+)")re");
+  for (const auto& relative : all_sources()) {
     std::string from = folder_of_source(relative);
-    std::ifstream in(entry.path());
+    std::ifstream in(root / relative);
     std::string text;
     int n = 0;
     while (std::getline(in, text)) {
       ++n;
-      std::smatch m;
-      if (!std::regex_search(text, m, include_re)) continue;
-      out.push_back({relative.string(), n, from, folder_of_include(m[1].str())});
+      auto m = include_re.search(text);
+      if (!m) continue;
+      out.push_back({relative.string(), n, from, folder_of_include(m->str(1))});
     }
   }
   return out;
@@ -118,6 +130,53 @@ TEST(Layering, ClaimsNeverIncludesGateNorGateClaims) {
   }
   EXPECT_EQ(layer_of().at("gate"), layer_of().at("claims"))
       << "gate and claims are siblings: the sibling rule is what keeps them apart";
+}
+
+// The spellings of the standard library's regular expressions: its header and
+// its names (std::regex_search and std::regex_match start with std::regex).
+const std::vector<std::string>& standard_regex_spellings() {
+  static const std::vector<std::string> spellings = {
+      "<regex>",     "std::regex",  "std::wregex", "std::basic_regex",  "std::sregex",
+      "std::cregex", "std::smatch", "std::cmatch", "std::match_results"};
+  return spellings;
+}
+
+// "file:line: spelling" for each use of the standard library's regular
+// expressions in text (the whole file).
+std::vector<std::string> standard_regex_uses(const std::string& file, const std::string& text) {
+  std::vector<std::string> uses;
+  std::istringstream in(text);
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n)
+    for (const auto& s : standard_regex_spellings())
+      if (line.find(s) != std::string::npos)
+        uses.push_back(file + ":" + std::to_string(n) + ": " + s);
+  return uses;
+}
+
+// libstdc++'s regular expressions recurse once per character and overflowed
+// the stack on a cvconfig.h of 30,000 spaces; src/ uses RE2 (core/pattern.hpp).
+TEST(Layering, NoSourceUsesTheStandardRegex) {
+  const fs::path root = JETGATE_SOURCE_DIR;
+  auto sources = all_sources();
+  ASSERT_GT(sources.size(), 100u) << "the scan found too few sources";
+  for (const auto& relative : sources) {
+    std::ifstream in(root / relative);
+    std::stringstream text;
+    text << in.rdbuf();
+    for (const auto& use : standard_regex_uses(relative.string(), text.str()))
+      ADD_FAILURE() << use << ": use jetgate::Pattern (src/jetgate/core/pattern.hpp), RE2";
+  }
+}
+
+TEST(Layering, TheRegexCheckSeesAUse) {
+  EXPECT_EQ(standard_regex_uses("a.cpp", "#include <string>\n#include <regex>\n"),
+            std::vector<std::string>{"a.cpp:2: <regex>"});
+  EXPECT_EQ(standard_regex_uses("b.cpp", "  std::smatch m;\n"),
+            std::vector<std::string>{"b.cpp:1: std::smatch"});
+  EXPECT_EQ(standard_regex_uses("c.cpp", "x = std::regex_search(s, m, r);\n"),
+            std::vector<std::string>{"c.cpp:1: std::regex"});
+  EXPECT_TRUE(standard_regex_uses("d.cpp", "#include \"jetgate/core/pattern.hpp\"\n").empty());
 }
 
 TEST(Layering, TheCheckerSeesAViolation) {

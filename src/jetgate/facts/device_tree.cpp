@@ -2,8 +2,8 @@
 
 #include <array>
 #include <cctype>
-#include <regex>
 
+#include "jetgate/core/pattern.hpp"
 #include "jetgate/facts/module_table.hpp"
 #include "jetgate/facts/text.hpp"
 
@@ -45,14 +45,15 @@ struct PartToken {
 };
 
 std::optional<PartToken> part_token(std::string_view s) {
-  static const std::regex form(R"(^p(\d{4})-(\d{4})(?:-([a-z0-9]+))?$)", std::regex::icase);
-  std::string str(trim(s));
-  std::smatch m;
-  if (str.size() > 64 || !std::regex_match(str, m, form)) return std::nullopt;
-  PartToken t{"p" + m[1].str() + "-" + m[2].str(), std::nullopt};
+  static const Pattern form(R"(p(\d{4})-(\d{4})(?:-([a-z0-9]+))?)", Pattern::Case::insensitive);
+  std::string_view str = trim(s);
+  if (str.size() > 64) return std::nullopt;
+  auto m = form.full_match(str);
+  if (!m) return std::nullopt;
+  PartToken t{"p" + m->str(1) + "-" + m->str(2), std::nullopt};
   // A revision ("b00", "a02", "500", "ES1") is not a variant; a word ("super") is.
-  static const std::regex revision(R"(^[a-z]{0,2}\d+$)", std::regex::icase);
-  if (m[3].matched && !std::regex_match(m[3].str(), revision)) t.variant = m[3].str();
+  static const Pattern revision(R"([a-z]{0,2}\d+)", Pattern::Case::insensitive);
+  if (m->matched(3) && !revision.full_matches(m->view(3))) t.variant = m->str(3);
   return t;
 }
 
@@ -65,12 +66,10 @@ std::optional<ModuleFinding> devkit_module(std::string_view part, const std::str
 }  // namespace
 
 std::optional<std::string> soc_from_compatible(const std::vector<std::string>& compatible) {
-  static const std::regex tegra(R"(^nvidia,(tegra\d{2,4})$)");
+  static const Pattern tegra(R"(nvidia,(tegra\d{2,4}))");
   std::optional<std::string> soc;
-  for (const auto& entry : compatible) {
-    std::smatch m;
-    if (std::regex_match(entry, m, tegra)) soc = m[1].str();
-  }
+  for (const auto& entry : compatible)
+    if (auto m = tegra.full_match(entry)) soc = m->str(1);
   return soc;
 }
 
@@ -101,12 +100,11 @@ std::optional<ModuleFinding> module_from_compatible(const std::vector<std::strin
 }
 
 std::optional<ModuleFinding> module_from_board_ids(std::string_view ids) {
-  static const std::regex id(R"((?:^|[^0-9])(\d{4})[:-](\d{4})(?:[^0-9]|$))");
-  std::string s(ids.substr(0, 4096));
+  static const Pattern id(R"((?:^|[^0-9])(\d{4})[:-](\d{4})(?:[^0-9]|$))");
   std::optional<std::string> carrier;
   std::optional<std::string> module;
-  for (auto it = std::sregex_iterator(s.begin(), s.end(), id); it != std::sregex_iterator(); ++it) {
-    std::string p = "p" + (*it)[1].str() + "-" + (*it)[2].str();
+  for (const auto& m : id.all(ids.substr(0, 4096))) {
+    std::string p = "p" + m.str(1) + "-" + m.str(2);
     if (!module && is_module(p))
       module = p;
     else if (!carrier && is_carrier_or_devkit(p))
@@ -120,12 +118,11 @@ std::optional<ModuleFinding> module_from_dtsfilename(std::string_view path) {
   auto slash = path.rfind('/');
   std::string base(trim(slash == std::string_view::npos ? path : path.substr(slash + 1)));
   if (base.size() > 256) return std::nullopt;
-  static const std::regex pair(R"(p(\d{4})-(\d{4}))");
+  static const Pattern pair(R"(p(\d{4})-(\d{4}))");
   std::optional<std::string> carrier;
   std::optional<std::string> module;
-  for (auto it = std::sregex_iterator(base.begin(), base.end(), pair); it != std::sregex_iterator();
-       ++it) {
-    std::string p = "p" + (*it)[1].str() + "-" + (*it)[2].str();
+  for (const auto& m : pair.all(base)) {
+    std::string p = "p" + m.str(1) + "-" + m.str(2);
     const auto* t = table();
     if (!module && is_module(p)) {
       module = p;
@@ -137,7 +134,7 @@ std::optional<ModuleFinding> module_from_dtsfilename(std::string_view path) {
       // "p2597-2180": the TX1 file names the carrier's board id followed by
       // the module's board id (2180) instead of a second part number.
       if (!module && t)
-        if (auto only = t->only_module_of_board((*it)[2].str())) module = only;
+        if (auto only = t->only_module_of_board(m.str(2))) module = only;
     }
   }
   if (!module) return std::nullopt;
@@ -145,14 +142,14 @@ std::optional<ModuleFinding> module_from_dtsfilename(std::string_view path) {
 }
 
 std::optional<EepromPartNumber> parse_699_part_number(std::string_view text) {
-  static const std::regex form(
-      R"(^699-[0-9](\d{4})-(\d{4})-[0-9A-Za-z]{3}(?: [0-9A-Za-z.]{1,8})?$)");
+  static const Pattern form(R"(699-[0-9](\d{4})-(\d{4})-[0-9A-Za-z]{3}(?: [0-9A-Za-z.]{1,8})?)");
   std::string s(trim(text));
   while (!s.empty() && s.back() == '\0') s.pop_back();
   s = std::string(trim(s));
-  std::smatch m;
-  if (s.size() > 64 || !std::regex_match(s, m, form)) return std::nullopt;
-  return EepromPartNumber{s, m[1].str(), m[2].str()};
+  if (s.size() > 64) return std::nullopt;
+  auto m = form.full_match(s);
+  if (!m) return std::nullopt;
+  return EepromPartNumber{s, m->str(1), m->str(2)};
 }
 
 std::optional<EepromPartNumber> part_number_from_eeprom(std::string_view bytes) {

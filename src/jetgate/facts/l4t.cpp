@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
-#include <regex>
 #include <set>
 #include <sstream>
 
+#include "jetgate/core/pattern.hpp"
 #include "jetgate/facts/text.hpp"
 
 namespace jetgate::facts {
@@ -29,30 +29,36 @@ Result<std::string> parse_nv_tegra_release(std::string_view text) {
   });
   if (line.size() > 512 || binary)
     return make_error("first line is not a release line (binary or overlong)");
-  static const std::regex release(R"((?:^|[\s#,])R(\d{1,3})\s*\(release\))");
-  static const std::regex revision(R"(REVISION:\s*(\d{1,3})(?:\.(\d{1,3}))?(?=[,\s]|$))");
-  std::smatch m, r;
-  if (!std::regex_search(line, m, release))
-    return make_error("no \"R<major> (release)\" in the first line: \"" + line + "\"");
-  if (!std::regex_search(line, r, revision))
+  // [[:space:]] and not RE2's \s: a vertical tab is space too (core/pattern.hpp).
+  static const Pattern release(R"((?:^|[[:space:]#,])R(\d{1,3})[[:space:]]*\(release\))");
+  // RE2 has no look-ahead: the "," or space that ends the revision is matched
+  // (and not used); with nothing after it in the pattern, the same lines match
+  // with the same groups.
+  static const Pattern revision(
+      R"(REVISION:[[:space:]]*(\d{1,3})(?:\.(\d{1,3}))?(?:[,[:space:]]|$))");
+  auto m = release.search(line);
+  if (!m) return make_error("no \"R<major> (release)\" in the first line: \"" + line + "\"");
+  auto r = revision.search(line);
+  if (!r)
     return make_error("no \"REVISION: <minor>[.<patch>]\" in the first line: \"" + line + "\"");
-  return m[1].str() + "." + r[1].str() + "." + (r[2].matched ? r[2].str() : std::string("0"));
+  return m->str(1) + "." + r->str(1) + "." + (r->matched(2) ? r->str(2) : std::string("0"));
 }
 
 std::optional<std::string> l4t_from_package_version(std::string_view version) {
-  static const std::regex form(R"(^(?:\d+:)?(\d{1,3}\.\d{1,3}\.\d{1,3})(?:[-+~].*)?$)");
-  std::string v(trim(version));
-  std::smatch m;
-  if (v.size() > 128 || !std::regex_match(v, m, form)) return std::nullopt;
-  return m[1].str();
+  // [^\n\r]: the standard's "." (RE2's takes \r).
+  static const Pattern form(R"((?:\d+:)?(\d{1,3}\.\d{1,3}\.\d{1,3})(?:[-+~][^\n\r]*)?)");
+  std::string_view v = trim(version);
+  auto m = v.size() > 128 ? std::nullopt : form.full_match(v);
+  if (!m) return std::nullopt;
+  return m->str(1);
 }
 
 std::optional<std::string> jetpack_from_package_version(std::string_view version) {
-  static const std::regex form(R"(^(?:\d+:)?(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)(?:[-+~].*)?$)");
-  std::string v(trim(version));
-  std::smatch m;
-  if (v.size() > 128 || !std::regex_match(v, m, form)) return std::nullopt;
-  return m[1].str();
+  static const Pattern form(R"((?:\d+:)?(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)(?:[-+~][^\n\r]*)?)");
+  std::string_view v = trim(version);
+  auto m = v.size() > 128 ? std::nullopt : form.full_match(v);
+  if (!m) return std::nullopt;
+  return m->str(1);
 }
 
 bool dpkg_status_is_installed(std::string_view status) {

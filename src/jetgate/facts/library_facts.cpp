@@ -3,8 +3,8 @@
 // header or the versioned file name of its library, and only then from the
 // dpkg database: containers, Yocto/OE4T and Talos have no dpkg.
 #include <array>
-#include <regex>
 
+#include "jetgate/core/pattern.hpp"
 #include "jetgate/facts/collect_context.hpp"
 #include "jetgate/facts/text.hpp"
 #include "jetgate/facts/versions.hpp"
@@ -80,11 +80,10 @@ std::vector<std::string> header_candidates(const std::vector<std::string>& names
 
 // "9.3.0.75-1" -> "9.3.0"; "4.8.0-1-g6371ee1" -> "4.8.0"; "1.3.204.1-2" -> "1.3.204".
 std::optional<std::string> three_part_version(std::string_view package_version) {
-  static const std::regex form(R"(^(?:\d+:)?(\d{1,4}\.\d{1,4}\.\d{1,6}))");
-  std::string v(package_version.substr(0, 128));
-  std::smatch m;
-  if (!std::regex_search(v, m, form)) return std::nullopt;
-  return m[1].str();
+  static const Pattern form(R"(^(?:\d+:)?(\d{1,4}\.\d{1,4}\.\d{1,6}))");
+  auto m = form.search(package_version.substr(0, 128));
+  if (!m) return std::nullopt;
+  return m->str(1);
 }
 
 Found version_from_dpkg(CollectContext& ctx, const std::vector<std::string>& packages) {
@@ -167,8 +166,11 @@ OpenCv opencv(CollectContext& ctx) {
   }
   for (const auto& h : opencv_headers("cvconfig.h"))
     if (auto text = ctx.read(h, "/platform/libraries/opencv_cuda")) {
-      static const std::regex have_cuda(R"((^|\n)\s*#\s*define\s+HAVE_CUDA\b)");
-      o.cuda = std::regex_search(*text, have_cuda);
+      // Linear in the file's size: a cvconfig.h of one long run of spaces is read
+      // like any other (core/pattern.hpp).
+      static const Pattern have_cuda(
+          R"((?:^|\n)[[:space:]]*#[[:space:]]*define[[:space:]]+HAVE_CUDA\b)");
+      o.cuda = have_cuda.found_in(*text);
       o.cuda_source = h;
       return o;
     }

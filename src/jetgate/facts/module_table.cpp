@@ -1,9 +1,9 @@
 #include "jetgate/facts/module_table.hpp"
 
 #include <nlohmann/json.hpp>
-#include <regex>
 
 #include "jetgate/core/embedded.hpp"
+#include "jetgate/core/pattern.hpp"
 
 namespace jetgate::facts {
 namespace {
@@ -13,7 +13,7 @@ std::optional<std::string> optional_string(const nlohmann::json& j) {
 }
 
 Result<JetsonPart> parse_row(const nlohmann::json& row, std::size_t index) {
-  static const std::regex part_form(R"(^p\d{4}-\d{4}$)");
+  static const Pattern part_form(R"(p\d{4}-\d{4})");
   const std::string where = "parts[" + std::to_string(index) + "]";
   if (!row.is_array() || row.size() != 7 || !row[0].is_string() || !row[1].is_string() ||
       !row[2].is_string() || !(row[3].is_null() || row[3].is_number_integer()) ||
@@ -22,7 +22,7 @@ Result<JetsonPart> parse_row(const nlohmann::json& row, std::size_t index) {
     return make_error("expected [part, kind, name, memory_gb, soc, module, source]", where);
   JetsonPart p;
   p.part = row[0].get<std::string>();
-  if (!std::regex_match(p.part, part_form))
+  if (!part_form.full_matches(p.part))
     return make_error("part \"" + p.part + "\" is not pNNNN-NNNN", where);
   auto kind = row[1].get<std::string>();
   if (kind == "module")

@@ -2,26 +2,26 @@
 
 #include <charconv>
 #include <cmath>
-#include <regex>
 
 #include "jetgate/core/document_keys.hpp"
+#include "jetgate/core/pattern.hpp"
 #include "jetgate/facts/text.hpp"
 
 namespace jetgate::facts {
 namespace {
 
 std::optional<int> watts_in(const std::string& name) {
-  static const std::regex watts(R"((\d{1,4})W)");
-  std::smatch m;
-  if (!std::regex_search(name, m, watts)) return std::nullopt;
-  return std::stoi(m[1].str());
+  static const Pattern watts(R"((\d{1,4})W)");
+  auto m = watts.search(name);
+  if (!m) return std::nullopt;
+  return std::stoi(m->str(1));
 }
 
 std::optional<int> cores_in(const std::string& name) {
-  static const std::regex cores(R"((\d{1,3})CORE)");
-  std::smatch m;
-  if (!std::regex_search(name, m, cores)) return std::nullopt;
-  return std::stoi(m[1].str());
+  static const Pattern cores(R"((\d{1,3})CORE)");
+  auto m = cores.search(name);
+  if (!m) return std::nullopt;
+  return std::stoi(m->str(1));
 }
 
 std::optional<std::int64_t> hz_at(const nlohmann::json& j, const char* pointer) {
@@ -78,31 +78,31 @@ const NvpmodelMode* NvpmodelConfig::fastest() const {
 }
 
 NvpmodelConfig parse_nvpmodel_conf(std::string_view text) {
-  static const std::regex model(
-      R"(^<\s*POWER_MODEL\s+ID\s*=\s*(\d{1,3})\s+NAME\s*=\s*([A-Za-z0-9_.+-]{1,64})\s*>$)");
-  static const std::regex config(R"(^<\s*PM_CONFIG\s+DEFAULT\s*=\s*(\d{1,3})\s*>$)");
+  // [[:space:]] and not RE2's \s: a vertical tab is space too (core/pattern.hpp).
+  static const Pattern model(
+      R"(<[[:space:]]*POWER_MODEL[[:space:]]+ID[[:space:]]*=[[:space:]]*(\d{1,3})[[:space:]]+)"
+      R"(NAME[[:space:]]*=[[:space:]]*([A-Za-z0-9_.+-]{1,64})[[:space:]]*>)");
+  static const Pattern config(
+      R"(<[[:space:]]*PM_CONFIG[[:space:]]+DEFAULT[[:space:]]*=[[:space:]]*(\d{1,3})[[:space:]]*>)");
   NvpmodelConfig c;
   for (auto raw : split_lines(text)) {
     auto line = trim(raw);
     if (line.empty() || line.front() != '<' || line.size() > 256) continue;
-    std::string l(line);
-    std::smatch m;
-    if (std::regex_match(l, m, model)) {
-      int id = std::stoi(m[1].str());
-      if (!c.find(id)) c.modes.push_back({id, m[2].str()});
-    } else if (std::regex_match(l, m, config)) {
-      c.default_id = std::stoi(m[1].str());
+    if (auto m = model.full_match(line)) {
+      int id = std::stoi(m->str(1));
+      if (!c.find(id)) c.modes.push_back({id, m->str(2)});
+    } else if (auto d = config.full_match(line)) {
+      c.default_id = std::stoi(d->str(1));
     }
   }
   return c;
 }
 
 std::optional<int> parse_nvpmodel_status(std::string_view text) {
-  static const std::regex pmode(R"((?:^|\s)pmode:(\d{1,4})(?:\s|$))");
-  std::string s(trim(text.substr(0, 256)));
-  std::smatch m;
-  if (!std::regex_search(s, m, pmode)) return std::nullopt;
-  return std::stoi(m[1].str());
+  static const Pattern pmode(R"((?:^|[[:space:]])pmode:(\d{1,4})(?:[[:space:]]|$))");
+  auto m = pmode.search(trim(text.substr(0, 256)));
+  if (!m) return std::nullopt;
+  return std::stoi(m->str(1));
 }
 
 std::optional<std::int64_t> parse_sysfs_integer(std::string_view text) {

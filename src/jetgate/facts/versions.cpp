@@ -2,8 +2,8 @@
 
 #include <charconv>
 #include <nlohmann/json.hpp>
-#include <regex>
 
+#include "jetgate/core/pattern.hpp"
 #include "jetgate/facts/text.hpp"
 
 namespace jetgate::facts {
@@ -21,45 +21,45 @@ Result<std::string> parse_cuda_version_json(std::string_view text) {
 }
 
 Result<std::string> parse_cuda_version_txt(std::string_view text) {
-  static const std::regex form(R"(^CUDA Version\s+(\d+\.\d+(?:\.\d+)?)\s*$)");
+  // [[:space:]] and not RE2's \s: a vertical tab is space too (core/pattern.hpp).
+  static const Pattern form(R"(CUDA Version[[:space:]]+(\d+\.\d+(?:\.\d+)?)[[:space:]]*)");
   auto lines = split_lines(text);
   std::string first = lines.empty() ? "" : std::string(trim(lines.front()));
-  std::smatch m;
-  if (first.size() > 128 || !std::regex_match(first, m, form))
-    return make_error("expected \"CUDA Version X.Y.Z\" on the first line");
-  return m[1].str();
+  auto m = first.size() > 128 ? std::nullopt : form.full_match(first);
+  if (!m) return make_error("expected \"CUDA Version X.Y.Z\" on the first line");
+  return m->str(1);
 }
 
 Result<std::string> parse_nvcc_version(std::string_view text) {
-  static const std::regex full(R"(release (\d+\.\d+), V(\d+\.\d+\.\d+))");
-  static const std::regex release(R"(release (\d+\.\d+))");
-  std::string s(text.substr(0, 4096));
-  std::smatch m;
-  if (std::regex_search(s, m, full)) return m[2].str();
-  if (std::regex_search(s, m, release)) return m[1].str();
+  static const Pattern full(R"(release (\d+\.\d+), V(\d+\.\d+\.\d+))");
+  static const Pattern release(R"(release (\d+\.\d+))");
+  auto s = text.substr(0, 4096);
+  if (auto m = full.search(s)) return m->str(2);
+  if (auto m = release.search(s)) return m->str(1);
   return make_error("no \"release X.Y\" in nvcc --version output");
 }
 
 Result<std::string> parse_nvidia_driver_version(std::string_view text) {
-  static const std::regex form(R"(^NVRM version:.*Kernel Module.*?\s(\d+\.\d+(?:\.\d+)?)\s)");
+  // [^\n\r]: the standard's "." (RE2's takes \r); [[:space:]]: its \s.
+  static const Pattern form(
+      R"(^NVRM version:[^\n\r]*Kernel Module[^\n\r]*?[[:space:]](\d+\.\d+(?:\.\d+)?)[[:space:]])");
   auto lines = split_lines(text);
   std::string first = lines.empty() ? "" : std::string(trim(lines.front())) + " ";
-  std::smatch m;
-  if (first.size() > 512 || !std::regex_search(first, m, form))
+  auto m = first.size() > 512 ? std::nullopt : form.search(first);
+  if (!m)
     return make_error(
         "expected \"NVRM version: ... Kernel Module <version> ...\" on the first line");
-  return m[1].str();
+  return m->str(1);
 }
 
 std::map<std::string, long> parse_header_defines(std::string_view text) {
-  static const std::regex define(
-      R"(^\s*#\s*define\s+([A-Za-z_][A-Za-z0-9_]*)\s+([A-Za-z0-9_]+)\b)");
+  static const Pattern define(
+      R"(^[[:space:]]*#[[:space:]]*define[[:space:]]+([A-Za-z_][A-Za-z0-9_]*)[[:space:]]+)"
+      R"(([A-Za-z0-9_]+)\b)");
   std::map<std::string, std::string> raw;
   for (auto line : split_lines(text)) {
     if (line.size() > 1024) continue;
-    std::string l(line);
-    std::smatch m;
-    if (std::regex_search(l, m, define)) raw[m[1].str()] = m[2].str();
+    if (auto m = define.search(line)) raw[m->str(1)] = m->str(2);
   }
   auto number = [](const std::string& s) -> std::optional<long> {
     long v = 0;

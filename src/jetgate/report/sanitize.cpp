@@ -4,9 +4,10 @@
 #include <array>
 #include <cctype>
 #include <cstdlib>
+#include <memory>
 #include <optional>
-#include <regex>
 
+#include "jetgate/core/pattern.hpp"
 #include "jetgate/core/utf8.hpp"
 #include "jetgate/report/sanitize_rules.hpp"
 
@@ -15,25 +16,24 @@ namespace {
 
 using detail::RuleRow;
 
-std::regex compile(const char* pattern, bool icase) {
-  auto flags = std::regex::ECMAScript | std::regex::optimize;
-  if (icase) flags |= std::regex::icase;
-  return std::regex(pattern, flags);
+Pattern::Case case_of(const RuleRow& row) {
+  return row.icase ? Pattern::Case::insensitive : Pattern::Case::sensitive;
 }
 
 struct CompiledRule {
   const RuleRow* row;
-  std::regex pattern;
-  std::optional<std::regex> block_end;
-  const char* literals;  // RuleRow::literals
+  std::unique_ptr<Pattern> pattern;
+  std::unique_ptr<Pattern> block_end;
 };
 
+// Each row's patterns, compiled once (a row that does not compile aborts:
+// SanitizeRules.EveryPatternCompiles keeps that from shipping).
 const std::vector<CompiledRule>& compiled_rules() {
   static const std::vector<CompiledRule> rules = [] {
     std::vector<CompiledRule> out;
     for (const auto& row : detail::rule_table()) {
-      CompiledRule c{&row, compile(row.pattern, row.icase), std::nullopt, row.literals};
-      if (row.block_end) c.block_end = compile(row.block_end, row.icase);
+      CompiledRule c{&row, std::make_unique<Pattern>(row.pattern, case_of(row)), nullptr};
+      if (row.block_end) c.block_end = std::make_unique<Pattern>(row.block_end, case_of(row));
       out.push_back(std::move(c));
     }
     return out;
@@ -41,12 +41,89 @@ const std::vector<CompiledRule>& compiled_rules() {
   return rules;
 }
 
-// A rule for values known to identify someone (this machine's host name, the
-// evidence's serial numbers): whole words only.
+// The next match of a row at or after `from`; for a row whose context follows
+// group 1, group 1 is the match.
+std::optional<PatternMatch> next_match(const CompiledRule& rule, std::string_view line,
+                                       std::size_t from) {
+  auto m = rule.pattern->search(line, from);
+  if (!m || !rule.row->match_is_group_1) return m;
+  std::vector<std::string_view> groups;
+  for (std::size_t i = 1; i < m->size(); ++i) groups.push_back(m->view(i));
+  groups.insert(groups.begin(), m->view(1));
+  return PatternMatch(line, std::move(groups));
+}
+
+// ECMAScript's replacement format (as the C++ standard library's format() reads it):
+// $n and $nn are groups (nothing when out of range or unmatched), $& the
+// match, $$ a dollar sign; any other character is itself.
+std::string format_match(const PatternMatch& m, std::string_view format) {
+  std::string out;
+  for (std::size_t i = 0; i < format.size(); ++i) {
+    char c = format[i];
+    if (c != '$' || i + 1 == format.size()) {
+      out += c;
+      continue;
+    }
+    char next = format[i + 1];
+    if (next == '$') {
+      out += '$';
+      ++i;
+    } else if (next == '&') {
+      out += m.view(0);
+      ++i;
+    } else if (next >= '0' && next <= '9') {
+      std::size_t n = static_cast<std::size_t>(next - '0');
+      ++i;
+      if (i + 1 < format.size() && format[i + 1] >= '0' && format[i + 1] <= '9') {
+        n = n * 10 + static_cast<std::size_t>(format[i + 1] - '0');
+        ++i;
+      }
+      if (n < m.size()) out += m.view(n);
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// A value known to identify someone (this machine's host name, the evidence's
+// serial numbers), found ignoring ASCII case; a host name takes up to eight
+// ".label" parts after it (jetson-01.lab.example), as the pattern
+// (?:VALUE)(?:\.[A-Za-z0-9-]{1,63}){0,8} did, without building one per value.
 struct KnownValue {
   std::string id, cls;
-  std::regex pattern;
+  std::string value;
+  bool host_labels;
 };
+
+bool same_ignoring_ascii_case(char a, char b) {
+  return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+}
+
+bool is_label_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '-';
+}
+
+// The next occurrence of k at or after `from`: its position and length.
+std::optional<std::pair<std::size_t, std::size_t>> find_known(const KnownValue& k,
+                                                              std::string_view line,
+                                                              std::size_t from) {
+  if (k.value.empty() || from > line.size()) return std::nullopt;
+  auto it = std::search(line.begin() + static_cast<std::ptrdiff_t>(from), line.end(),
+                        k.value.begin(), k.value.end(), same_ignoring_ascii_case);
+  if (it == line.end()) return std::nullopt;
+  std::size_t pos = static_cast<std::size_t>(it - line.begin());
+  std::size_t end = pos + k.value.size();
+  if (k.host_labels)
+    for (int label = 0; label < 8; ++label) {
+      if (end >= line.size() || line[end] != '.') break;
+      std::size_t run = 0;
+      while (end + 1 + run < line.size() && run < 63 && is_label_char(line[end + 1 + run])) ++run;
+      if (run == 0) break;
+      end += 1 + run;
+    }
+  return std::pair{pos, end - pos};
+}
 
 std::string lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -62,50 +139,42 @@ bool is_generic_name(const std::string& value) {
          std::find(kGeneric.begin(), kGeneric.end(), lower(value)) != kGeneric.end();
 }
 
-std::string escape_regex(const std::string& literal) {
-  static const std::string kSpecial = R"(\^$.|?*+()[]{})";
-  std::string out;
-  for (char c : literal) {
-    if (kSpecial.find(c) != std::string::npos) out += '\\';
-    out += c;
-  }
-  return out;
-}
-
 std::vector<KnownValue> known_value_rules(const SanitizeOptions& o) {
   std::vector<KnownValue> rules;
   auto add = [&](const std::vector<std::string>& values, const char* id, const char* cls,
-                 const char* tail) {
+                 bool host_labels) {
     for (const auto& v : values)
-      if (!is_generic_name(v))
-        rules.push_back({id, cls, compile(("(?:" + escape_regex(v) + ")" + tail).c_str(), true)});
+      if (!is_generic_name(v)) rules.push_back({id, cls, v, host_labels});
   };
-  add(o.hostnames, "known-host", "host", R"((?:\.[A-Za-z0-9-]{1,63}){0,8})");
-  add(o.users, "known-user", "user", "");
-  add(o.serials, "known-serial", "serial", "");
+  add(o.hostnames, "known-host", "host", true);
+  add(o.users, "known-user", "user", false);
+  add(o.serials, "known-serial", "serial", false);
   return rules;
 }
 
-char char_at(const std::string& line, std::ptrdiff_t pos) {
-  return pos < 0 || static_cast<std::size_t>(pos) >= line.size()
-             ? ' '
-             : line[static_cast<std::size_t>(pos)];
+char char_at(const std::string& line, std::size_t pos) {
+  return pos >= line.size() ? ' ' : line[pos];
 }
 
-template <typename ReplaceFn>
-std::string apply(const std::string& line, const std::regex& pattern, ReplaceFn replace) {
+struct Replacement {
+  std::size_t pos, length;
+  std::optional<std::string> text;  // nullopt: kept as it is
+};
+
+// Each match that `next` finds (from a position on; nullopt when there are no
+// more) is replaced by its text; the next is searched from the end of the
+// last, whether it was replaced or not (from one byte on after an empty one).
+template <typename NextFn>
+std::string apply(const std::string& line, NextFn next) {
   std::string out;
-  std::size_t last = 0;
-  for (auto it = std::sregex_iterator(line.begin(), line.end(), pattern);
-       it != std::sregex_iterator(); ++it) {
-    const auto& m = *it;
-    if (m.length(0) == 0) continue;
-    std::optional<std::string> replacement = replace(m);
-    if (!replacement) continue;
-    auto pos = static_cast<std::size_t>(m.position(0));
+  std::size_t last = 0, from = 0;
+  while (auto m = next(from)) {
+    auto [pos, length, replacement] = *m;
+    from = length == 0 ? pos + 1 : pos + length;
+    if (length == 0 || !replacement) continue;
     out.append(line, last, pos - last);
     out += *replacement;
-    last = pos + static_cast<std::size_t>(m.length(0));
+    last = pos + length;
   }
   out.append(line, last, std::string::npos);
   return out;
@@ -147,9 +216,9 @@ class Sanitizer {
   // One line, or nullopt when the whole line is inside a private key block.
   std::optional<std::string> line(std::string text) {
     if (in_block_) {
-      std::smatch end;
-      if (!std::regex_search(text, end, *in_block_->block_end)) return std::nullopt;
-      text = text.substr(static_cast<std::size_t>(end.position(0) + end.length(0)));
+      auto end = in_block_->block_end->search(text);
+      if (!end) return std::nullopt;
+      text = text.substr(end->end());
       in_block_ = nullptr;
       if (text.find_first_not_of(" \t") == std::string::npos) return std::nullopt;
     }
@@ -157,17 +226,22 @@ class Sanitizer {
     // of many short lines cheap.
     if (text.find_first_not_of(" \t") == std::string::npos) return text;
     for (const auto& rule : compiled_rules()) {
-      if (!detail::holds_any_literal(text, rule.literals)) continue;
+      if (!detail::holds_any_literal(text, rule.row->literals)) continue;
       text = rule.block_end ? block_rule(text, rule) : row_rule(text, rule);
     }
-    for (const auto& k : known_)
-      text = apply(text, k.pattern, [&](const std::smatch& m) -> std::optional<std::string> {
-        char b = char_at(text, m.position(0) - 1), a = char_at(text, m.position(0) + m.length(0));
+    for (const auto& k : known_) {
+      const std::string& current = text;
+      text = apply(current, [&](std::size_t from) -> std::optional<Replacement> {
+        auto found = find_known(k, current, from);
+        if (!found) return std::nullopt;
+        auto [pos, length] = *found;
+        char b = pos == 0 ? ' ' : current[pos - 1], a = char_at(current, pos + length);
         if (detail::is_word_char(b) || b == '-' || detail::is_word_char(a) || a == '-')
-          return std::nullopt;
+          return Replacement{pos, length, std::nullopt};
         ++result_.redactions[k.id];
-        return "[redacted:" + k.cls + "]";
+        return Replacement{pos, length, "[redacted:" + k.cls + "]"};
       });
+    }
     return text;
   }
 
@@ -175,10 +249,13 @@ class Sanitizer {
 
  private:
   std::string row_rule(const std::string& text, const CompiledRule& rule) {
-    return apply(text, rule.pattern, [&](const std::smatch& m) -> std::optional<std::string> {
-      if (rule.row->check && !rule.row->check(m, text)) return std::nullopt;
+    return apply(text, [&](std::size_t from) -> std::optional<Replacement> {
+      auto m = next_match(rule, text, from);
+      if (!m) return std::nullopt;
+      if (m->length() == 0 || (rule.row->check && !rule.row->check(*m, text)))
+        return Replacement{m->position(), m->length(), std::nullopt};
       ++result_.redactions[rule.row->id];
-      return m.format(rule.row->format);
+      return Replacement{m->position(), m->length(), format_match(*m, rule.row->format)};
     });
   }
 
@@ -186,20 +263,21 @@ class Sanitizer {
   // rest of the line and every line up to the END.
   std::string block_rule(const std::string& text, const CompiledRule& rule) {
     std::string out;
-    std::string rest = text;
-    std::smatch begin;
-    while (std::regex_search(rest, begin, rule.pattern)) {
-      out += begin.prefix().str() + rule.row->format;
+    std::string_view rest = text;
+    while (auto begin = rule.pattern->search(rest)) {
+      out.append(rest.substr(0, begin->position()));
+      out += rule.row->format;
       ++result_.redactions[rule.row->id];
-      std::string after = begin.suffix().str();
-      std::smatch end;
-      if (!std::regex_search(after, end, *rule.block_end)) {
+      std::string_view after = rest.substr(begin->end());
+      auto end = rule.block_end->search(after);
+      if (!end) {
         in_block_ = &rule;
         return out;
       }
-      rest = end.suffix().str();
+      rest = after.substr(end->end());
     }
-    return out + rest;
+    out.append(rest);
+    return out;
   }
 
   std::vector<KnownValue> known_;
@@ -245,6 +323,38 @@ SanitizeResult sanitize_counting(std::string_view text, const SanitizeOptions& o
 std::string sanitize(std::string_view text, const SanitizeOptions& options) {
   return sanitize_counting(text, options).text;
 }
+
+namespace detail {
+
+std::vector<PatternMatch> row_matches(const RuleRow& row, std::string_view line) {
+  const auto& rules = compiled_rules();
+  auto index = static_cast<std::size_t>(&row - rule_table().data());
+  std::vector<PatternMatch> out;
+  if (index >= rules.size()) return out;
+  std::size_t from = 0;
+  while (auto m = next_match(rules[index], line, from)) {
+    from = m->length() == 0 ? m->position() + 1 : m->end();
+    out.push_back(std::move(*m));
+  }
+  return out;
+}
+
+std::vector<std::string> rule_pattern_errors() {
+  std::vector<std::string> errors;
+  for (const auto& row : rule_table()) {
+    auto c = row.icase ? Pattern::Case::insensitive : Pattern::Case::sensitive;
+    for (const char* p : {row.pattern, row.block_end})
+      if (p)
+        if (auto e = Pattern::compile_error(p, c))
+          errors.push_back(std::string(row.id) + ": " + *e);
+    RE2 re(row.pattern, pattern_options(c));
+    if (row.match_is_group_1 && re.ok() && re.NumberOfCapturingGroups() < 1)
+      errors.push_back(std::string(row.id) + ": match_is_group_1 without a group");
+  }
+  return errors;
+}
+
+}  // namespace detail
 
 std::vector<RedactionRule> redaction_rules() {
   std::vector<RedactionRule> rules;

@@ -8,13 +8,13 @@
 namespace jetgate::report::detail {
 namespace {
 
-char char_before(const std::smatch& m, const std::string& line) {
-  auto pos = static_cast<std::size_t>(m.position(0));
+char char_before(const PatternMatch& m, const std::string& line) {
+  auto pos = m.position(0);
   return pos == 0 ? ' ' : line[pos - 1];
 }
 
-char char_after(const std::smatch& m, const std::string& line) {
-  auto end = static_cast<std::size_t>(m.position(0) + m.length(0));
+char char_after(const PatternMatch& m, const std::string& line) {
+  auto end = m.end(0);
   return end >= line.size() ? ' ' : line[end];
 }
 
@@ -40,19 +40,19 @@ bool hides_nothing(std::string v) {
          l == "false" || l == "~";
 }
 
-bool value_hides_something(const std::smatch& m, const std::string&) {
-  return !hides_nothing(m[3].str());
+bool value_hides_something(const PatternMatch& m, const std::string&) {
+  return !hides_nothing(m.str(3));
 }
 
-bool option_value(const std::smatch& m, const std::string& line) {
+bool option_value(const PatternMatch& m, const std::string& line) {
   char before = char_before(m, line);
-  return !is_word_char(before) && before != '-' && !hides_nothing(m[3].str());
+  return !is_word_char(before) && before != '-' && !hides_nothing(m.str(3));
 }
 
 // "Bearer <credential>": prose ("Bearer authentication", "Basic usage") has
 // a plain word where a credential has digits, symbols or mixed case.
-bool looks_like_credential(const std::smatch& m, const std::string&) {
-  std::string v = m[3].str();
+bool looks_like_credential(const PatternMatch& m, const std::string&) {
+  std::string v = m.str(3);
   if (starts_redacted(v)) return false;
   int upper = 0, lower_case = 0;
   for (char c : v) {
@@ -65,19 +65,19 @@ bool looks_like_credential(const std::smatch& m, const std::string&) {
   return upper >= 2 && lower_case >= 2;
 }
 
-bool param_value(const std::smatch& m, const std::string&) {
-  return !starts_redacted(m[2].str());
+bool param_value(const PatternMatch& m, const std::string&) {
+  return !starts_redacted(m.str(2));
 }
 
-bool url_password(const std::smatch& m, const std::string&) {
-  return !starts_redacted(m[2].str());
+bool url_password(const PatternMatch& m, const std::string&) {
+  return !starts_redacted(m.str(2));
 }
 
 // The word just before a match, skipping spaces, ':' and '=': "cuDNN 9.3.0.75"
 // -> "cudnn". Four-part versions look like IPv4 addresses; this word tells
 // them apart.
-std::string word_before(const std::smatch& m, const std::string& line) {
-  auto pos = static_cast<std::size_t>(m.position(0));
+std::string word_before(const PatternMatch& m, const std::string& line) {
+  auto pos = m.position(0);
   while (pos > 0 && (line[pos - 1] == ' ' || line[pos - 1] == ':' || line[pos - 1] == '=' ||
                      line[pos - 1] == '\t'))
     --pos;
@@ -96,11 +96,11 @@ bool is_version_context(const std::string& word) {
          (word.size() > 8 && word.substr(word.size() - 8) == "_version");
 }
 
-bool ipv4(const std::smatch& m, const std::string& line) {
+bool ipv4(const PatternMatch& m, const std::string& line) {
   char before = char_before(m, line), after = char_after(m, line);
   if (is_word_char(before) || before == '.' || before == '+' || before == '-') return false;
   if (is_word_char(after) || after == '.' || after == '+' || after == '-') return false;
-  std::string text = m[0].str();
+  std::string text = m.str(0);
   std::size_t start = 0;
   while (start <= text.size()) {
     auto dot = text.find('.', start);
@@ -113,11 +113,11 @@ bool ipv4(const std::smatch& m, const std::string& line) {
   return !is_version_context(word_before(m, line));
 }
 
-bool ipv6(const std::smatch& m, const std::string& line) {
+bool ipv6(const PatternMatch& m, const std::string& line) {
   char before = char_before(m, line), after = char_after(m, line);
   if (is_word_char(before) || before == ':' || before == '.') return false;
   if (is_word_char(after) || after == ':' || after == '.') return false;
-  std::string text = m[0].str();
+  std::string text = m.str(0);
   if (text.find(":::") != std::string::npos) return false;
   auto groups = std::count(text.begin(), text.end(), ':') + 1;
   bool compressed = text.find("::") != std::string::npos;
@@ -126,15 +126,15 @@ bool ipv6(const std::smatch& m, const std::string& line) {
 }
 
 // Private suffixes only: github.com or nvidia.com name no one's machine.
-bool private_host(const std::smatch& m, const std::string& line) {
+bool private_host(const PatternMatch& m, const std::string& line) {
   char before = char_before(m, line), after = char_after(m, line);
   if (is_word_char(before) || before == '-' || before == '.' || before == '@') return false;
-  auto end = static_cast<std::size_t>(m.position(0) + m.length(0));
+  auto end = m.end(0);
   return !(is_word_char(after) || after == '-' ||
            (after == '.' && end + 1 < line.size() && is_word_char(line[end + 1])));
 }
 
-bool local_path(const std::smatch& m, const std::string& line) {
+bool local_path(const PatternMatch& m, const std::string& line) {
   char before = char_before(m, line);
   return !(is_word_char(before) || before == '.' || before == '-' || before == '~' ||
            before == '/');
@@ -153,8 +153,8 @@ bool is_system_path(std::string_view path) {
   return false;
 }
 
-bool absolute_path(const std::smatch& m, const std::string& line) {
-  std::string text = m[0].str();
+bool absolute_path(const PatternMatch& m, const std::string& line) {
+  std::string text = m.str(0);
   std::string_view path = text;
   if (path.substr(0, 7) == "file://") path.remove_prefix(7);
   if (is_system_path(path)) return false;
@@ -163,12 +163,12 @@ bool absolute_path(const std::smatch& m, const std::string& line) {
   return local_path(m, line);
 }
 
-bool env_assignment(const std::smatch& m, const std::string& line) {
-  return !is_word_char(char_before(m, line)) && !starts_redacted(m[3].str());
+bool env_assignment(const PatternMatch& m, const std::string& line) {
+  return !is_word_char(char_before(m, line)) && !starts_redacted(m.str(3));
 }
 
-bool serial_value(const std::smatch& m, const std::string&) {
-  return has_digit(m[3].str());
+bool serial_value(const PatternMatch& m, const std::string&) {
+  return has_digit(m.str(3));
 }
 
 // Pieces of the path rules. A path component inside a home directory may hold
@@ -176,7 +176,12 @@ bool serial_value(const std::smatch& m, const std::string&) {
 // their folders must not leak past the first space.
 #define JG_PATH_END R"([^\s"'<>|\]),;:])"
 #define JG_SEGMENT R"([^/\s"'<>|\]),;:]+)"
-#define JG_SEGMENTS "(?:/" JG_SEGMENT "(?: " JG_SEGMENT "){0,3}(?=/))*"
+// RE2 has no look-ahead. A component with spaces must be followed by "/": the
+// segments are followed by a "/" in the pattern itself (the first of the rest
+// of the path), so a component that is not followed by one cannot match, and
+// the same text matches as with a look-ahead (?=/) after each component
+// (SanitizeRules.PathRulesMatchAsWithLookAhead).
+#define JG_SEGMENTS "(?:/" JG_SEGMENT "(?: " JG_SEGMENT "){0,3})*"
 #define JG_WIN_SEGMENT R"([^\\\s"'<>|]+)"
 
 // Secret names in settings, options and query strings.
@@ -293,15 +298,18 @@ const RuleRow kRules[] = {
     {"home-path", "/home|/users|/root|/tmp|/var/folders|/run/user", "path",
      "/home, /Users, /root, /tmp, /var/tmp, /private/tmp, /var/folders, /run/user paths (names "
      "with spaces too)",
-     R"((?:file://)?(?:/home|/Users|/root|/tmp|/var/tmp|/private/tmp|/var/folders|/run/user)(?=$|[/\s"'<>|\]),;:]))" JG_SEGMENTS
-         JG_PATH_END "*",
-     false, "[redacted:path]", local_path},
+     // Group 1; the end of the line or a character that ends a path must follow it.
+     R"(((?:file://)?(?:/home|/Users|/root|/tmp|/var/tmp|/private/tmp|/var/folders|/run/user))"
+     "(?:" JG_SEGMENTS "/" JG_PATH_END "*)?)"
+     R"((?:$|[\s"'<>|\]),;:]))",
+     false, "[redacted:path]", local_path, nullptr, true},
     {"tilde-path", "~", "path", "~/ paths", "~" JG_SEGMENTS "/" JG_PATH_END "*", false,
      "[redacted:path]", local_path},
     {"windows-home-path", ":\\", "path",
      R"(C:\Users\... paths, with single or doubled backslashes)",
-     R"(\b[A-Za-z]:\\{1,2}(?:Users|Documents and Settings)(?:\\{1,2})" JG_WIN_SEGMENT
-     "(?: " JG_WIN_SEGMENT R"(){0,3}(?=\\))*[^\s"'<>|]*)",
+     // As JG_SEGMENTS: the components are followed by a backslash in the pattern.
+     R"(\b[A-Za-z]:\\{1,2}(?:Users|Documents and Settings)(?:(?:\\{1,2})" JG_WIN_SEGMENT
+     "(?: " JG_WIN_SEGMENT R"(){0,3})+\\)?[^\s"'<>|]*)",
      true, "[redacted:path]", nullptr},
     {"absolute-path", "/", "path",
      "any other absolute path outside /usr, /etc, /dev, /proc, /sys, /lib*, /bin, /sbin, /boot, "
@@ -329,8 +337,9 @@ const RuleRow kRules[] = {
     // A shell prompt "user@host:~$" or "user@host " (e-mail addresses are gone by now); not
     // "image@sha256:".
     {"shell-prompt", "@", "user", "the user and host of a shell prompt",
-     R"(\b[a-z_][a-z0-9_.-]{0,31}@[A-Za-z][A-Za-z0-9-]{0,62}(?=$|\s|:[~/]))", false,
-     "[redacted:user]@[redacted:host]", nullptr},
+     // Group 1; the end of the line, a space or ":~" or ":/" must follow it.
+     R"((\b[a-z_][a-z0-9_.-]{0,31}@[A-Za-z][A-Za-z0-9-]{0,62})(?:$|\s|:[~/]))", false,
+     "[redacted:user]@[redacted:host]", nullptr, nullptr, true},
     {"user-setting", "user|login|logname|account", "user", "values of user:, username=, login:",
      R"(\b(user ?name|user|login|logname|account)(\s*[:=]\s*)([A-Za-z0-9_][A-Za-z0-9._-]{0,63}))",
      true, "$1$2[redacted:user]", nullptr},

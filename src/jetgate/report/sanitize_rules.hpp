@@ -6,16 +6,18 @@
 // look-alikes that must be kept. docs/claims.md lists the rows.
 #pragma once
 
-#include <regex>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "jetgate/core/pattern.hpp"
 
 namespace jetgate::report::detail {
 
 // Whether a match is redacted (given the whole line, for context such as
 // the character before it). nullptr: always.
-using RuleCheck = bool (*)(const std::smatch& match, const std::string& line);
+using RuleCheck = bool (*)(const PatternMatch& match, const std::string& line);
 
 struct RuleRow {
   const char* id;  // stable name, used by the corpus tests
@@ -25,15 +27,21 @@ struct RuleRow {
   // expression, the sanitizer's main cost. nullptr: the row always runs.
   // SanitizeCorpus.EveryMatchContainsItsRowsLiteral checks every row.
   const char* literals;
-  const char* cls;      // what the reader sees: [redacted:CLASS]
-  const char* what;     // one line for docs and test messages
-  const char* pattern;  // ECMAScript regular expression
+  const char* cls;   // what the reader sees: [redacted:CLASS]
+  const char* what;  // one line for docs and test messages
+  // An RE2 pattern (core/pattern.hpp), over a line that bounded_line made: no
+  // control characters, so RE2's \s (no \v) is the whole of white space there.
+  const char* pattern;
   bool icase;
   const char* format;  // the replacement ($1, $2: groups kept)
   RuleCheck check;
   // For a block that may span lines (a PEM private key): the pattern of its
   // last line; everything from `pattern` to it is replaced. nullptr: one line.
   const char* block_end = nullptr;
+  // RE2 has no look-ahead. true: group 1 is the match, and what the pattern
+  // matches after it is context that must follow it, neither replaced nor
+  // consumed (the next match is searched from the end of group 1).
+  bool match_is_group_1 = false;
 };
 
 // Whether text holds one of the "|"-separated literals (ASCII case ignored);
@@ -41,6 +49,13 @@ struct RuleRow {
 bool holds_any_literal(std::string_view text, const char* literals);
 
 std::span<const RuleRow> rule_table();
+
+// The matches of a row's pattern in line, left to right, as the sanitizer
+// finds them (before the row's check): each searched from the end of the last.
+std::vector<PatternMatch> row_matches(const RuleRow& row, std::string_view line);
+
+// "id: RE2's reason" for each row pattern that does not compile; empty when all do.
+std::vector<std::string> rule_pattern_errors();
 
 bool is_word_char(char c);
 
