@@ -16,6 +16,7 @@
 #include "jetgate/probes/registry.hpp"
 #include "jetgate/report/cuda_text.hpp"
 #include "jetgate/report/platform_text.hpp"
+#include "jetgate/report/probe_list.hpp"
 #include "jetgate/report/python_text.hpp"
 
 namespace jetgate::cli {
@@ -34,6 +35,7 @@ struct ProbeArgs {
   std::string python;
   double python_timeout_s = 60;
   bool quiet = false;
+  bool list = false;
   bool decode = false;
   probes::DecodeOptions decode_options;
   std::string junit;
@@ -78,6 +80,11 @@ std::vector<std::string> unmet(const ProbeArgs& a, const probes::CudaSection* cu
 }
 
 int run_probe(const ProbeArgs& a) {
+  if (a.list) {
+    std::cout << (a.json ? dump_json(report::probe_list_json(), 2) + "\n"
+                         : report::render_probe_list_text());
+    return kExitOk;
+  }
   auto root = fs::RootFs::open(a.root);
   if (!root.ok()) {
     std::cerr << "jetgate probe: " << root.error().message() << "\n";
@@ -157,6 +164,9 @@ Command add_probe_command(CLI::App& app) {
                   "scripts/jetgate-record-root.sh)")
       ->type_name("DIR");
   sub->add_flag("--json", args->json, "Print one JSON document (docs/evidence-schema.md)");
+  sub->add_flag("--list", args->list,
+                "List the probes and the metrics each reports (unit, which way is better): "
+                "what a policy's thresholds may name; with --json, as JSON");
   sub->add_flag("--show-serial", args->show_serial, "Include serial numbers and the hostname");
   sub->add_flag("--cuda", args->cuda,
                 "Run the GPU probes: launch, memory, bandwidth, sync_path (docs/probes.md)");

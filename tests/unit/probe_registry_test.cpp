@@ -3,7 +3,9 @@
 // list of probe ids reads it.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "jetgate/core/result.hpp"
@@ -12,6 +14,7 @@
 #include "jetgate/probes/python_runtime.hpp"
 #include "jetgate/probes/registry.hpp"
 #include "jetgate/probes/sync_classify.hpp"
+#include "jetgate/report/probe_list.hpp"
 
 namespace jetgate::probes {
 namespace {
@@ -119,6 +122,35 @@ TEST(ProbeRegistry, EveryDeclaredMetricIsAcceptedByThePolicy) {
       ASSERT_TRUE(parsed.ok());
       EXPECT_TRUE(policy::issues_of(*parsed, "g").empty()) << p.id << "." << m.name;
     }
+}
+
+}  // namespace
+}  // namespace jetgate::probes
+
+namespace jetgate::probes {
+namespace {
+
+TEST(ProbeRegistry, DocsTableIsTheRegistry) {
+  std::ifstream in(std::string(JETGATE_SOURCE_DIR) + "/docs/probes.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string s = text.str();
+  const std::string begin = "<!-- jetgate:metrics:begin -->\n",
+                    end = "<!-- jetgate:metrics:end -->";
+  auto b = s.find(begin), e = s.find(end);
+  ASSERT_NE(b, std::string::npos);
+  ASSERT_NE(e, std::string::npos);
+  EXPECT_EQ(s.substr(b + begin.size(), e - b - begin.size()), report::render_probe_list_markdown())
+      << "regenerate docs/probes.md's metric table from report::render_probe_list_markdown()";
+}
+
+TEST(ProbeRegistry, ListJsonNamesEveryProbeAndMetric) {
+  auto j = report::probe_list_json();
+  ASSERT_EQ(j["probes"].size(), probe_registry().size());
+  for (std::size_t i = 0; i < probe_registry().size(); ++i) {
+    EXPECT_EQ(j["probes"][i]["id"], probe_registry()[i].id);
+    EXPECT_EQ(j["probes"][i]["metrics"].size(), probe_registry()[i].metrics.size());
+  }
 }
 
 }  // namespace
