@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # One run on a CUDA machine (measured on an NVIDIA H200): jetgate's
 # device-to-device bandwidth against a PyTorch tensor copy, jetgate's
 # spin-mode round trip against a minimal CUDA C loop (ref_roundtrip.cu), and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs collect_cuda with every probe, as `jetgate probe --cuda` does, and
 // prints the section as JSON plus the wall time it took (CUDA
 // initialisation in every child included). Used by compare_h200.sh.

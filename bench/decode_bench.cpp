@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // jetgate's decode kernels outside the probe, for measuring variants side by
 // side in one process and context (bench/decode_h200.sh): the launch mode
 // (persistent cooperative kernel or CUDA graph of one kernel per phase),

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Prepares, on the development machine, what bench/decode_h200.sh runs on a
 # GPU host that cannot build jetgate (no Debian dev packages there): builds
 # jetgate, jetgate_tests, jetgate_decode_bench and the fake driver libraries

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds jetgate's decode bench, CLI and tests on a GPU host that lacks the
 # Debian dev packages (the lent H200: nvcc, cmake and ninja, no fmt, CLI11,
 # pugixml, yaml-cpp, libsodium or GoogleTest). DEPS is a prefix holding those

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The decode probe on a CUDA machine (made for the lent NVIDIA H200), in one
 # command and one run, from the repository root:
 #

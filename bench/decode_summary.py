@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Summary of one bench/decode_h200.sh run: jetgate's decode rate against the
 references measured in the same run, as ratios (docs/probes.md, "Reading
 bench/decode_h200.sh"). Reads OUTDIR/{probe-*.json,peers.jsonl,sweep.jsonl,

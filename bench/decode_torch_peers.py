@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Peers of jetgate's decode probe on the same shapes, with random weights.
 
 - torch_graph: a plain PyTorch decode step (the Hugging Face order of

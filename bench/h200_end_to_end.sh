@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # End-to-end run of the built jetgate on a GPU host: probe with every probe and
 # the Python runtime, the built-in gates, check and support over the evidence.
 # Usage: bench/h200_end_to_end.sh JETGATE_BINARY OUTDIR

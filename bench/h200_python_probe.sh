@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The Python ML probes (python_runtime, bitsandbytes) on a GPU host with a real
 # torch (the lent NVIDIA H200): builds jetgate unless a usable build is given,
 # then records `jetgate probe --ml --json`, a gate that requires both probes to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reference for the sync_path probe: a minimal CUDA C loop doing the same
 // round trip (tiny kernel + stream synchronize) under one scheduling mode.
 // Usage: ref_roundtrip spin|yield|blocking_sync [round_trips]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # End to end on a machine with a GPU: a runner key, a gate run that signs its
 # evidence, `check` under a policy that trusts only that key, then the evidence
 # edited after signing (one count) must be rejected, and an unsigned run must not

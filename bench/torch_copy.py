@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Device-to-device copy bandwidth through PyTorch (tensor.copy_, a kernel),
 timed with CUDA events, median of samples, counting bytes read + written as
 jetgate's bandwidth probe does. Prints one JSON line per buffer size."""

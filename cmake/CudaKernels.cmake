@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # GPU kernels: compiled by nvcc into one fatbin (machine code for every Jetson
 # and datacenter architecture this toolkit supports, plus PTX of the oldest for
 # forward compatibility) and embedded in the core library. jetgate loads it

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Embeds data files (default policy, Python probe script, JSON schema) into the
 # core library as byte arrays, so the installed binary needs no data directory.
 function(jetgate_embed_files target)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # `cmake --install`: the jetgate binary (stripped), its man pages, bash completion,
 # docs and copyright file (component "runtime"), the core library with its headers and
 # a CMake package config (component "dev": find_package(jetgate) gives jetgate::core),

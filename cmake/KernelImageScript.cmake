@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Writes OUT: the embedded kernel fatbin (or an empty image) and the toolkit it came from.
 # The fatbin's bytes are pulled in by the assembler (.incbin), not spelled out as a
 # C array: a 5 MB fatbin as a 24 MB array initialiser cost every build lane a minute of

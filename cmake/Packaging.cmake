@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # CPack: `cpack -G DEB` in a build directory makes two Debian packages from the
 # install rules (cmake/Install.cmake): jetgate (the binary, man page, docs) and
 # jetgate-dev (the core library, headers, CMake package config).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Release builds of jetgate for x86_64 and aarch64: Release, stripped, libstdc++ and
 # libgcc linked statically, yaml-cpp and pugixml static, so the only libraries
 # needed at run time are glibc's (libc, libm, libdl, the dynamic loader). The CUDA
@@ -42,7 +43,7 @@ while [ $# -gt 0 ]; do
     --goldens) goldens=1 ;;
     --oldest-cmake) PATH="$(bash scripts/old-cmake.sh):$PATH"; export PATH ;;
     x86_64|aarch64) arches+=("$1") ;;
-    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+    -h|--help) sed -n '3,30p' "$0"; exit 0 ;;
     *) echo "build-release.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
   shift

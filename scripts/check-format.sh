@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Checks that every C, C++ and CUDA source in git is formatted as .clang-format says
 # (clang-format from Debian 12), except recorded test data. Lists the files that are not, and how to fix them.
 # Usage: scripts/check-format.sh [--fix]   (--fix rewrites them in place)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A jetgate binary prints the golden document for every recorded machine.
 
 For each tests/fixtures/*/root with an expected.json beside it, runs

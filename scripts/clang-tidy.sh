@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs clang-tidy (.clang-tidy: bugprone-* and performance-*) over src/ and prints
 # the findings and their count per check. Exits 1 when there is any finding, and
 # also when clang-tidy could not parse a file (a clang-diagnostic-error is a file

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The long local fuzzing run (not CI's 60 s per target): builds the libFuzzer targets
 # optimised (-O2, ASan and UBSan, no test binary) in BUILD_DIR (default build-fuzz) and
 # runs each target for RUNS executions (default 10 million) through scripts/fuzz.sh,

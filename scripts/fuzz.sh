@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs the libFuzzer targets (tests/fuzz, built by scripts/test-sanitizers.sh with
 # ASan and UBSan) one after another, each seeded from tests/fixtures, and fails on
 # the first crash, leak, timeout or sanitizer report. A crashing input is kept in

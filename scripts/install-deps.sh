@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs what jetgate needs to build and test, from Debian 12's packages only.
 # The CUDA toolkit is optional: with nvcc on PATH or in /usr/local/cuda the
 # build embeds GPU kernels; without it, kernel probes report NOT_RUN.
@@ -14,7 +15,7 @@ ci=0
 for arg in "$@"; do
   case "$arg" in
     --ci) ci=1 ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h|--help) sed -n '3,11p' "$0"; exit 0 ;;
     *) echo "install-deps.sh: unknown option '$arg'" >&2; exit 2 ;;
   esac
 done

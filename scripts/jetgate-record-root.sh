@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Records the files jetgate reads from this machine into OUTDIR/root/, at their real
 # paths, so the machine can become a test fixture (tests/fixtures/<name>/root) or be
 # attached to a bug report. Facts that are not files (uname -m, device nodes) go to

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Mutation testing of jetgate's verdict-critical code (gate, claims, evidence, facts).
 
 Plants each bug of MUTANTS below, one at a time, in a copy of the tree, rebuilds the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Unpacks Debian 11's CMake (3.18.4, the oldest release jetgate claims to build with)
 # into a private directory and prints the path of its cmake binary. Nothing is
 # installed system-wide: apt runs with its own lists and cache, against the mirror

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The aarch64 lane: cross-builds jetgate, its test binary and the fake CUDA driver
 # with Debian's g++-aarch64-linux-gnu, then runs the whole suite under qemu-user
 # (cmake/toolchains/aarch64-linux-gnu.cmake sets it as the tests' emulator, so

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds jetgate with JetPack 7's toolchain generation (GCC 13, CMake >= 3.28) and runs
 # the whole test suite, inside a Debian 13 (trixie) chroot: trixie has g++-13 (its
 # default g++ is 14) and CMake 3.31. Nothing of trixie touches the host's apt sources.
@@ -30,7 +31,7 @@
 # exits non-zero when any step or any test fails.
 set -euo pipefail
 
-usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//'; }
 
 dir=/var/tmp/jetgate-trixie
 jobs=2

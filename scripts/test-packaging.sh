@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The packaging test: `cmake --install` of a build into a temporary prefix, a small
 # project that uses the installed library through find_package(jetgate), and the
 # .deb packages CPack makes, listed with dpkg-deb -c (and checked by lintian when it is

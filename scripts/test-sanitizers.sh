@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The sanitizer lane: builds with clang, AddressSanitizer and UndefinedBehaviorSanitizer
 # (any UBSan report aborts), runs the whole test suite, and builds the libFuzzer
 # targets in the same build directory (scripts/fuzz.sh runs them). Debian 12's clang 16

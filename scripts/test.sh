@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds jetgate and its one test binary, then runs the whole suite with ctest.
 # This is the project's own check, so warnings are errors here (JETGATE_WERROR).
 # BUILD_DIR (default build/), JOBS and extra CMAKE_ARGS (a string) may be set.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # bench/cuda_bench: collect_cuda with every probe, JSON out; bench/compare_h200.sh
 # runs it on the GPU machine. Built with the tests, never run by them.
 if(NOT JETGATE_BUILD_BENCH)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # bench/decode_bench: jetgate's decode kernels in variants side by side;
 # bench/decode_h200.sh runs it on the GPU machine. Built with the tests, never
 # run by them.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # A fake CUDA driver (tests/fake_cuda/fake_cuda.c) for the loader and probe
 # tests, built twice: complete, and without cuLaunchKernel (a driver lacking
 # an entry point). The tests find them through JETGATE_FAKE_CUDA[_NO_LAUNCH].

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Cross-compiles jetgate for aarch64 (every Jetson's CPU) on a Debian x86_64 host
 # with Debian's g++-aarch64-linux-gnu and arm64 multiarch -dev packages
 # (scripts/install-deps.sh --cross installs both).

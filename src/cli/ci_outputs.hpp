@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the commands give CI besides their text: a JUnit file (--junit), GitHub
 // annotations (when GITHUB_ACTIONS=true) and the badge file.
 #pragma once

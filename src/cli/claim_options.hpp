@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The options `check`, `support` and `summary` share, declared once so the
 // three commands take the same inputs and spell them the same way.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `jetgate check`: validates a policy, its waivers and (with --evidence-dir)
 // the evidence of every required gate. One line per violation on stdout
 // (docs/gates.md lists them), or the whole result as JSON with --json.

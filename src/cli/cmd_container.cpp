@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `jetgate container`: the container images that run on this Jetson (or on
 // the L4T release named with --l4t), by the rule in data/l4t-containers.json.
 #include <fmt/format.h>

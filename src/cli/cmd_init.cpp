@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `jetgate init`: writes the gate policy, the GitHub Actions workflow and a
 // docs section into a project's checkout; never over an existing file
 // unless --force.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `jetgate keygen FILE --owner NAME`: an Ed25519 key pair for signing
 // evidence (docs/trust.md). FILE is the secret key (mode 0600, for the
 // runner's secret store, never the repository); FILE.pub.json is the entry

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `jetgate probe`: the platform evidence (and, with --cuda, the GPU probes).
 #include <chrono>
 #include <iostream>

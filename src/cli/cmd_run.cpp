@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `jetgate run GATE`: runs one gate of a policy (the embedded default policy
 // when --policy is not given) and writes its evidence (docs/gates.md).
 // Everything echoed comes from outside (ids, paths, JUnit text, the command's
@@ -15,6 +16,7 @@
 #include "jetgate/gate/dry_run.hpp"
 #include "jetgate/gate/gate_runner.hpp"
 #include "jetgate/proc/interrupt.hpp"
+#include "jetgate/report/platform_text.hpp"
 #include "jetgate/trust/keys.hpp"
 
 namespace jetgate::cli {
@@ -41,6 +43,11 @@ std::string safe(std::string_view s) {
   return terminal_safe(s);
 }
 
+// One warning as `probe` prints it (report::render_warnings_text).
+std::string warning_line(const facts::Warning& w) {
+  return report::render_warnings_text(nlohmann::json::array({facts::to_json(w)}));
+}
+
 void print_rows(const std::vector<gate::CheckRow>& rows) {
   for (const auto& r : rows) std::cout << "  " << safe(gate::check_line(r)) << "\n";
 }
@@ -50,7 +57,7 @@ void print_rows(const std::vector<gate::CheckRow>& rows) {
 int dry_run(const RunArgs& a, const policy::Gate& g) {
   const bool recorded = a.options.root != "/";
   auto facts = live_run_deps().platform(a.options.root);
-  for (const auto& w : facts.warnings) std::cerr << "warning: " << safe(w) << "\n";
+  for (const auto& w : facts.warnings) std::cerr << warning_line(w);
   auto d = gate::dry_run(g, facts.platform);
   std::cout << safe(g.id) << ": dry run on "
             << (recorded ? "the recorded root " + safe(a.options.root) : "this machine") << ": "
@@ -116,7 +123,7 @@ int run(RunArgs a) {
     std::cerr << "jetgate run: " << safe(outcome.error().message()) << "\n";
     return kExitUsage;
   }
-  for (const auto& w : outcome->warnings) std::cerr << "warning: " << safe(w) << "\n";
+  for (const auto& w : outcome->warnings) std::cerr << warning_line(w);
   const auto& e = outcome->evidence;
   // --json: stdout is the evidence document just written, nothing else.
   std::ostream& text = a.json ? std::cerr : std::cout;

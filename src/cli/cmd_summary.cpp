@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `jetgate summary`: Markdown about the gates' evidence, for a CI step
 // summary (--format step) or an issue body (--format issue, sanitized).
 #include <iostream>

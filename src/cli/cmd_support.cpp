@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `jetgate support`: the support matrix from evidence, printed or written
 // into the README block, or the README block verified against the evidence.
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Each subcommand lives in its own file and registers itself on the app; its
 // action runs after parsing and returns the process exit status.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the CLI reads from the machine it runs on, for the reports: the core library
 // never reads the environment, the host name or the user database itself, so every
 // renderer can be tested with the values given to it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Paths and streams the CLI reads that are named on the command line, checked
 // before anything runs so a usage problem is reported as one (exit 2) with
 // the option that caused it.

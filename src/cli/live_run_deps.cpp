@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The real machine behind gate::RunDeps: the one place the CLI wires live facts, probes,
 // processes, git and the clock into the gate runner.
 #include "cli/live_run_deps.hpp"
@@ -18,13 +19,13 @@ gate::PlatformFacts live_platform(const std::string& root_dir) {
   auto root = fs::RootFs::open(root_dir);
   if (!root) {
     out.platform = nullptr;
-    out.warnings.push_back(fmt::format("platform facts unavailable: {}", root.error().message()));
+    out.warnings.push_back({"/platform", root_dir,
+                            fmt::format("platform facts unavailable: {}", root.error().message())});
     return out;
   }
   auto report = facts::collect_platform(*root, {});
   out.platform = std::move(report.platform);
-  for (const auto& w : report.warnings)
-    out.warnings.push_back(fmt::format("{}: {} ({})", w.fact, w.message, w.source));
+  out.warnings = report.warnings;
   return out;
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The real machine behind gate::RunDeps (live_run_deps.cpp): facts::collect_platform,
 // probes::collect_cuda, the Python probe, child processes, git and the clock. Tests
 // pass their own RunDeps to gate::run_gate instead.

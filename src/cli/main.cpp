@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // jetgate's front: parses the command line and hands over to the core library.
 #include <CLI/CLI.hpp>
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Progress on stderr while probes run: a terminal user or a CI log sees which
 // probe is running instead of a silent pause. Only where someone watches:
 // stderr is a terminal, or CI is set (GitHub Actions, GitLab and most others

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A stand-in for libcuda.so.1 so that the tests can drive every branch of
  * jetgate's driver loader, device facts and probes on machines without a GPU.
  * It exports the entry points jetgate resolves (src/jetgate/cuda/

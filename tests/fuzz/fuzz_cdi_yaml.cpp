@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CDI specs (/etc/cdi/*.yaml, /var/run/cdi/*.json), read with yaml-cpp.
 #include "fuzz_input.hpp"
 #include "jetgate/facts/cdi.hpp"

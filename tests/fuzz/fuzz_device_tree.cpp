@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Device-tree strings and the module EEPROM: /proc/device-tree/compatible
 // (NUL-separated), nvidia,boardids, nvidia,dtsfilename and the EEPROM's bytes.
 #include "fuzz_input.hpp"

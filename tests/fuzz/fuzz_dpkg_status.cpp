@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // /var/lib/dpkg/status.
 #include "fuzz_input.hpp"
 #include "jetgate/facts/l4t.hpp"

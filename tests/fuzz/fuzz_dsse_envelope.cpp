@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A DSSE envelope (GATE.dsse.json) checked against fixed evidence and a fixed
 // trusted key. An input is tried twice: as the envelope itself, and, when it is
 // JSON, as the statement a trusted key signed, so the checks behind the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An evidence file (conditional-evidence/GATE.json).
 #include <nlohmann/json.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared by the libFuzzer targets: the input as text, and a scratch directory for
 // the parsers that only read through a root.
 #pragma once

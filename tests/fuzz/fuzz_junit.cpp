@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A JUnit XML report written by the gate's test command.
 #include "fuzz_input.hpp"
 #include "jetgate/gate/junit.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // /etc/nv_tegra_release: the L4T release line.
 #include "fuzz_input.hpp"
 #include "jetgate/facts/l4t.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // /etc/os-release and /usr/lib/os-release.
 #include "fuzz_input.hpp"
 #include "jetgate/facts/os_release.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A gate policy (ci/conditional-test-policy.json).
 #include "fuzz_input.hpp"
 #include "jetgate/policy/policy.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // /proc/modules.
 #include "fuzz_input.hpp"
 #include "jetgate/facts/proc_modules.hpp"

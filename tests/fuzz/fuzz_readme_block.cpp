@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The README's support block: found (read), then replaced (written).
 #include "fuzz_input.hpp"
 #include "jetgate/claims/readme_block.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // jetgate-root.json, the sidecar of a recorded root: written into a scratch root
 // that only holds it, then read the way `probe --root` reads it.
 #include "fuzz_input.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sanitizer that scrubs secrets, hosts and paths from issue bodies and summaries.
 #include "fuzz_input.hpp"
 #include "jetgate/report/sanitize.hpp"

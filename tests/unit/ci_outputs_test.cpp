@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CI outputs: JUnit files (read back with jetgate's own reader and with
 // python3-junitparser), GitHub annotations and the shields.io badge.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // End-to-end: the built jetgate binary on the evidence sets in
 // tests/fixtures/claims (SOURCE.md there says what each holds).
 #include <gtest/gtest.h>

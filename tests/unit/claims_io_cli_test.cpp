@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // End-to-end regression tests for what jetgate writes for humans (issue 11,
 // classes 5, 6, 8 and the output side of 2 and 10): the built binary on
 // hostile READMEs, forged support blocks and hostile evidence file names.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // core/utf8 (terminal_safe), report/text_escape and core/json_text (dump_json): outside text in a
 // terminal, a Markdown cell, Markdown prose and JSON never crashes, never forges a line, a cell or
 // a comment, and never hides what it says.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fs::InPlaceFile: the README is edited where it is (its inode, links, mode
 // and owner kept) and never left half-written.
 #include <fcntl.h>

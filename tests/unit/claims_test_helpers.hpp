@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Evidence documents for the claims tests, built from JSON so every test
 // goes through the same validation as evidence read from disk.
 #pragma once

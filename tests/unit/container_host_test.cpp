@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Inside a container: the image's L4T release beside the host's kernel and
 // driver, and the mismatches that break CUDA (facts/container_host.*).
 #include "jetgate/facts/container_host.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The container rule and image table (data/l4t-containers.json), one case per
 // JetPack generation, and `jetgate container` on recorded boards of each.
 #include "jetgate/facts/container_images.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `jetgate probe` end to end (the built binary): without a CUDA driver it
 // says so and exits 0; with the fake driver the device shows up.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The driver loader and its error catalogue, against the fake driver library
 // that tests/fake_cuda.cmake builds (no GPU needed).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The probes on a real GPU: they run where a CUDA device is present (the
 // device machine) and skip cleanly everywhere else, CI included.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // collect_cuda end to end against the fake driver: every branch a real
 // machine may take (no driver, no device, old driver, a hang, a crash, wrong
 // results) ends in a recorded fact or probe result, never in a jetgate crash.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Statistics and the sync-path classification, on hand-made numbers and on
 // recorded profiles (tests/fixtures/sync/).
 #include <gtest/gtest.h>

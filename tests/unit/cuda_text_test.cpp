@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The text rendering of the CUDA section, from hand-built sections.
 #include "jetgate/report/cuda_text.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The decode probe's verdict from recorded numbers: no GPU needed.
 #include "jetgate/probes/decode_assess.hpp"
 

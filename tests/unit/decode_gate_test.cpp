@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Gates on the decode probe: thresholds on decode_tok_s and
 // decode_fraction_of_bound, and the built-in Jetson gate's floors (an 8x
 // drop from what a healthy board reaches fails; the healthy board passes).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The decode kernels on a real GPU against the CPU reference: the tiny model
 // and a 2-layer cut of every real preset, 32 tokens each, through both the
 // persistent kernel and the CUDA graph. The reference is fed the GPU's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The decode probe end to end against the fake driver (tests/fake_cuda):
 // it runs only when named, refuses a model that does not fit and names the
 // largest that does, and its self-check catches kernels that compute

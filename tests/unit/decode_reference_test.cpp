@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The decode probe's model contract and CPU reference, without a GPU: the
 // fp16/bf16 rounding, the seeded weights, the fused-row layout, the presets'
 // sizes (checked against the parameter counts the models publish), and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hostile input to the fact readers (issue: "nothing crashes, hangs or turns
 // red into green"): bytes that are not UTF-8 anywhere a string enters the
 // facts, jetgate-root.json nested 200 000 levels, YAML alias bombs in CDI specs.

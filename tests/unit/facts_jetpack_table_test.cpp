@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The L4T -> JetPack table: it loads, covers R21-R39, and maps every release
 // the way jetson_stats and jetson-containers do, except where a documented
 // difference (tests/fixtures/l4t-tables/differences.json) says why not.

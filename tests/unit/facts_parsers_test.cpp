@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fact parsers on real lines from real machines, and on malformed input.
 #include <gtest/gtest.h>
 

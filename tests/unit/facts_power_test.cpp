@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Power mode and clocks: nvpmodel files, devfreq, and the advice a probe's
 // reason cites when a figure is low.
 #include <gtest/gtest.h>

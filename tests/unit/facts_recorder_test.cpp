@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The recorder (scripts/jetgate-record-root.sh) must capture every file the
 // fact readers open, or a recorded board lacks facts its owner has. The
 // readers' paths come from running them over every recorded machine with an

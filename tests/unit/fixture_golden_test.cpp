@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Golden tests: every recorded machine under tests/fixtures/<name>/root must
 // produce tests/fixtures/<name>/expected.json, and agree with the facts its
 // recorder wrote down by hand in expected-facts.json. JETGATE_REGEN=1

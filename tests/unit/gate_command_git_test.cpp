@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The commit a gate's evidence names is the one tested (issue 11, class 7):
 // a command that commits moves HEAD and fails the gate; uncommitted changes
 // to tracked files are recorded as "dirty".

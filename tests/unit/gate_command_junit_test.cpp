@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hostile JUnit reports through `jetgate run` (issue 11, class 1): a failing
 // case deep in nested suites fails the gate, and bytes that are not UTF-8
 // neither crash jetgate nor leave an older green evidence file in place.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The gate's command output streams live, prefixed, while it runs, and is
 // saved byte for byte as GATE.log, named by its SHA-256 in the evidence
 // (issue 8, requirement 5); nothing from outside reaches the terminal raw

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Two `jetgate run` of the same gate at once: the second is refused before it
 // runs anything, and never replaces the first one's evidence (issue 11, class 7).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Outputs are checked before anything runs (issue 11, class 10): an evidence
 // directory that cannot be used is exit 2 in a second, not after a 30-minute
 // test command whose result is then lost.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The gate's command may only touch its report inside the repository
 // (issue 11, class 7): a policy that names a report elsewhere, by an absolute
 // path, "..", or a symbolic link, made jetgate delete that file before the run.

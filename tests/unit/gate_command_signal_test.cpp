@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SIGINT/SIGTERM to `jetgate run` end the gate's whole command (its process
 // group), and jetgate still writes evidence that says the run was
 // interrupted; a jetgate killed outright leaves "not_run, unfinished"

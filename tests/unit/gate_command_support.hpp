@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers for the gate-command tests: a scratch repository with a policy, a
 // jetgate started in the background (to signal it, or run a second one at
 // the same time), waiting for files and processes.

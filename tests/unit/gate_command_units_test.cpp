@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The pieces behind the gate's command: path confinement, live lines, the
 // log and its SHA-256, the evidence directory and its lock, UTF-8 repair,
 // and an interrupt reaching run_gate.

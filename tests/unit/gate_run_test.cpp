@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -41,6 +42,7 @@ nlohmann::json gpu_with_device() {
 // Fakes for everything outside: recorded facts, canned probe results.
 struct Fakes {
   nlohmann::json platform = jetson_platform();
+  std::vector<facts::Warning> platform_warnings;
   nlohmann::json gpu = gpu_with_device();
   std::vector<ProbeResult> cuda_probes;
   ProbeResult python = probe("python_runtime", ProbeStatus::pass);
@@ -49,7 +51,7 @@ struct Fakes {
 
   RunDeps deps() {
     RunDeps d;
-    d.platform = [this](const std::string&) { return PlatformFacts{platform, {}}; };
+    d.platform = [this](const std::string&) { return PlatformFacts{platform, platform_warnings}; };
     d.cuda = [this](const probes::CudaOptions& o) {
       ++cuda_calls;
       last_cuda_options = o;
@@ -161,6 +163,29 @@ TEST(GateRunTest, EvidenceInsideAContainerCarriesTheL4tCheck) {
   const auto& check = back->extra["platform"]["container"]["l4t_check"];
   ASSERT_TRUE(check.is_object()) << back->extra["platform"].dump(1);
   EXPECT_EQ(check["status"], "mismatch") << check.dump(1);
+}
+
+// /warnings has one shape everywhere: run writes the {fact, source, message} objects
+// probe writes, for the facts' warnings and for its own.
+TEST(GateRunTest, WarningsHaveTheShapeProbeWrites) {
+  test::TempDir t;
+  Fakes f;
+  add_good_probes(f);
+  f.platform_warnings = {{"/platform/tegra/l4t", "/etc/nv_tegra_release", "unreadable"}};
+  auto out = run(gate_from(kJetsonGate), f, t);
+  auto back = evidence::read_evidence(out.path);
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  const auto& w = back->extra["warnings"];
+  ASSERT_TRUE(w.is_array());
+  ASSERT_FALSE(w.empty());
+  for (const auto& x : w) {
+    ASSERT_TRUE(x.is_object()) << x.dump();
+    EXPECT_TRUE(x["fact"].is_string() && x["source"].is_string() && x["message"].is_string())
+        << x.dump();
+  }
+  EXPECT_EQ(w[0]["fact"], "/platform/tegra/l4t");
+  EXPECT_EQ(w[0]["source"], "/etc/nv_tegra_release");
+  ASSERT_EQ(out.warnings.size(), w.size());
 }
 
 TEST(GateRunTest, MissedThresholdsFailWithReasons) {
@@ -406,7 +431,8 @@ TEST(GateRunCliTest, ExitCodesAndEvidence) {
   EXPECT_FALSE(not_run_e->extra["checks"][0]["next"].get<std::string>().empty());
 
   auto bad_sha = repo.run("riscv-only", {"GITHUB_SHA=NOT-A-SHA"});
-  EXPECT_NE(bad_sha.err.find("warning: GITHUB_SHA is \"NOT-A-SHA\""), std::string::npos)
+  EXPECT_NE(bad_sha.err.find("warning: the commit under test: GITHUB_SHA is \"NOT-A-SHA\""),
+            std::string::npos)
       << bad_sha.err;
   EXPECT_EQ(evidence::read_evidence(repo.t.path("ev/riscv-only.json"))->git_sha, "local");
 

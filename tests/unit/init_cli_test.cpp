@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `jetgate init`: the files it writes, that it never overwrites without
 // --force, that the workflow is valid for GitHub (SchemaStore's schema) and
 // that its jetgate lines parse, and the workflow's commands run step by step

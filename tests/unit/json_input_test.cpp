@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Outside JSON (policy, evidence): positions in errors, bounded nesting,
 // integers that never wrap, messages that never echo raw control bytes, and
 // misspelt keys that are errors with a suggestion.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernels embedded in the binary are exactly the fatbin nvcc built: a cross
 // build (aarch64) or a secondary build reusing another build's fatbin must not
 // embed a different or truncated image.

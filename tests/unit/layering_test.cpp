@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The house rule docs/architecture.md states: data flows one way,
 //   core < fs, proc < cuda < facts, probes < evidence < trust < policy
 //        < gate, claims, init < report < cli

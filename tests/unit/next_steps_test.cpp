@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every next step jetgate suggests is a command that runs as written: it
 // carries the --policy and --evidence-dir the user gave, and a shell that
 // pastes it gets a gate run, not a usage error.

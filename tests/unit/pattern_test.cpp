@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // jetgate::Pattern (RE2) and the fact readers that use it. The readers used the
 // standard library's regular expressions, which recurse once per character:
 // `jetgate probe` died with SIGSEGV on a cvconfig.h holding 30,000 spaces in a

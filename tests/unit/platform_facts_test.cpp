@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // collect_platform on small synthetic roots: the rules for each fact, the
 // fallbacks and the warnings.
 #include <gtest/gtest.h>

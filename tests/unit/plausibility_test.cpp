@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What physics allows, on recorded profiles: the H200's real figures pass;
 // figures no hardware can produce are FAIL "implausible: ..." with a next step.
 #include "jetgate/probes/plausibility.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A limit is written once: what the policy parser accepts, the claim commands accept.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A slow speed figure on a Jetson cites the power mode and clocks it was
 // measured under, with the command that lifts them.
 #include "jetgate/evidence/power_notes.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // End-to-end tests of `jetgate probe` and the front: the built binary, its
 // exit codes, what goes to stdout and what to stderr.
 #include <gtest/gtest.h>

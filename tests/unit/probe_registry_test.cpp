@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The probe registry is the one list of probes and metrics: the probes write only
 // what it declares, the policy refuses thresholds on anything else, and every other
 // list of probe ids reads it.

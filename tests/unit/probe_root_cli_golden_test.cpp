@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The jetgate binary itself (not only the library, as fixture_golden_test does)
 // prints the golden document for every recorded machine. In the aarch64 CI lane
 // this runs the cross-built binary under qemu, so a difference in char

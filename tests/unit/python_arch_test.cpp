@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What torch.cuda.get_arch_list() allows on a GPU, by CUDA's compatibility
 // rules (python_runtime_arch.hpp). Arch lists as torch builds report them:
 // NVIDIA's JetPack 6 wheel (sm_87), JetPack 5 era wheels (sm_72, sm_87), the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bitsandbytes probe: import is not enough; its 4-bit and 8-bit round
 // trips and its int8 matmul must match torch within the documented
 // tolerances on the GPU. The fakes in tests/fixtures/python play every way

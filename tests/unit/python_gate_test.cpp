@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bitsandbytes as a probe a policy can require: known to the policy parser,
 // run by `jetgate run` when a gate names it, required by the built-in Jetson
 // gate, and reported by `jetgate probe --ml`.

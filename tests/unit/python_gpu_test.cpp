@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Python probes on a real GPU with a real torch: they run where both are
 // present (the device machine; bench/h200_python_probe.sh) and skip cleanly
 // everywhere else, CI included. JETGATE_TEST_PYTHON names the interpreter

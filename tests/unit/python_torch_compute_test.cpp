@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // python_runtime's kernel checks: a torch that sees the GPU must also run its
 // own kernels, cuBLAS and cuDNN on it and get the CPU's numbers. Every way
 // that fails on a Jetson is played by the fake torch in

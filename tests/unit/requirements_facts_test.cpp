@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // requires.jetpack, module, soc and power_mode against the facts of recorded
 // boards (the goldens of tests/fixtures/*/expected.json), and the policy keys
 // that name them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sanitizer on RE2 (core/pattern.hpp): every row compiles, the rows that
 // had look-ahead match what they matched before, a 1 MB line and a text of
 // hostile lines finish, and known values (host, user, serial) are found as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers shared by the tests: temporary directories, running the built
 // jetgate binary, fixture paths.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Signed evidence through the one verdict (issue 9, requirement 5): with
 // trusted_keys in the policy, check, support and summary count only evidence
 // a trusted, unexpired key signed, over exactly that evidence; without them

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The signing workflow as a user runs it (issue 9, requirements 4 and 5):
 // `jetgate keygen`, `jetgate run --sign-key` (or JETGATE_SIGNING_KEY), then
 // `jetgate check` with the key in the policy's trusted_keys.

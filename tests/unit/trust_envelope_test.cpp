@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every field of the envelope and of the statement it signs, tampered one at
 // a time, is rejected with a reason (issue 9, requirement 7). Fields the
 // signature covers are tampered twice: without re-signing (the signature

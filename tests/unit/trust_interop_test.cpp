@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Interoperability (issue 9, requirement 6): jetgate's envelopes verify with
 // an independent implementation (PyNaCl, Debian's python3-nacl, with its own
 // DSSE PAE code: tests/fixtures/trust/dsse_interop.py), and an envelope that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Keys, encodings and the secret key file (issue 9, requirement 4). Public
 // test vectors: RFC 8032 section 7.1 (Ed25519 TEST 1), RFC 4648 section 10
 // (base64), DSSE protocol.md's PAE example

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // check = support = summary: a generated corpus of evidence sets (status,
 // counts, commit, age, waivers, exceptions, platform facts, facts source,
 // dirty trees, missing and corrupt files, a second evidence directory, and

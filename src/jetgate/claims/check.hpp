@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `jetgate check`: may the project claim what its policy's gates cover?
 // Validates the policy and its waivers (OBLITERATUS' rules), then decides
 // each required gate from the evidence with the one verdict that `support`

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The inputs `check`, `support` and `summary` share, resolved once: the
 // policy, the evidence, and the rules every verdict is judged by (today,
 // the freshness rule, the candidate commit, a stale-evidence exception).

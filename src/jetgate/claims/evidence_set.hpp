@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every evidence file in the directories a user names. A file that cannot be
 // read or does not parse as evidence is skipped and reported, never fatal:
 // one corrupt file must not hide the others (it backs nothing either way).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one verdict on evidence. `check`, `support` and `summary` all judge a
 // gate's evidence with judge_evidence() under the same JudgeRules, so they
 // cannot disagree (docs/claims.md, "One verdict"). "Fresh green" is the only

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Dates for freshness rules, on top of evidence/dates.hpp so `check` and
 // `support` count evidence age alike: whole UTC calendar days from the UTC
 // date of generated_at to "today" (UTC, or --today). A rule "at most N days

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which evidence decides a gate when several files speak for it (several
 // evidence directories, runs merged from CI artefacts): the newest, where a
 // tie goes to the one that is not green, so a tie never turns red into green.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One row per gate for `jetgate summary`: its newest evidence judged like the
 // support matrix judges it, its constraint ("requires") and its waiver from
 // the policy when one is given. Rendering is report/summary_markdown's job.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The next step a user is told to take, as a command they can paste: it
 // carries the --policy and --evidence-dir the user gave, so following it
 // never fails with "no gate" (a test runs each kind in a scratch project).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which platform combination an evidence document speaks for. A support claim
 // names exactly this combination, so the key is built only from recorded
 // facts, never guessed (docs/claims.md, "How the matrix is keyed"):

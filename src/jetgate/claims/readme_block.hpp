@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The README support block protocol (docs/claims.md): the text between a line
 // `<!-- jetgate:support:begin -->` and a line `<!-- jetgate:support:end -->`
 // belongs to jetgate. `support --readme` replaces it; `support --verify`

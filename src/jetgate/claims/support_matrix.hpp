@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The support matrix: for each platform combination that evidence was
 // recorded on, the state of each gate there. A combination is supported for
 // a gate only when the newest evidence for that gate on exactly that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Markdown table language of support claims, shared by the renderer
 // (report/support_markdown) and the README verifier (readme_block). The
 // renderer escapes every cell with report::markdown_cell, so that no recorded

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // "did you mean ...?" for misspelt keys, options and ids: the nearest
 // candidate by edit distance (a swap of two neighbours counts as one edit),
 // when it is close enough to be the likely intent.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "jetgate/core/document_keys.hpp"
 
 namespace jetgate::keys {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The keys of the documents jetgate writes (the probe document of `jetgate
 // probe --json` and the evidence of `jetgate run`, which is the probe
 // document plus the gate's fields), as JSON pointers: the one place a key

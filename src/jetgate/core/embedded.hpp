@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Data files compiled into the binary (see cmake/Embed.cmake and data/).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every JSON document jetgate reads from outside (policy, evidence, recorded
 // roots, probe output) comes through here: nesting is bounded before the
 // parser sees it (a 200k-deep file must be an error, not a stack overflow),

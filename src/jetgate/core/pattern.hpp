@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Regular expressions over text that comes from outside (the files the probes
 // read, the text the sanitizer scrubs), with RE2 (github.com/google/re2): its
 // matching time is linear in the input and it never recurses per character.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Errors are values. An Error says what failed, where (file, field, line) and
 // what the user can do next; Result<T> carries either a value or an Error.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Text that leaves jetgate (JSON, Markdown, the terminal) comes from outside:
 // JUnit reports, file names, policy strings, a test command's output. JSON
 // must be valid UTF-8 (nlohmann::json throws on anything else), and a

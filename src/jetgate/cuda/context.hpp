@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A CUDA context on one device with a chosen scheduling mode, the embedded
 // kernels loaded into it, and owners for the memory, streams and events the
 // probes use. Lives only inside a probe's child process.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the decode kernels (kernels/decode.cu) and the host (decode_runner.cpp,
 // the CPU reference in probes/decode_reference.cpp) must agree on bit for bit:
 // the kernel parameter block, the seeded weight generator, the rounding to

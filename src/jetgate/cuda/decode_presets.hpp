@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The models the decode probe can run: real architectures with random
 // weights (no download), their memory layout on the GPU and what one token
 // reads. Host-side only; decode_model.hpp holds what the kernels share.

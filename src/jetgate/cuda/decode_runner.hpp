@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Batch-1 greedy decoding on the GPU with jetgate's kernels
 // (kernels/decode.cu): allocates the model, fills it with seeded random
 // weights on the GPU, and runs one token at a time, either as a CUDA graph

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "jetgate/cuda/device_facts.hpp"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Facts about the driver and each device, as the /gpu part of the evidence.
 // Runs in a child process (it calls cuInit and creates a context per device).
 #pragma once

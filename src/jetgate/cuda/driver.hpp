@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUDA driver, loaded at run time with dlopen so that jetgate builds and
 // runs on machines without it. Load it only inside a child process
 // (proc/child.hpp): a broken driver may hang or crash in any call.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every CUDA driver entry point jetgate calls, listed once:
 //   X(member, exported symbol, function type)
 // The symbol is the exact name libcuda exports. cuda.h maps many API names to

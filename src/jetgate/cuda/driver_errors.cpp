@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // jetgate's catalogue of CUDA driver errors: a name for each CUresult it may
 // meet (older drivers lack cuGetErrorName for newer codes) and, where one
 // exists, the next step a user can take.

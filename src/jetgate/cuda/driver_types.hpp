@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The few CUDA driver API types and constants jetgate uses, written out here
 // so that nothing includes cuda.h and the build works without the toolkit.
 // The values are the driver's stable ABI (cuda.h of CUDA 10.2 .. 13.0 agree

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GPU kernels embedded at build time (cmake/CudaKernels.cmake).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The word the memory probe writes at index i: one definition shared by the
 // GPU kernels (kernels/memory.cu) and the host-side spot checks
 // (probes/memory.cpp), so the two can never disagree.

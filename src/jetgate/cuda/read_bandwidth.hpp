@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Read-only device bandwidth, measured as nvbandwidth measures copies: a spin
 // kernel holds the stream while the start event, the reads and the end event
 // are queued, so only the reads are timed; the figure is the median of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Calendar dates and UTC timestamps for evidence and waivers. Waiver and
 // freshness rules compare whole UTC days (as OBLITERATUS' checker does), so everything here
 // works on std::chrono::year_month_day; --today replaces the clock in tests.

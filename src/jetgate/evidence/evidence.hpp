@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One evidence document per gate run (docs/evidence-schema.md). The fields
 // OBLITERATUS' runner writes come first and keep their meaning, so evidence
 // from either tool is read alike; jetgate adds platform facts, GPU facts,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where `jetgate run` writes: checked, and locked per gate, before anything
 // runs, so a bad --evidence-dir fails in a second rather than after a
 // 30-minute test command, and two runs of one gate never write over each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Gate ids name evidence files (DIR/GATE.json), so they are validated before
 // any path is built from one: no "..", no "/", no hidden files, bounded length.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GATE.log: everything the gate's command wrote (stdout and stderr in one
 // stream, byte for byte), saved next to GATE.json while it runs. It is
 // written to a hidden temporary file and renamed into place when the run

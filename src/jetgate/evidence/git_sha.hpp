@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The commit evidence is for: GITHUB_SHA, then CI_COMMIT_SHA (GitLab), then
 // `git rev-parse HEAD`, else "local". Evidence never records anything but 40
 // lowercase hex digits or "local": a malformed value is skipped with a warning

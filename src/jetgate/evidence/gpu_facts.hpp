@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one step where the platform facts meet what the CUDA section found, shared by
 // `probe` and `run`, so that their documents carry the same things: the power advice
 // on a speed probe that did not pass (power_notes.hpp), and, inside a container, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A speed figure on a Jetson means little without the power mode and clocks
 // it was measured under: a board in its 15W mode with the memory clock capped
 // reads as a slow board. When a speed probe (bandwidth, sync_path, decode) is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The document `jetgate probe --json` prints, and the facts part of every
 // gate's evidence (docs/evidence-schema.md).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "jetgate/evidence/utf8_json.hpp"
 
 #include <utility>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // nlohmann::json refuses to serialise a string that is not valid UTF-8 (it
 // throws), and evidence carries text from outside: JUnit names, paths,
 // command output, facts. Before a document is written, every such string

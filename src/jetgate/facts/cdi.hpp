@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Container Device Interface specs (/etc/cdi, /var/run/cdi): which device
 // nodes a container runtime will inject, so jetgate can say whether they exist.
 #pragma once

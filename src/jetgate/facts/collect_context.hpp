@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared by the fact collectors: reads through the root, turns unreadable or
 // unparsable files into warnings that name the file.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Inside a container, two L4T releases meet: the image's (its CUDA, cuDNN
 // and TensorRT user-mode libraries) and the host's (the kernel and the GPU
 // driver, libcuda.so, which the NVIDIA container runtime mounts in). What of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which container images run on which Jetson host (data/l4t-containers.json,
 // compiled into the binary): the compatibility rule of jetson-containers'
 // autotag, the CUDA version each L4T series' driver supports, the kernel each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the device tree (and the module EEPROM) says about a Tegra board: SoC,
 // module part number, carrier, and the GPU's CUDA architecture.
 #pragma once

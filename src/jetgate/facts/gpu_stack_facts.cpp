@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // /platform/tegra/driver: the GPU driver stack as the kernel and /dev show it.
 // Reported on every machine (the dGPU nodes and modules are listed too), since
 // a missing piece is exactly what bring-up on custom kernels gets wrong.

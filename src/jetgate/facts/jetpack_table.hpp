@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The L4T -> JetPack table (data/l4t-jetpack.json, compiled into the binary):
 // every public L4T release from R21 to R39 and the JetPack release(s) that
 // shipped it.

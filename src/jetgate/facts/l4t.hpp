@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // L4T and JetPack releases: /etc/nv_tegra_release, the dpkg database and the
 // table of known releases.
 #pragma once

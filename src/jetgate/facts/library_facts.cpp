@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // /platform/libraries: the libraries jetson_release shows (cuDNN, TensorRT,
 // VPI, OpenCV and whether it was built with CUDA, Vulkan), each read from its
 // header or the versioned file name of its library, and only then from the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "jetgate/facts/module_table.hpp"
 
 #include <nlohmann/json.hpp>

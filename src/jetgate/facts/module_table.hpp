@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Jetson part numbers (data/jetson-modules.json, compiled into the binary):
 // modules with their marketing name and memory, carriers and developer kits.
 #pragma once

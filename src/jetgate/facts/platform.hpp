@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Platform facts: everything jetgate learns from files under a root (and, on
 // the live machine, from uname and nvcc). The result is the "platform" object
 // of the evidence schema (docs/evidence-schema.md), null where unknown.

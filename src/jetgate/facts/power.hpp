@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Power mode and clocks, which decide every speed figure on a Jetson: the
 // nvpmodel configuration and status files, devfreq/sysfs clock files, and the
 // advice a probe's reason cites when a figure is low.

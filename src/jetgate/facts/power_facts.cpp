@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // /platform/power: nvpmodel mode, jetson_clocks, GPU and EMC clocks. Read from
 // files only (no nvpmodel or jetson_clocks process), so a recorded root shows
 // the same facts as the live board.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // /platform/container, /platform/cuda, /platform/nvidia_driver.
 #include "jetgate/facts/collect_context.hpp"
 #include "jetgate/facts/container_host.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // /platform/tegra: is this a Jetson, which L4T/JetPack, which module.
 #include <algorithm>
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every outside string (file contents, file and directory names, the root
 // path, dpkg versions, CDI paths) reaches the evidence through the platform
 // report, so one pass at the end of collection keeps the whole report valid

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Version strings of the CUDA stack, each from the file (or command output)
 // where a plain install keeps it, without needing dpkg (Yocto/OE4T and Talos
 // have none).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Evidence files are read by `check` and `support` while other gates may be
 // writing into the same directory, and a CI job can be killed at any moment.
 // So a file is never written in place: a uniquely named temporary file in the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "jetgate/fs/root_fs.hpp"
 
 #include <dirent.h>

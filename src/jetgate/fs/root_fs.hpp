@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One root-relative opener for every file jetgate reads (as hwloc's
 // HWLOC_FSROOT): the live machine is RootFs("/"), a recorded machine is
 // RootFs("tests/fixtures/agx-orin-jp6/root"). Reads are capped and refuse

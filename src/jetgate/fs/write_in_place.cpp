@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "jetgate/fs/write_in_place.hpp"
 
 #include <fcntl.h>

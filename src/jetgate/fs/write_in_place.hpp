@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Editing a file the user owns (the README) in place. Evidence is written
 // through a temporary file and a rename (evidence/atomic_write), but a rename
 // replaces the file: a symbolic link becomes a regular file, a second hard

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One row per thing a gate checked (a requirement, a probe, a test case, the
 // command itself), in the style of `dcgmi diag`: a name, PASS/FAIL/SKIP and,
 // for what does not pass, what was found and what to do next. The rows are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs a gate's external test command and reads the JUnit XML it writes.
 //
 // The policy names the command's cwd and its report relative to the

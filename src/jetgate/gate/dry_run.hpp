@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `jetgate run GATE --dry-run` (and every `run` against a recorded root):
 // which of a gate's requirements the machine's facts meet and what the gate
 // would run, with nothing run and no evidence written. A recording can say

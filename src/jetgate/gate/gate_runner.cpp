@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "jetgate/gate/gate_runner.hpp"
 
 #include <fmt/format.h>
@@ -294,9 +295,10 @@ std::string repository_name(const policy::Policy& policy, const std::string& rep
 // anyway (no_commit), so it stays unsigned and the run says why.
 Result<std::string> sign_evidence(const Evidence& e, const policy::Policy& policy,
                                   const std::string& repo_root, const RunOptions& options,
-                                  std::vector<std::string>& warnings) {
+                                  std::vector<facts::Warning>& warnings) {
   if (!evidence::is_commit_sha(e.git_sha)) {
-    warnings.push_back("evidence not signed: it names no commit (git_sha " + e.git_sha + ")");
+    warnings.push_back({"/git_sha", "run --sign-key",
+                        "evidence not signed: it names no commit (git_sha " + e.git_sha + ")"});
     return std::string();
   }
   auto written =
@@ -366,12 +368,14 @@ Result<RunOutcome> run_gate(const policy::Gate& gate,
   if (stages.log)
     out.log_path = (std::filesystem::path(options.evidence_dir) / stages.log->file).string();
 
-  out.warnings.insert(out.warnings.end(), checkout.sha.warnings.begin(),
-                      checkout.sha.warnings.end());
+  for (const auto& w : checkout.sha.warnings)
+    out.warnings.push_back({"/git_sha", "the commit under test", w});
   if (e.extra[kDirtyKey] == true)
     out.warnings.push_back(
-        "tracked files differ from the commit " + e.git_sha +
-        " (uncommitted changes): the evidence records \"dirty\": true and cannot back a claim");
+        {"/dirty", "git status",
+         "tracked files differ from the commit " + e.git_sha +
+             " (uncommitted changes): the evidence records \"dirty\": true and cannot back a "
+             "claim"});
   e.generated_at = deps.now();
   std::vector<std::string> repaired = evidence::repair_utf8(e.extra);
   if (!is_valid_utf8(e.reason)) {
@@ -379,10 +383,14 @@ Result<RunOutcome> run_gate(const policy::Gate& gate,
     repaired.insert(repaired.begin(), "/reason");
   }
   for (const auto& where : repaired)
-    out.warnings.push_back("evidence: text that was not UTF-8 was replaced with U+FFFD at " +
-                           where);
-  for (auto& w : out.warnings) w = to_valid_utf8(w);
-  e.extra["warnings"] = out.warnings;
+    out.warnings.push_back(
+        {where, "evidence", "text that was not UTF-8 was replaced with U+FFFD at " + where});
+  nlohmann::json warnings = nlohmann::json::array();
+  for (auto& w : out.warnings) {
+    for (auto* text : {&w.fact, &w.source, &w.message}) *text = to_valid_utf8(*text);
+    warnings.push_back(facts::to_json(w));
+  }
+  e.extra["warnings"] = std::move(warnings);
   auto path = evidence::write_evidence(options.evidence_dir, e);
   if (!path) {
     // The "unfinished" marker is not_run already; remove it all the same, so no

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `jetgate run GATE`: requirements first, then probes and the command, then
 // one evidence document written atomically. The outside world (platform
 // facts, the CUDA driver, Python, child processes, git, the clock) comes in
@@ -25,6 +26,7 @@
 #include "jetgate/evidence/evidence.hpp"
 #include "jetgate/evidence/gate_log.hpp"
 #include "jetgate/evidence/git_sha.hpp"
+#include "jetgate/facts/warning.hpp"
 #include "jetgate/gate/check_rows.hpp"
 #include "jetgate/policy/policy.hpp"
 #include "jetgate/probes/cuda_section.hpp"
@@ -37,7 +39,7 @@ namespace jetgate::gate {
 
 struct PlatformFacts {  // NOLINT(bugprone-exception-escape): see .clang-tidy
   nlohmann::json platform;
-  std::vector<std::string> warnings;
+  std::vector<facts::Warning> warnings;
 };
 
 struct RunDeps {
@@ -69,11 +71,13 @@ struct RunOptions {
 
 struct RunOutcome {
   evidence::Evidence evidence;
-  std::string path;                   // the evidence file written
-  std::string log_path;               // GATE.log, when the command ran and its output was saved
-  std::string envelope_path;          // GATE.dsse.json, when the evidence was signed
-  int exit_code = 2;                  // 0 passed, 1 failed or interrupted, 2 not_run
-  std::vector<std::string> warnings;  // also recorded in the evidence
+  std::string path;           // the evidence file written
+  std::string log_path;       // GATE.log, when the command ran and its output was saved
+  std::string envelope_path;  // GATE.dsse.json, when the evidence was signed
+  int exit_code = 2;          // 0 passed, 1 failed or interrupted, 2 not_run
+  // Also recorded in the evidence's /warnings, in the shape `probe` writes them:
+  // {fact, source, message}, the fact a JSON pointer into the evidence.
+  std::vector<facts::Warning> warnings;
   std::vector<CheckRow> checks;  // one per requirement, probe, failed test, run problem (/checks)
 };
 

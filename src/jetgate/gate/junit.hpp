@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JUnit XML as pytest (--junitxml) and GoogleTest (--gtest_output=xml) write
 // it, read with pugixml. Every <testcase> in the document counts, wherever it
 // sits: in a <testsuite> at any depth, in a nested <testsuites>, directly

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The gate's command output, shown while it runs: a 30-minute pytest must
 // show progress in a CI log, not a silent step. The bytes are cut into lines
 // here, each made safe for a terminal (core/utf8.hpp: no raw escape

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A gate's "requires", checked against the facts before anything runs: the
 // platform object (facts::collect_platform: /arch, /tegra/is_tegra,
 // /tegra/l4t, /tegra/jetpack_versions, /tegra/module, /tegra/part_number,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A gate's "probes": thresholds on built-in probe results. Each probe id the
 // gate names counts as one test in the evidence counts (so gates without a
 // command still have honest, consistent counts): a probe that did not run

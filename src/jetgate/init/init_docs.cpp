@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `jetgate init`: the project's docs/conditional-testing.md section.
 #include <fmt/format.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `jetgate init`: the options, their checks and the gate policy.
 #include <fmt/format.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `jetgate init`: the files a project needs to claim Jetson support with
 // evidence: the gate policy, the GitHub Actions workflow (a job per board on
 // a self-hosted Jetson runner, a container lane, a generic ARM64 preflight

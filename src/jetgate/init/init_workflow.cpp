@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `jetgate init`: the GitHub Actions workflow, emitted with yaml-cpp so that
 // every value is quoted as YAML needs. Every jetgate command line stands on a
 // line of its own (after `\` continuations), so a test can parse each one

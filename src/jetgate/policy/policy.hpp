@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A gate policy: OBLITERATUS' ci/conditional-test-policy.json (schema_version
 // 1, https://github.com/elder-plinius/OBLITERATUS) plus jetgate's optional additions ("repository";
 // per gate "software_only", "requires", "probes", "command"). docs/gates.md documents every field;

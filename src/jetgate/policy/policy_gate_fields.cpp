@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // jetgate's per-gate additions: "requires", "probes" and "command".
 #include <fmt/format.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal to the policy loader: parsing of jetgate's per-gate additions
 // ("requires", "probes", "command"), shared by policy.cpp. Each parser
 // appends PolicyIssues naming the gate and field instead of failing.

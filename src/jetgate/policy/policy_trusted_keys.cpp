@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // "trusted_keys": the public keys whose signatures make evidence count
 // (docs/trust.md, docs/gates.md). Parsed as strictly as the rest of the
 // policy: a key that is not what it claims to be is an issue, never ignored.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Environment waivers and the stale-evidence exception, by OBLITERATUS'
 // rules (OBLITERATUS' scripts/check_conditional_policy.py): a waiver names a known,
 // waivable gate (software-only gates never are), once; reason and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bandwidth: device-to-device, host-to-device and device-to-host copy rates,
 // measured as nvbandwidth does: a spin kernel holds the stream while the
 // start event, the copies and the end event are queued, so the host's enqueue

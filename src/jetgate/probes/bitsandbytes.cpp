@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bitsandbytes probe's status rule (docs/python-runtime.md): importing
 // bitsandbytes proves nothing; it passes only when its 4-bit (nf4, fp4) and
 // 8-bit round trips and its int8 matmul on the GPU match torch on the CPU

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernel-based CUDA probes. Each runs inside its own child process (see
 // cuda_section.cpp) with the driver already loaded and initialised, on
 // device 0, and returns its result; none prints.

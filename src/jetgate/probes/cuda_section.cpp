@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Collects the CUDA section: one child process reads the driver and device
 // facts; then each kernel probe runs in a child of its own, so a hang or a
 // crash in one is recorded as that probe's FAIL and the others still run.

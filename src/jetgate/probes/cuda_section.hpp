@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUDA part of the evidence: driver access and device facts (always, on
 // the live machine) and, when asked, the kernel probes. Implemented in
 // cuda_section.cpp; everything that touches the driver runs in a child

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // decode: batch-1 greedy decoding of a real model's architecture with seeded
 // random weights (cuda/decode_runner.hpp), once per CUDA scheduling mode.
 // Before timing, the tiny model's tokens and logits are checked against the

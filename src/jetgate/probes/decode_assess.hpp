@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Turning decode measurements into the probe's values and verdict. Pure
 // functions over recorded numbers (tested without a GPU); decode.cpp
 // measures. The wait classification is sync_classify's (one rule, one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What `jetgate probe --decode` runs: which model, in which type, for how
 // many tokens, launched how. Part of CudaOptions.
 #pragma once

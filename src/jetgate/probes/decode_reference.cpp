@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "jetgate/probes/decode_reference.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CPU reference of the decode probe's model: the same seeded weights
 // (cuda/decode_model.hpp generates them for both sides), rounded to the same
 // type, in Hugging Face's layout and order of operations; activations in

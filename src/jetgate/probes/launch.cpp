@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // launch: the smallest proof that kernels run. A kernel writes i * 3 + 7 into
 // a buffer; the host reads it back and checks every element.
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // memory: allocate a share of the free device memory in chunks, write a
 // position-dependent pattern with a kernel and count mismatches with another
 // on the device, so that tens of gigabytes are checked without copying them

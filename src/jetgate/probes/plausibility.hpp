@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What physics allows: a figure a probe measured but no hardware can produce
 // is a broken clock, timer or report, not a fast machine. Every probe result
 // passes through check_plausibility() once, in the parent, with the facts of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The result of one probe: a status, measured values with units, and a reason
 // a user can act on. Probes never print; reports render these.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Probes never print (a probe measures, a report shows). A caller that wants
 // to show progress while probes run (a 20-second bandwidth test looks like a
 // hang otherwise) passes these callbacks; either may be empty.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs the embedded Python probe script, one process per step, so a torch
 // import or kernel that segfaults or hangs costs only that step's facts, and
 // a crashing bitsandbytes native library costs only its own.

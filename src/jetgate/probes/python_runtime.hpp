@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Python ML runtime probes (OBLITERATUS' Jetson plan records torch and
 // bitsandbytes: https://github.com/elder-plinius/OBLITERATUS/issues/31),
 // gathered by an embedded script (data/python_probe.py) in Python child

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Can a torch build run kernels on this GPU? From torch.cuda.get_arch_list()
 // and the device's compute capability, by CUDA's compatibility rules (CUDA C++
 // Programming Guide, "Binary Compatibility" and "PTX Compatibility"):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // python_runtime's status rule (docs/python-runtime.md): only a CUDA build of
 // torch that sees the GPU, whose arch list covers it and whose own kernels,
 // cuBLAS and cuDNN compute on it what the CPU computes, passes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared by the Python probes' reading (python_runtime_read.cpp) and their
 // status rules (python_runtime_decide.cpp, bitsandbytes.cpp). Not for use
 // outside probes/.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Turns what the Python probe's steps printed (or how they died) into the
 // /python facts. Nothing here starts a process, so every outcome, a segfault
 // or garbage on stdout included, is tested with recorded outputs. Every key is

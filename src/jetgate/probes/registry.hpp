@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The probe registry: every probe jetgate has, and every metric each one reports, with
 // its unit, which way is better, and whether it is a speed. This is the one list: the
 // policy parser checks a gate's thresholds against it (a misspelt metric is an error

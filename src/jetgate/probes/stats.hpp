@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Order statistics of recorded timings. Pure functions: the probes feed them
 // live samples and the tests feed them recorded ones.
 #pragma once

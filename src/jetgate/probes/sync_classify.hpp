@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Turning sync-path measurements into a verdict: how each CUDA scheduling
 // mode waits for the GPU (interrupt-driven or busy-polling, judged by the CPU
 // time the waiting thread burnt) and whether blocking sync has fallen back to

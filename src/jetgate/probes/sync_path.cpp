@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // sync_path: how the host waits for the GPU under each scheduling mode. For
 // spin, yield and blocking sync (one context each): the round trip of a tiny
 // kernel plus cuStreamSynchronize, many times, and the CPU time the process

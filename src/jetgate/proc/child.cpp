@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Child processes with a deadline. Both entry points share one supervisor: it
 // reads stdout/stderr with poll() (so neither pipe can fill up and deadlock the
 // child), feeds stdin, and on timeout or interrupt (interrupt.hpp) stops the

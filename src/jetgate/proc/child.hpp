@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Risky work runs in a child process with a time limit (as DCGM does): a hung
 // or crashing driver call, or a Python interpreter that segfaults, becomes a
 // recorded outcome and jetgate goes on.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Ctrl-C, a CI runner cancelling a job (SIGINT, then SIGTERM), or a closed
 // terminal (SIGHUP) must not leave a gate's test command running on its own,
 // nor end jetgate before it has said, in its evidence, that the run was cut

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GitHub Actions workflow commands (::error / ::warning), printed when
 // GITHUB_ACTIONS=true, so a failed gate or claim shows on the run's page and,
 // with file=, beside the file it is about

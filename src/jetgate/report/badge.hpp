@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A shields.io endpoint badge (https://shields.io/badges/endpoint-badge) from
 // the support matrix: "Jetson | 2 platforms" in green while fresh green
 // evidence backs a claim, "Jetson | no support claimed" in grey otherwise.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "jetgate/report/cuda_text.hpp"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUDA section as readable text: the driver, one line per device, and a
 // table of the probes (status, key values with units, reason).
 #pragma once

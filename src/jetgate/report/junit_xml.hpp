@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JUnit XML for CI systems (GitHub test reporters, GitLab, Jenkins): one
 // <testcase> per gate, requirement or probe that jetgate checked, written with
 // pugixml. What does not pass carries its reason and the next step in the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The readable `jetgate probe` report, grouped as jetson_release groups it:
 // hardware, platform, libraries, GPU driver stack.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The probe registry for people and programs: `jetgate probe --list` prints it, and
 // docs/probes.md's metric table is this file's Markdown (a test compares them), so the
 // metrics a policy may name are listed in one place that cannot drift.

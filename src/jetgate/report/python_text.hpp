@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Python ML runtime section of the readable `jetgate probe` report.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Redaction for text that leaves the machine (an issue body, a shared
 // report): secrets (private keys, tokens of GitHub, GitLab, Slack, AWS,
 // Hugging Face, NGC and others, JWTs, webhook URLs, signed-URL signatures,

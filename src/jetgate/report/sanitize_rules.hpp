@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sanitizer's rule table (report/sanitize.cpp applies it): one row per
 // kind of secret or identifying value, in the order applied. Token formats
 // come from their issuers' documentation and the public rule sets of secret

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `jetgate summary` output. "step": a Markdown table for a CI job's step
 // summary (gate, status, constraint, waiver, evidence age). "issue": the same
 // table plus the recorded platform facts, for an issue body, passed through

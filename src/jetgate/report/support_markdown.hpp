@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The support matrix as Markdown: the content of the README support block
 // and of `jetgate support --format md`. Deterministic: rows and gates sorted,
 // no dates but evidence dates, and no free text from evidence (reasons may

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "jetgate/report/text_escape.hpp"
 
 #include "jetgate/core/utf8.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Text that came from outside (gate ids, reasons, file names, recorded facts)
 // made safe for Markdown: a table cell and prose. (A terminal line is
 // jetgate::terminal_safe in core/utf8, which owns the decoding and the visible

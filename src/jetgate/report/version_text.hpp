@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What `jetgate --version` prints: the version, the source commit and the GPU kernels
 // built in.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The byte encodings signed evidence uses, all through libsodium: standard
 // base64 with padding (what DSSE and in-toto write), lowercase hex, and the
 // key id (lowercase hex SHA-256 of the raw 32-byte Ed25519 public key). The

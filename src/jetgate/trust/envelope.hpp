@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Signed evidence: a DSSE envelope (https://github.com/secure-systems-lab/dsse,
 // envelope.md and protocol.md) holding an in-toto Statement v1
 // (https://github.com/in-toto/attestation/blob/main/spec/v1/statement.md):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Ed25519 keys for signed evidence (docs/trust.md). A runner signs with a
 // secret key file that only its user can read; a policy trusts public keys
 // by key id (the lowercase hex SHA-256 of the raw 32-byte public key).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Whether a gate's evidence is signed, by whom, and over exactly that
 // evidence (docs/trust.md). The loader of evidence runs this for every
 // GATE.json it reads; the one verdict (claims/evidence_verdict) decides what

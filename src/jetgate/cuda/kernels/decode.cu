@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernels of the decode probe: batch-1 greedy decoding of a Llama/Qwen2-style
 // decoder. Every phase of a token is a block-level function over a slice of
 // the work; the same functions run either one phase per kernel (replayed from

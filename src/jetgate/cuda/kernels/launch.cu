@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernels of the launch probe. extern "C" so the driver finds them by name.
 #include <cstdint>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernels of the memory probe: write a position-dependent pattern, then count
 // the words that differ on the device, so verifying tens of gigabytes never
 // copies them back to the host.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Read-only bandwidth: the ceiling of work that streams data it never writes
 // back, such as batch-1 LLM decoding (every weight read once per token).
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernels of the bandwidth and sync-path probes.
 #include <cstdint>
 
