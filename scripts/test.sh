@@ -7,6 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build}
 jobs=${JOBS:-$(nproc)}
+# ccache (when installed) hashes paths relative to the checkout: clones share the cache.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
 # shellcheck disable=SC2086  # CMAKE_ARGS is a list of words on purpose
 # -O1 without debug information: optimised enough for the optimiser's warnings and
 # for timing-sensitive tests, and the cheapest build of the whole suite on CI's two
