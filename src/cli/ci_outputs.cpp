@@ -36,11 +36,12 @@ bool write_junit(const std::string& command, const std::string& path,
 void annotate(const report::JunitSuite& suite, const std::string& file, bool to_stderr) {
   if (!github_actions()) return;
   for (const auto& c : suite.cases) {
-    const char* level = c.status == "FAIL" || c.status == "ERROR" ? "error"
-                        : c.status == "WARN"                      ? "warning"
-                                                                  : nullptr;
+    const char* level = c.status == Outcome::fail   ? "error"
+                        : c.status == Outcome::warn ? "warning"
+                                                    : nullptr;
     if (!level) continue;
-    std::string text = c.name + ": " + (c.message.empty() ? c.status : c.message);
+    std::string text =
+        c.name + ": " + (c.message.empty() ? std::string(to_string(c.status)) : c.message);
     if (!c.next.empty()) text += " (next: " + c.next + ")";
     (to_stderr ? std::cerr : std::cout)
         << report::github_annotation(level, text, file, suite.name) << "\n";

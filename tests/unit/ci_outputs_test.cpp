@@ -41,19 +41,19 @@ std::string counts_text(const gate::JunitCounts& c) {
 
 TEST(CiOutputs, JunitOfEveryStatusReadsBackWithJetgatesReader) {
   report::JunitSuite s{"jetgate run g", {}};
-  s.cases = {{"c", "requirement arch", "FAIL", "arch is x86_64", "run it on a Jetson"},
-             {"c", "probe launch", "PASS", "", ""},
-             {"c", "probe bandwidth", "WARN", "slow", ""},
-             {"c", "probe decode", "SKIP", "no model", ""},
-             {"c", "probe memory", "NOT_RUN", "no driver", ""},
-             {"c", "command", "ERROR", "crashed", ""},
-             {"c\x01", "name <&>\"\xff", "FAIL", "bytes \x02\xfe and ]]>", ""}};
+  s.cases = {{"c", "requirement arch", Outcome::fail, "arch is x86_64", "run it on a Jetson"},
+             {"c", "probe launch", Outcome::pass, "", ""},
+             {"c", "probe bandwidth", Outcome::warn, "slow", ""},
+             {"c", "probe decode", Outcome::skip, "no model", ""},
+             {"c", "probe memory", Outcome::not_run, "no driver", ""},
+             {"c", "command", Outcome::fail, "crashed", ""},
+             {"c\x01", "name <&>\"\xff", Outcome::fail, "bytes \x02\xfe and ]]>", ""}};
   auto xml = report::render_junit_xml(s);
   auto counts = gate::parse_junit_xml(xml, "junit.xml");
   ASSERT_TRUE(counts.ok()) << counts.error().message() << "\n" << xml;
   EXPECT_EQ(counts->tests, 7);
-  EXPECT_EQ(counts->failures, 2);
-  EXPECT_EQ(counts->errors, 1);
+  EXPECT_EQ(counts->failures, 3);
+  EXPECT_EQ(counts->errors, 0);
   EXPECT_EQ(counts->skipped, 2);
   ASSERT_FALSE(counts->not_passed.empty());
   EXPECT_EQ(counts->not_passed[0].message, "arch is x86_64 (next: run it on a Jetson)");

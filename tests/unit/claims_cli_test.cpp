@@ -232,19 +232,19 @@ TEST(ClaimsCli, SummaryStepAndIssue) {
   ASSERT_EQ(step.exit_code, 0) << step.err;
   // The AGX Orin's evidence is fresh green, the Orin Nano's newest is stale: each
   // board is judged on its own and the gate is its worst board.
-  EXPECT_TRUE(has(step.out,
-                  "| jetson-cuda-runtime | stale | 3f1c2a9d8e7b | Jetson Orin Nano 8GB · JetPack "
-                  "6.0 (L4T 36.3.0), CUDA 12.2, torch 2.3.0 | 2026-11-01, 28 days old (max 14) |"))
+  EXPECT_TRUE(
+      has(step.out,
+          "| jetson-cuda-runtime | FAIL: stale | 3f1c2a9d8e7b | Jetson Orin Nano 8GB · JetPack "
+          "6.0 (L4T 36.3.0), CUDA 12.2, torch 2.3.0 | 2026-11-01, 28 days old (max 14) |"))
       << step.out;
   auto orin_only = run_jetgate(
       {"summary", "--evidence-dir", claims_dir("jetgate-orin"), "--today", "2026-11-29"});
   EXPECT_TRUE(has(
       orin_only.out,
-      "| jetson-cuda-runtime | holds | 3f1c2a9d8e7b | Jetson AGX Orin 64GB · JetPack 6.2 (L4T "
+      "| jetson-cuda-runtime | PASS | 3f1c2a9d8e7b | Jetson AGX Orin 64GB · JetPack 6.2 (L4T "
       "36.4.3), CUDA 12.6, torch 2.5.0a0+872d972e41.nv24.08 | 2026-11-29, 0 days old (max 14) |"))
       << orin_only.out;
-  EXPECT_TRUE(
-      has(step.out, "| bitsandbytes-runtime | rejected: dated in the future | 3f1c2a9d8e7b |"))
+  EXPECT_TRUE(has(step.out, "| bitsandbytes-runtime | FAIL: dated in the future | 3f1c2a9d8e7b |"))
       << step.out;
 
   auto issue =
@@ -304,7 +304,7 @@ TEST(ClaimsCli, SummaryWithTheDefaultPolicyShapeAndItsWaivers) {
   auto r = run_jetgate({"summary", "--policy", policy, "--evidence-dir", claims_dir("jetgate-orin"),
                         "--today", "2026-11-29"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(has(r.out, "| jetson-cuda-runtime | holds | 3f1c2a9d8e7b | Jetson AGX Orin 64GB"))
+  EXPECT_TRUE(has(r.out, "| jetson-cuda-runtime | PASS | 3f1c2a9d8e7b | Jetson AGX Orin 64GB"))
       << r.out;
   // A waiver expiring today is still active.
   EXPECT_TRUE(has(

@@ -38,7 +38,7 @@ TEST(ContainerHost, OutsideAContainerThereIsNoCheck) {
 TEST(ContainerHost, JetPack4ImageOnA46HostIsOk) {
   auto c = check_container_l4t(in_container("4.9.337-tegra", "32.7.1", "32.7.4", "10.2.300"),
                                std::string("10.2"));
-  EXPECT_EQ(c["status"], "ok") << c.dump();
+  EXPECT_EQ(c["status"], "PASS") << c.dump();
   EXPECT_TRUE(c["problems"].empty());
   EXPECT_TRUE(c["fix"].is_null());
 }
@@ -46,7 +46,7 @@ TEST(ContainerHost, JetPack4ImageOnA46HostIsOk) {
 TEST(ContainerHost, JetPack5ImageOnAJetPack6KernelIsAMismatchWithTheFix) {
   auto c = check_container_l4t(in_container("5.15.148-tegra", "35.4.1", nullptr, "11.4.315"),
                                std::string("12.6"));
-  EXPECT_EQ(c["status"], "mismatch") << c.dump();
+  EXPECT_EQ(c["status"], "FAIL") << c.dump();
   ASSERT_EQ(c["problems"].size(), 1u) << c.dump();
   auto problem = c["problems"][0].get<std::string>();
   EXPECT_NE(problem.find("L4T 35.4.1 (JetPack 5.1.2)"), std::string::npos) << problem;
@@ -58,7 +58,7 @@ TEST(ContainerHost, JetPack6_1ImageOnA6_0HostNeedsANewerDriver) {
   // jetson-containers run.sh bind-mounts the host's /etc/nv_tegra_release.
   auto c = check_container_l4t(in_container("5.15.136-tegra", "36.4.0", "36.3.0", "12.6.68"),
                                std::string("12.2"));
-  EXPECT_EQ(c["status"], "mismatch");
+  EXPECT_EQ(c["status"], "FAIL");
   ASSERT_EQ(c["problems"].size(), 2u) << c.dump();
   EXPECT_NE(c["problems"][1].get<std::string>().find("cudaErrorInsufficientDriver"),
             std::string::npos);
@@ -69,7 +69,7 @@ TEST(ContainerHost, JetPack6_1ImageOnA6_0HostNeedsANewerDriver) {
 TEST(ContainerHost, JetPack7ImageOnAThorHostIsOk) {
   auto c = check_container_l4t(in_container("6.8.12-tegra", "38.2.0", nullptr, "13.0.48"),
                                std::string("13.0"));
-  EXPECT_EQ(c["status"], "ok") << c.dump();
+  EXPECT_EQ(c["status"], "PASS") << c.dump();
   EXPECT_EQ(c["image_cuda"], "13.0");
   EXPECT_EQ(c["driver_cuda"], "13.0");
 }
@@ -77,7 +77,7 @@ TEST(ContainerHost, JetPack7ImageOnAThorHostIsOk) {
 TEST(ContainerHost, NothingKnownAboutTheImageIsUnknownNotOk) {
   auto c =
       check_container_l4t(in_container("6.12.7-talos", nullptr, nullptr, nullptr), std::nullopt);
-  EXPECT_EQ(c["status"], "unknown") << c.dump();
+  EXPECT_EQ(c["status"], "SKIP") << c.dump();
 }
 
 // A recorded container: jetson-containers' run.sh mounted the host's release
@@ -106,7 +106,7 @@ TEST(ContainerHost, RecordedContainerReadsImageAndHostApart) {
   EXPECT_EQ(c["image_l4t_source"], "dpkg:nvidia-l4t-core");
   EXPECT_EQ(c["host_l4t_majors"], json({36}));
   auto check = check_container_l4t(report.platform, std::nullopt);
-  EXPECT_EQ(check["status"], "mismatch") << check.dump();
+  EXPECT_EQ(check["status"], "FAIL") << check.dump();
 }
 
 TEST(ContainerHost, ReleaseFileOfTheImageIsTheImagesRelease) {
@@ -123,7 +123,7 @@ TEST(ContainerHost, ReleaseFileOfTheImageIsTheImagesRelease) {
   EXPECT_EQ(c["image_l4t"], "36.4.0");
   EXPECT_EQ(c["image_l4t_source"], "/etc/nv_tegra_release");
   EXPECT_TRUE(c["host_l4t"].is_null());
-  EXPECT_EQ(check_container_l4t(report.platform, std::string("12.6"))["status"], "ok");
+  EXPECT_EQ(check_container_l4t(report.platform, std::string("12.6"))["status"], "PASS");
 }
 
 }  // namespace

@@ -35,10 +35,10 @@ std::vector<ProbeCheck> jetson_decode_checks() {
   return checks;
 }
 
-ProbeVerdict verdict(const std::vector<ProbeCheck>& checks, const probes::ProbeResult& r) {
+Outcome verdict(const std::vector<ProbeCheck>& checks, const probes::ProbeResult& r) {
   auto out = evaluate_probe_checks(checks, {{"decode", r}});
   EXPECT_EQ(out.size(), 1u);
-  return out.at(0).verdict;
+  return out.at(0).status;
 }
 
 TEST(DecodeGate, PolicyThresholdsOnBothMetrics) {
@@ -49,9 +49,9 @@ TEST(DecodeGate, PolicyThresholdsOnBothMetrics) {
   ASSERT_TRUE(p.ok()) << p.error().message();
   ASSERT_TRUE(p->issues.empty()) << p->issues.front().line();
   const auto& checks = find_gate(p->policy, "llm")->probes;
-  EXPECT_EQ(verdict(checks, decode_result(2000, 0.6)), ProbeVerdict::passed);
-  EXPECT_EQ(verdict(checks, decode_result(900, 0.6)), ProbeVerdict::failed);
-  EXPECT_EQ(verdict(checks, decode_result(2000, 0.4)), ProbeVerdict::failed);
+  EXPECT_EQ(verdict(checks, decode_result(2000, 0.6)), Outcome::pass);
+  EXPECT_EQ(verdict(checks, decode_result(900, 0.6)), Outcome::fail);
+  EXPECT_EQ(verdict(checks, decode_result(2000, 0.4)), Outcome::fail);
   auto out = evaluate_probe_checks(checks, {{"decode", decode_result(900, 0.4)}});
   EXPECT_EQ(out[0].problems.size(), 2u);
   EXPECT_NE(out[0].problems[0].find("decode_tok_s = 900 tok/s misses decode_tok_s >= 1000"),
@@ -68,12 +68,12 @@ TEST(DecodeGate, NotANumberMissesEveryBound) {
   ProbeCheck at_most{"decode", "decode_tok_s", std::nullopt, 1e6, std::nullopt};
   ProbeCheck between{"decode", "decode_tok_s", 10.0, 1e6, std::nullopt};
   for (const auto& check : {at_least, at_most, between}) {
-    EXPECT_EQ(verdict({check}, decode_result(nan, 0.6)), ProbeVerdict::failed);
-    EXPECT_EQ(verdict({check}, decode_result(-nan, 0.6)), ProbeVerdict::failed);
-    EXPECT_EQ(verdict({check}, decode_result(100, 0.6)), ProbeVerdict::passed);
+    EXPECT_EQ(verdict({check}, decode_result(nan, 0.6)), Outcome::fail);
+    EXPECT_EQ(verdict({check}, decode_result(-nan, 0.6)), Outcome::fail);
+    EXPECT_EQ(verdict({check}, decode_result(100, 0.6)), Outcome::pass);
   }
-  EXPECT_EQ(verdict({at_most}, decode_result(inf, 0.6)), ProbeVerdict::failed);
-  EXPECT_EQ(verdict({at_least}, decode_result(-inf, 0.6)), ProbeVerdict::failed);
+  EXPECT_EQ(verdict({at_most}, decode_result(inf, 0.6)), Outcome::fail);
+  EXPECT_EQ(verdict({at_least}, decode_result(-inf, 0.6)), Outcome::fail);
   auto out = evaluate_probe_checks({at_least}, {{"decode", decode_result(nan, 0.6)}});
   ASSERT_EQ(out[0].problems.size(), 1u);
   EXPECT_NE(out[0].problems[0].find("nan"), std::string::npos) << out[0].problems[0];
@@ -88,7 +88,7 @@ TEST(DecodeGate, SkippedDecodeIsSkippedNotFailed) {
   skip.id = "decode";
   skip.status = probes::ProbeStatus::skip;
   skip.reason = "qwen2.5-1.5b fp16 needs 3.4 GB of GPU memory";
-  EXPECT_EQ(verdict(find_gate(p->policy, "g")->probes, skip), ProbeVerdict::skipped);
+  EXPECT_EQ(verdict(find_gate(p->policy, "g")->probes, skip), Outcome::skip);
 }
 
 // docs/probes.md: an Orin NX 16GB (102.4 GB/s) decodes Qwen2.5-0.5B fp16 at
@@ -100,17 +100,17 @@ TEST(DecodeGate, JetsonGateFailsAnEightfoldDropAndPassesHealthyBoards) {
   // Healthy boards decode at 0.2-0.5 of their read bound (0.23 and 0.49 measured on an
   // H200 for qwen2.5-0.5b and llama-3.2-1b); an 8x drop leaves 0.03-0.06.
   EXPECT_EQ(verdict(checks, decode_result(47, 0.23)),
-            ProbeVerdict::passed);  // Orin NX fp16, healthy
-  EXPECT_EQ(verdict(checks, decode_result(47.0 / 8, 0.23 / 8)), ProbeVerdict::failed);  // 8x drop
-  EXPECT_EQ(verdict(checks, decode_result(135, 0.49)), ProbeVerdict::passed);           // AGX Thor
-  EXPECT_EQ(verdict(checks, decode_result(135.0 / 8, 0.49 / 8)), ProbeVerdict::failed);
-  EXPECT_EQ(verdict(checks, decode_result(10.5, 0.4)), ProbeVerdict::passed);  // Nano, healthy
+            Outcome::pass);  // Orin NX fp16, healthy
+  EXPECT_EQ(verdict(checks, decode_result(47.0 / 8, 0.23 / 8)), Outcome::fail);  // 8x drop
+  EXPECT_EQ(verdict(checks, decode_result(135, 0.49)), Outcome::pass);           // AGX Thor
+  EXPECT_EQ(verdict(checks, decode_result(135.0 / 8, 0.49 / 8)), Outcome::fail);
+  EXPECT_EQ(verdict(checks, decode_result(10.5, 0.4)), Outcome::pass);  // Nano, healthy
   // The report's numbers themselves: ~60 tok/s healthy, ~7 broken.
-  EXPECT_EQ(verdict(checks, decode_result(7, 0.3)), ProbeVerdict::failed);
+  EXPECT_EQ(verdict(checks, decode_result(7, 0.3)), Outcome::fail);
   // A memory clock stuck low slows the read bound too: the fraction holds, the
   // floor in tok/s (and the bandwidth probe's own floor) catch it.
-  EXPECT_EQ(verdict(checks, decode_result(82.0 / 8, 0.8)), ProbeVerdict::passed);
-  EXPECT_EQ(verdict(checks, decode_result(6, 0.8)), ProbeVerdict::failed);
+  EXPECT_EQ(verdict(checks, decode_result(82.0 / 8, 0.8)), Outcome::pass);
+  EXPECT_EQ(verdict(checks, decode_result(6, 0.8)), Outcome::fail);
 }
 
 }  // namespace

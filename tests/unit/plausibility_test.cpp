@@ -58,7 +58,14 @@ TEST(Plausibility, BandwidthAboveThePeakIsABrokenClockNotAFastMachine) {
           "implausible: d2d_gbps 25227 GB/s is 524% of the device's theoretical 4814 GB/s", 0),
       0u)
       << r.reason;
-  EXPECT_NE(r.reason.find("Next: "), std::string::npos);
+  // The next step is its own field, never cut out of the reason.
+  EXPECT_EQ(r.reason.find("Next"), std::string::npos) << r.reason;
+  EXPECT_NE(r.next.find("nvidia-smi"), std::string::npos) << r.next;
+  EXPECT_EQ(to_json(r)["next"], r.next);
+  std::string err;
+  auto back = probe_result_from_json(to_json(r), &err);
+  ASSERT_TRUE(back) << err;
+  EXPECT_EQ(back->next, r.next);
   EXPECT_TRUE(r.details.contains("measured_reason"));
   // 105 % is the edge: measurement noise above the nominal peak is tolerated, more is not.
   auto edge = recorded("bandwidth");

@@ -120,16 +120,18 @@ TEST(ClaimsSummary, StepSummaryTableThenOneLinePerReason) {
   std::string md = report::render_step_summary(build_gate_summary(in));
   EXPECT_NE(md.find("| Gate | Status | Commit | Platform | Evidence |"), std::string::npos) << md;
   EXPECT_NE(
-      md.find("| jetson-cuda-runtime | holds | 3f1c2a9d8e7b | Jetson AGX Orin 64GB · JetPack 6.2 "
+      md.find("| jetson-cuda-runtime | PASS | 3f1c2a9d8e7b | Jetson AGX Orin 64GB · JetPack 6.2 "
               "(L4T 36.4.3), "
               "CUDA 12.6, torch 2.5.0a0+872d972e41.nv24.08 | 2026-11-27, 2 days old (max 14) |"),
       std::string::npos)
       << md;
-  EXPECT_NE(md.find("| cuda-runtime | no evidence (waived) | - | - | none |"), std::string::npos)
+  EXPECT_NE(md.find("| cuda-runtime | NOT_RUN: no evidence (waived) | - | - | none |"),
+            std::string::npos)
       << md;
   EXPECT_NE(
       md.find(
-          "- **cuda-runtime**: no evidence (waived)\n  - requires: a CUDA device\n  - waived until "
+          "- **cuda-runtime**: NOT_RUN: no evidence (waived)\n  - requires: a CUDA device\n  - "
+          "waived until "
           "2026-12-10, tracked in https://github.com/acme/robot-stack/issues/412: the GPU runner "
           "is being "
           "re-flashed\n"),
@@ -150,8 +152,9 @@ TEST(ClaimsSummary, WithoutPolicyEveryEvidencedGateIsListed) {
   const auto in = inputs(evidence_set(), std::nullopt);
   std::string md = report::render_step_summary(build_gate_summary(in));
   EXPECT_NE(md.find("with no policy"), std::string::npos);
-  EXPECT_NE(md.find("| extra-gate | failed | 3f1c2a9d8e7b |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| jetson-cuda-runtime | holds | 3f1c2a9d8e7b |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| extra-gate | FAIL: the gate failed | 3f1c2a9d8e7b |"), std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| jetson-cuda-runtime | PASS | 3f1c2a9d8e7b |"), std::string::npos) << md;
 }
 
 TEST(ClaimsSummary, IssueBodyCarriesFactsAndIsSanitized) {
@@ -175,8 +178,8 @@ TEST(ClaimsSummary, IssueBodyCarriesFactsAndIsSanitized) {
   for (const char* fact :
        {"- L4T: 36.4.3", "- JetPack: 6.2", "- torch: 2.5.0a0+872d972e41.nv24.08, CUDA 12.6",
         "- module: Jetson AGX Orin 64GB", "- CUDA toolkit: 12.6.68",
-        "- GPU: Orin, compute capability 8.7", "- probe bandwidth: PASS", "- verdict: failed",
-        "tests 12, failures 0"})
+        "- GPU: Orin, compute capability 8.7", "- probe bandwidth: PASS",
+        "- verdict: FAIL: the gate failed", "tests 12, failures 0"})
     EXPECT_NE(body.find(fact), std::string::npos) << fact << " missing:\n" << body;
 }
 

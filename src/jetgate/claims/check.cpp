@@ -31,7 +31,8 @@ nlohmann::json waiver_json(const policy::Waiver& w) {
 }
 
 nlohmann::json decision_json(const GateEntry& d) {
-  nlohmann::json j = {{"state", to_string(d.verdict.state)},
+  nlohmann::json j = {{"status", to_string(status_of(d.verdict.state))},
+                      {"state", to_string(d.verdict.state)},
                       {"problems", d.verdict.problems},
                       {"file", d.file.empty() ? nlohmann::json(nullptr) : nlohmann::json(d.file)},
                       {"evidence_files", d.evidence_files},
@@ -104,16 +105,22 @@ CheckResult check_claim(const ClaimInputs& in, const std::vector<std::string>& a
   const bool judge = !in.evidence_dirs.empty();
   for (const auto& g : policy.gates) {
     bool is_required = std::find(required.begin(), required.end(), g.id) != required.end();
-    GateRow row{g.id, is_required ? "unchecked" : "not_required", std::nullopt, nullptr};
+    GateRow row{g.id, is_required ? "unchecked" : "not_required", Outcome::not_run, std::nullopt,
+                nullptr};
     if (is_required && judge) {
       row.decision =
           decide_gate(g.id, evidence_of_gate(in.evidence, g.id), in.evidence.skipped, in.rules);
-      row.state = backs_claim(row.decision->verdict) ? "holds" : "violated";
+      bool holds = backs_claim(row.decision->verdict);
+      row.state = holds ? "holds" : "violated";
+      row.status = holds ? Outcome::pass : Outcome::fail;
       add_violations(*row.decision, in.commands, r.violations);
     }
     if (auto w = waivers.active.find(g.id); w != waivers.active.end()) {
       row.waiver = waiver_json(w->second);
-      if (!is_required) row.state = "waived";
+      if (!is_required) {
+        row.state = "waived";
+        row.status = Outcome::skip;
+      }
     }
     r.gates.push_back(std::move(row));
   }
@@ -129,6 +136,7 @@ nlohmann::json to_json(const CheckResult& r, const ClaimInputs& in) {
         {{"gate", v.gate}, {"what", v.what}, {"next", v.next}, {"line", v.line()}});
   for (const auto& g : r.gates)
     gates.push_back({{"gate", g.gate},
+                     {"status", to_string(g.status)},
                      {"state", g.state},
                      {"verdict", g.decision ? decision_json(*g.decision) : nlohmann::json(nullptr)},
                      {"waiver", g.waiver}});

@@ -29,6 +29,7 @@ struct Violation {
 struct GateRow {
   std::string gate;
   std::string state;                  // "holds", "violated", "waived", "not_required", "unchecked"
+  Outcome status = Outcome::not_run;  // holds PASS, violated FAIL, waived SKIP, else NOT_RUN
   std::optional<GateEntry> decision;  // when its evidence was judged
   nlohmann::json waiver = nullptr;    // the active waiver, when any
 };

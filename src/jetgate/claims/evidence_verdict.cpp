@@ -124,38 +124,52 @@ std::vector<Finding> findings(const evidence::Evidence& e, const trust::Signatur
 
 }  // namespace
 
+namespace {
+
+// Each state: its code (the JSON "state"), its status in the one vocabulary
+// (core/outcome.hpp) and the words people read. The one table of them.
+struct StateInfo {
+  GateState state;
+  const char* code;
+  Outcome status;
+  const char* words;
+};
+
+constexpr StateInfo kStates[] = {
+    {GateState::fresh_green, "fresh_green", Outcome::pass, "fresh green"},
+    {GateState::failed, "failed", Outcome::fail, "the gate failed"},
+    {GateState::not_run, "not_run", Outcome::not_run, "the gate did not run"},
+    {GateState::inconsistent, "inconsistent", Outcome::fail, "inconsistent counts"},
+    {GateState::not_live, "not_live", Outcome::fail, "facts not read on the machine that ran it"},
+    {GateState::dirty, "dirty", Outcome::fail, "uncommitted changes"},
+    {GateState::no_commit, "no_commit", Outcome::fail,
+     "no commit recorded (git_sha is not a commit)"},
+    {GateState::other_commit, "other_commit", Outcome::fail, "evidence of another commit"},
+    {GateState::undated, "undated", Outcome::fail, "undated"},
+    {GateState::future_dated, "future_dated", Outcome::fail, "dated in the future"},
+    {GateState::stale, "stale", Outcome::fail, "stale"},
+    {GateState::missing, "missing", Outcome::not_run, "no evidence"},
+    {GateState::unreadable, "unreadable", Outcome::fail, "unreadable evidence"},
+    {GateState::untrusted, "untrusted", Outcome::fail, "not signed by a trusted key"},
+};
+
+const StateInfo& info(GateState s) {
+  for (const auto& i : kStates)
+    if (i.state == s) return i;
+  return kStates[0];  // unreachable: every state is in the table
+                      // (EvidenceVerdict.EveryStateHasOneRow)
+}
+
+}  // namespace
+
 const char* to_string(GateState s) {
-  switch (s) {
-    case GateState::fresh_green:
-      return "fresh_green";
-    case GateState::failed:
-      return "failed";
-    case GateState::not_run:
-      return "not_run";
-    case GateState::inconsistent:
-      return "inconsistent";
-    case GateState::not_live:
-      return "not_live";
-    case GateState::dirty:
-      return "dirty";
-    case GateState::no_commit:
-      return "no_commit";
-    case GateState::other_commit:
-      return "other_commit";
-    case GateState::undated:
-      return "undated";
-    case GateState::future_dated:
-      return "future_dated";
-    case GateState::stale:
-      return "stale";
-    case GateState::missing:
-      return "missing";
-    case GateState::unreadable:
-      return "unreadable";
-    case GateState::untrusted:
-      return "untrusted";
-  }
-  return "unknown";
+  return info(s).code;
+}
+Outcome status_of(GateState s) {
+  return info(s).status;
+}
+const char* describe(GateState s) {
+  return info(s).words;
 }
 
 GateVerdict judge_evidence(const evidence::Evidence& e, const JudgeRules& rules) {

@@ -15,6 +15,7 @@
 
 #include "jetgate/claims/evidence_set.hpp"
 #include "jetgate/claims/freshness.hpp"
+#include "jetgate/core/outcome.hpp"
 #include "jetgate/evidence/evidence.hpp"
 
 namespace jetgate::claims {
@@ -36,7 +37,12 @@ enum class GateState {
   untrusted,     // the policy names trusted_keys, and no valid signature by one covers it
 };
 
-const char* to_string(GateState s);  // "fresh_green", "stale", ...
+const char* to_string(GateState s);  // "fresh_green", "stale", ...: the JSON "state"
+// The state in the one status vocabulary: fresh green is PASS, no evidence and a
+// gate that did not run are NOT_RUN, every other state is FAIL.
+Outcome status_of(GateState s);
+// The state in words for people: "fresh green", "uncommitted changes", ...
+const char* describe(GateState s);
 
 // What every command judges by; the CLI builds it once from the same options.
 struct JudgeRules {

@@ -65,6 +65,7 @@ const char* to_string(trust::Signature s) {
 
 nlohmann::json to_json(const GateEntry& g) {
   nlohmann::json j = {{"gate", g.gate},
+                      {"status", to_string(status_of(g.verdict.state))},
                       {"state", to_string(g.verdict.state)},
                       {"detail", g.verdict.detail},
                       {"problems", g.verdict.problems},

@@ -59,6 +59,7 @@ nlohmann::json row_json(const SummaryRow& r) {
           {"waiver", waiver},
           {"decision", to_json(r.decision)},
           {"platform", platform},
+          {"status", to_string(status_of(r.decision.verdict.state))},
           {"holds", backs_claim(r.decision.verdict)},
           {"next", text_or_null(r.next)}};
 }

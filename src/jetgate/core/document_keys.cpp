@@ -3,6 +3,16 @@
 
 namespace jetgate::keys {
 
+const std::vector<NamedKey>& all_keys() {
+#define JETGATE_LIST_KEY(name, pointer) NamedKey{#name, pointer},
+  static const std::vector<NamedKey> keys = {
+      JETGATE_DOCUMENT_KEYS(JETGATE_LIST_KEY) NamedKey{"kDeviceName", "/gpu/devices/N/name"},
+      NamedKey{"kDeviceMemoryBytes", "/gpu/devices/N/total_memory_bytes"},
+      NamedKey{"kDeviceCapability", "/gpu/devices/N/compute_capability"}};
+#undef JETGATE_LIST_KEY
+  return keys;
+}
+
 const nlohmann::json* find(const nlohmann::json& doc, const Pointer& p) {
   // contains() walks without throwing; a step through a non-object (an array
   // index that is not a number, a string) simply is not there.

@@ -89,6 +89,16 @@ enum : unsigned {
   kCtxSchedBlockingSync = 0x04,
 };
 
+// The scheduling modes jetgate measures (the sync-path and decode probes), in the
+// order they run, with the names their metrics carry ("sync_spin_rtt_median_us"):
+// the one list of them (probes/registry.cpp derives the metric names from it).
+struct SchedMode {
+  const char* name;
+  unsigned flags;
+};
+inline constexpr SchedMode kSchedModes[] = {
+    {"spin", kCtxSchedSpin}, {"yield", kCtxSchedYield}, {"blocking_sync", kCtxSchedBlockingSync}};
+
 enum : unsigned { kEventDefault = 0x0, kStreamNonBlocking = 0x1 };
 
 // CUstreamCaptureMode: capture only this thread's work into the graph.

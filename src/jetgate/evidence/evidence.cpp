@@ -83,6 +83,18 @@ Result<std::string> read_string(const nlohmann::json& j, const char* key, bool r
 
 }  // namespace
 
+Outcome to_status(GateStatus s) {
+  switch (s) {
+    case GateStatus::passed:
+      return Outcome::pass;
+    case GateStatus::failed:
+      return Outcome::fail;
+    case GateStatus::not_run:
+      return Outcome::not_run;
+  }
+  return Outcome::not_run;
+}
+
 const char* to_string(GateStatus s) {
   switch (s) {
     case GateStatus::passed:

@@ -10,12 +10,17 @@
 #include <optional>
 #include <string>
 
+#include "jetgate/core/outcome.hpp"
 #include "jetgate/core/result.hpp"
 
 namespace jetgate::evidence {
 
+// The gate's outcome as OBLITERATUS' evidence spells it ("status": "passed" |
+// "failed" | "not_run"); kept on disk so either tool reads the other's files.
+// Everywhere else jetgate speaks the one vocabulary (core/outcome.hpp): to_status().
 enum class GateStatus { passed, failed, not_run };
 const char* to_string(GateStatus s);  // "passed", "failed", "not_run"
+Outcome to_status(GateStatus s);      // PASS, FAIL, NOT_RUN
 
 struct Counts {
   std::int64_t tests = 0, failures = 0, errors = 0, skipped = 0;

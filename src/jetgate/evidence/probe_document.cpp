@@ -20,14 +20,16 @@ nlohmann::json jetgate_identity() {
     start = comma + 1;
   }
   auto commit = source_commit();
-  return {{"version", version()},
-          {"commit",
-           {{"id", *commit.id != '\0' ? nlohmann::json(commit.id) : nlohmann::json(nullptr)},
-            {"state", to_string(commit.state)}}},
-          {"kernels",
-           {{"toolkit",
-             image.present() ? nlohmann::json(image.toolkit_version) : nlohmann::json(nullptr)},
-            {"archs", archs}}}};
+  // Written at the keys' own pointers, relative to /jetgate.
+  nlohmann::json doc;
+  nlohmann::json id = *commit.id != '\0' ? nlohmann::json(commit.id) : nlohmann::json(nullptr);
+  doc[keys::kJetgateVersion] = version();
+  doc[keys::kJetgateCommitId] = std::move(id);
+  doc[keys::kJetgateCommitState] = to_string(commit.state);
+  doc[keys::kJetgateKernelsToolkit] =
+      image.present() ? nlohmann::json(image.toolkit_version) : nlohmann::json(nullptr);
+  doc[keys::kJetgateKernelsArchs] = archs;
+  return doc[keys::kJetgate];
 }
 
 std::string utc_now_iso8601() {
@@ -41,8 +43,8 @@ std::string utc_now_iso8601() {
 
 nlohmann::json facts_head(const std::string& root, bool live, const nlohmann::json& platform) {
   nlohmann::json doc;
-  doc["schema_version"] = kEvidenceSchemaVersion;
-  doc["jetgate"] = jetgate_identity();
+  doc[keys::kSchemaVersion] = kEvidenceSchemaVersion;
+  doc[keys::kJetgate] = jetgate_identity();
   doc[keys::kFactsSource] = live ? "live" : "recorded";
   doc[keys::kRoot] = root;
   doc[keys::kPlatform] = platform;
@@ -51,22 +53,22 @@ nlohmann::json facts_head(const std::string& root, bool live, const nlohmann::js
 
 nlohmann::json build_probe_document(const ProbeDocumentInput& in) {
   nlohmann::json doc = facts_head(in.root, in.live, in.platform->platform);
-  if (in.generated_at) doc["generated_at"] = *in.generated_at;
+  if (in.generated_at) doc[keys::kGeneratedAt] = *in.generated_at;
   nlohmann::json probes = nlohmann::json::object();
   if (in.cuda) {
-    doc["gpu"] = in.cuda->gpu;
+    doc[keys::kGpu] = in.cuda->gpu;
     for (const auto& r : in.cuda->probes) probes[r.id] = probes::to_json(r);
   }
   if (in.python) {
-    doc["python"] = in.python->facts;
+    doc[keys::kPython] = in.python->facts;
     probes[in.python->result.id] = probes::to_json(in.python->result);
     if (in.python->bitsandbytes)
       probes[in.python->bitsandbytes->id] = probes::to_json(*in.python->bitsandbytes);
   }
-  if (!probes.empty()) doc["probes"] = probes;
+  if (!probes.empty()) doc[keys::kProbes] = probes;
   nlohmann::json warnings = nlohmann::json::array();
   for (const auto& w : in.platform->warnings) warnings.push_back(facts::to_json(w));
-  doc["warnings"] = warnings;
+  doc[keys::kWarnings] = warnings;
   return doc;
 }
 

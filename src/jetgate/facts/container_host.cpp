@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "jetgate/core/outcome.hpp"
 #include "jetgate/facts/collect_context.hpp"
 #include "jetgate/facts/container_images.hpp"
 #include "jetgate/facts/jetpack_table.hpp"
@@ -130,8 +131,11 @@ nlohmann::json check_container_l4t(const nlohmann::json& platform,
 
   bool image_known = image_l4t || image_cuda;
   bool host_known = host_l4t || !majors.empty() || driver;
-  std::string status =
-      !problems.empty() ? "mismatch" : (image_known && host_known ? "ok" : "unknown");
+  // The one status vocabulary (core/outcome.hpp): FAIL on a mismatch, PASS when
+  // both sides are known and agree, SKIP when a side is not known.
+  Outcome status = !problems.empty()             ? Outcome::fail
+                   : (image_known && host_known) ? Outcome::pass
+                                                 : Outcome::skip;
   std::string host_hint = host_l4t ? "--l4t " + *host_l4t : "";
   nlohmann::json fix = nullptr;
   if (!problems.empty())
@@ -141,7 +145,7 @@ nlohmann::json check_container_l4t(const nlohmann::json& platform,
         "host to the image's JetPack",
         host_hint.empty() ? "" : " " + host_hint);
   nlohmann::json j_problems = problems;
-  return {{"status", status},
+  return {{"status", to_string(status)},
           {"image_l4t", json_or_null(image_l4t)},
           {"image_cuda", json_or_null(image_cuda)},
           {"host_l4t", json_or_null(host_l4t)},

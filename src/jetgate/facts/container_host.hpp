@@ -26,7 +26,7 @@ void collect_container_l4t(CollectContext& ctx, const nlohmann::json& platform,
 
 // The verdict on image vs host, from the /platform object and the host
 // driver's CUDA version ("12.6", from /gpu/driver/version): null outside a
-// container, else {"status": "ok" | "mismatch" | "unknown", "image_l4t",
+// container, else {"status": "PASS" | "FAIL" | "SKIP", "image_l4t",
 // "image_cuda", "host_l4t", "host_l4t_majors", "driver_cuda", "problems": [..],
 // "fix"}.
 nlohmann::json check_container_l4t(const nlohmann::json& platform,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // One row per thing a gate checked (a requirement, a probe, a test case, the
-// command itself), in the style of `dcgmi diag`: a name, PASS/FAIL/SKIP and,
+// command itself), in the style of `dcgmi diag`: a name, a status (core/outcome.hpp) and,
 // for what does not pass, what was found and what to do next. The rows are
 // the evidence's /checks array; `run` prints them one per line and `summary`
 // lists the failed ones, so no reason is ever one 700-character line.
@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "jetgate/core/outcome.hpp"
 #include "jetgate/gate/command_run.hpp"
 #include "jetgate/gate/requirements.hpp"
 #include "jetgate/gate/thresholds.hpp"
@@ -19,9 +20,9 @@
 namespace jetgate::gate {
 
 struct CheckRow {
-  std::string kind;    // "requirement", "probe", "test", "command", "run"
-  std::string name;    // "is_tegra = true", "bandwidth", "tests/test_cuda.py::test_matmul", ...
-  std::string status;  // "PASS", "FAIL", "WARN", "SKIP", "NOT_RUN"
+  std::string kind;  // "requirement", "probe", "test", "command", "run"
+  std::string name;  // "is_tegra = true", "bandwidth", "tests/test_cuda.py::test_matmul", ...
+  Outcome status = Outcome::not_run;
   std::string detail;  // what was found; may be empty for PASS
   std::string next;    // what to do about it; empty when nothing needs doing
 };

@@ -25,10 +25,10 @@ DryRun dry_run(const policy::Gate& gate, const nlohmann::json& platform) {
 std::vector<CheckRow> dry_run_rows(const DryRun& d) {
   std::vector<CheckRow> rows = requirement_rows(d.platform);
   for (const auto& r : d.on_device)
-    rows.push_back(
-        {"requirement", r, "NOT_RUN", "checked when the gate runs on the machine itself", ""});
+    rows.push_back({"requirement", r, Outcome::not_run,
+                    "checked when the gate runs on the machine itself", ""});
   for (const auto& step : d.would_run)
-    rows.push_back({"step", step, "NOT_RUN",
+    rows.push_back({"step", step, Outcome::not_run,
                     d.would_run_here() ? "would run" : "would not run: a requirement is not met",
                     ""});
   return rows;

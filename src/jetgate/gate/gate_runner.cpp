@@ -29,10 +29,7 @@ namespace {
 using evidence::Evidence;
 using evidence::GateStatus;
 
-// Evidence keys jetgate adds for the run itself (docs/evidence-schema.md).
-constexpr const char* kDirtyKey = "dirty";
-constexpr const char* kInterruptedKey = "interrupted";
-constexpr const char* kGitKey = "git";
+// The document is written at the named keys (core/document_keys.hpp).
 constexpr const char* kUnfinished = "unfinished";
 
 std::vector<std::string> cuda_probe_ids(const policy::Gate& gate) {
@@ -115,11 +112,11 @@ void record_checkout(Evidence& e, const Checkout& c) {
   // Dirty before or after: either way the files tested are not the commit named.
   std::optional<bool> dirty = c.before.dirty;
   if (c.after_read && c.after.dirty && *c.after.dirty) dirty = true;
-  e.extra[kDirtyKey] = optional_json(dirty);
-  e.extra[kGitKey] = {
-      {"sha_source", c.sha.source},
-      {"head_before", optional_json(c.before.head)},
-      {"head_after", c.after_read ? optional_json(c.after.head) : nlohmann::json(nullptr)}};
+  e.extra[keys::kDirty] = optional_json(dirty);
+  e.extra[keys::kGitShaSource] = c.sha.source;
+  e.extra[keys::kGitHeadBefore] = optional_json(c.before.head);
+  e.extra[keys::kGitHeadAfter] =
+      c.after_read ? optional_json(c.after.head) : nlohmann::json(nullptr);
 }
 
 // A command that commits or checks out another commit moves HEAD: the
@@ -140,9 +137,9 @@ Evidence base_evidence(const policy::Gate& gate, const PlatformFacts& facts,
   e.gate = gate.id;
   e.extra = evidence::facts_head("/", true, facts.platform);
   e.extra.erase("schema_version");  // Evidence::schema_version writes it
-  e.extra["gpu"] = nullptr;
-  e.extra["probes"] = nlohmann::json::object();
-  e.extra[kInterruptedKey] = nullptr;
+  e.extra[keys::kGpu] = nullptr;
+  e.extra[keys::kProbes] = nlohmann::json::object();
+  e.extra[keys::kInterrupted] = nullptr;
   record_checkout(e, checkout);
   return e;
 }
@@ -157,7 +154,7 @@ Status write_unfinished_marker(const policy::Gate& gate, const std::string& dir,
       "a run began at {} (pid {}) and has not finished; if this remains, jetgate was "
       "killed before it could write its result: run the gate again",
       e.generated_at, ::getpid());
-  e.extra[kInterruptedKey] = kUnfinished;
+  e.extra[keys::kInterrupted] = kUnfinished;
   auto written = evidence::write_evidence(dir, e);
   if (!written) return written.error();
   return Ok{};
@@ -209,8 +206,8 @@ void run_stages(const policy::Gate& gate, const std::optional<CommandPaths>& pat
   co.progress = options.progress;
   auto cuda = deps.cuda(co);
   evidence::join_gpu_facts(cuda, e.extra[keys::kPlatform]);
-  e.extra["gpu"] = cuda.gpu;
-  if (!cuda.notes.empty()) e.extra["notes"] = cuda.notes;
+  e.extra[keys::kGpu] = cuda.gpu;
+  if (!cuda.notes.empty()) e.extra[keys::kNotes] = cuda.notes;
   for (auto& o : evaluate_requirements(gpu_part(gate.requirements), facts.platform, cuda.gpu))
     st.requirements.push_back(std::move(o));
   if (!all_met(st.requirements)) return;
@@ -224,7 +221,7 @@ void run_stages(const policy::Gate& gate, const std::optional<CommandPaths>& pat
     po.progress = options.progress;
     po.bitsandbytes = named(probes::kBitsandbytesProbe);
     auto py = deps.python(po);
-    e.extra["python"] = py.facts;
+    e.extra[keys::kPython] = py.facts;
     if (named(probes::kPythonRuntimeProbe)) st.results[probes::kPythonRuntimeProbe] = py.result;
     if (py.bitsandbytes) st.results[probes::kBitsandbytesProbe] = *py.bitsandbytes;
   }
@@ -234,19 +231,19 @@ void run_stages(const policy::Gate& gate, const std::optional<CommandPaths>& pat
 
 void decide(const policy::Gate& gate, Stages& st, const Checkout& checkout, int interrupted,
             Evidence& e, RunOutcome& out) {
-  e.extra["requirements"] = to_json(st.requirements);
-  e.extra["probes"] = probes_json(st.results);
+  e.extra[keys::kRequirements] = to_json(st.requirements);
+  e.extra[keys::kProbes] = probes_json(st.results);
   if (st.command) {
-    e.extra["command"] = to_json(*st.command);
-    e.extra["command"]["log"] = st.log ? to_json(*st.log) : nlohmann::json(nullptr);
+    e.extra[keys::kCommand] = to_json(*st.command);
+    e.extra[keys::kCommandLog] = st.log ? to_json(*st.log) : nlohmann::json(nullptr);
     e.exit_code = st.command->exit_code;
   }
-  if (interrupted != 0) e.extra[kInterruptedKey] = proc::signal_name_text(interrupted);
+  if (interrupted != 0) e.extra[keys::kInterrupted] = proc::signal_name_text(interrupted);
   std::vector<CheckRow> rows = requirement_rows(st.requirements);
   if (!all_met(st.requirements) && interrupted == 0) {
     e.status = GateStatus::not_run;
     e.reason = unmet_reason(st.requirements);
-    e.extra["checks"] = to_json(rows);
+    e.extra[keys::kChecks] = to_json(rows);
     out.checks = std::move(rows);
     out.exit_code = 2;
     return;
@@ -264,9 +261,9 @@ void decide(const policy::Gate& gate, Stages& st, const Checkout& checkout, int 
   }
   for (const auto& p : run_problems) {
     v.problems.push_back(p);
-    rows.push_back({"run", "jetgate", "FAIL", p, ""});
+    rows.push_back({"run", "jetgate", Outcome::fail, p, ""});
   }
-  e.extra["checks"] = to_json(rows);
+  e.extra[keys::kChecks] = to_json(rows);
   out.checks = std::move(rows);
   e.counts = v.counts;
   bool passed = v.problems.empty() && v.counts.tests > 0;
@@ -370,7 +367,7 @@ Result<RunOutcome> run_gate(const policy::Gate& gate,
 
   for (const auto& w : checkout.sha.warnings)
     out.warnings.push_back({"/git_sha", "the commit under test", w});
-  if (e.extra[kDirtyKey] == true)
+  if (e.extra[keys::kDirty] == true)
     out.warnings.push_back(
         {"/dirty", "git status",
          "tracked files differ from the commit " + e.git_sha +
@@ -390,7 +387,7 @@ Result<RunOutcome> run_gate(const policy::Gate& gate,
     for (auto* text : {&w.fact, &w.source, &w.message}) *text = to_valid_utf8(*text);
     warnings.push_back(facts::to_json(w));
   }
-  e.extra["warnings"] = std::move(warnings);
+  e.extra[keys::kWarnings] = std::move(warnings);
   auto path = evidence::write_evidence(options.evidence_dir, e);
   if (!path) {
     // The "unfinished" marker is not_run already; remove it all the same, so no

@@ -39,32 +39,32 @@ std::vector<ProbeOutcome> evaluate_probe_checks(
   auto outcome_for = [&](const std::string& id) -> ProbeOutcome& {
     for (auto& o : out)
       if (o.probe == id) return o;
-    out.push_back({id, ProbeVerdict::passed, {}});
+    out.push_back({id, Outcome::pass, {}});
     return out.back();
   };
   for (const auto& c : checks) {
     ProbeOutcome& o = outcome_for(c.probe);
     auto it = results.find(c.probe);
     if (it == results.end()) {
-      o.verdict = ProbeVerdict::skipped;
+      o.status = Outcome::skip;
       o.problems.push_back("did not run (no result)");
       continue;
     }
     const auto& r = it->second;
     if (r.status == ProbeStatus::skip || r.status == ProbeStatus::not_run) {
-      o.verdict = ProbeVerdict::skipped;
+      o.status = Outcome::skip;
       if (o.problems.empty())
         o.problems.push_back(fmt::format("did not run: {}{}", probes::to_string(r.status),
                                          r.reason.empty() ? "" : " (" + r.reason + ")"));
       continue;
     }
     if (r.status == ProbeStatus::fail) {
-      o.verdict = ProbeVerdict::failed;
+      o.status = Outcome::fail;
       if (o.problems.empty()) o.problems.push_back("FAIL: " + r.reason);
       continue;
     }
     if (auto p = check_problem(c, r); !p.empty()) {
-      o.verdict = ProbeVerdict::failed;
+      o.status = Outcome::fail;
       o.problems.push_back(std::move(p));
     }
   }
@@ -75,8 +75,8 @@ evidence::Counts probe_counts(const std::vector<ProbeOutcome>& outcomes) {
   evidence::Counts c;
   for (const auto& o : outcomes) {
     ++c.tests;
-    if (o.verdict == ProbeVerdict::failed) ++c.failures;
-    if (o.verdict == ProbeVerdict::skipped) ++c.skipped;
+    if (o.status == Outcome::fail) ++c.failures;
+    if (o.status == Outcome::skip) ++c.skipped;
   }
   return c;
 }

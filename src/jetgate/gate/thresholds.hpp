@@ -18,11 +18,10 @@
 
 namespace jetgate::gate {
 
-enum class ProbeVerdict { passed, failed, skipped };
-
+// A probe the gate names, judged by its thresholds: PASS, FAIL or SKIP.
 struct ProbeOutcome {
   std::string probe;
-  ProbeVerdict verdict = ProbeVerdict::skipped;
+  Outcome status = Outcome::skip;
   std::vector<std::string> problems;  // each unmet check, in words
 };
 

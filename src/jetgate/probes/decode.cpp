@@ -38,14 +38,6 @@ std::size_t read_scratch_bytes(std::size_t free_bytes) {
   return std::min(kMinReadBytes, free_bytes / 8) & ~std::size_t{0xFFFF};
 }
 
-struct Mode {
-  const char* name;
-  unsigned flags;
-};
-constexpr Mode kModes[] = {{"spin", cuda::kCtxSchedSpin},
-                           {"yield", cuda::kCtxSchedYield},
-                           {"blocking_sync", cuda::kCtxSchedBlockingSync}};
-
 double process_cpu_s() {
   timespec ts{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
@@ -222,7 +214,7 @@ ProbeResult probe_decode(const cuda::Driver& driver, const CudaOptions& options)
   ProbeResult r;
   r.id = "decode";
   std::vector<std::vector<std::uint32_t>> tokens;
-  for (const Mode& mode : kModes) {
+  for (const cuda::SchedMode& mode : cuda::kSchedModes) {
     auto ctx = cuda::Context::create(driver, kProbeDevice, mode.flags);
     if (!ctx) return failed(ctx.error(), mode.name);
     cuda::Context& c = **ctx;
@@ -269,7 +261,7 @@ ProbeResult probe_decode(const cuda::Driver& driver, const CudaOptions& options)
       return failed(
           make_error(
               fmt::format("the same model and seed gave different tokens under {} than under {}",
-                          kModes[i].name, kModes[0].name),
+                          cuda::kSchedModes[i].name, cuda::kSchedModes[0].name),
               "", "the GPU is not deterministic: run the memory probe"),
           "decode");
   assess_decode(run, r);

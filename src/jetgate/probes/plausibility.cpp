@@ -99,11 +99,11 @@ void check_plausibility(ProbeResult& r, const DeviceLimits& limits) {
   if (!why) return;
   r.details["measured_reason"] = r.reason;
   r.status = ProbeStatus::fail;
-  r.reason = "implausible: " + *why +
-             ". Next: compare with `nvidia-smi -q -d CLOCK,MEMORY` (or `tegrastats` on Jetson), "
-             "check that no "
-             "other process changes clocks during the run, and report the figures with `jetgate "
-             "probe --cuda --json`";
+  r.reason = "implausible: " + *why;
+  r.next =
+      "compare with `nvidia-smi -q -d CLOCK,MEMORY` (or `tegrastats` on Jetson), check that no "
+      "other process changes clocks during the run, and report the figures with `jetgate probe "
+      "--cuda --json`";
 }
 
 }  // namespace jetgate::probes

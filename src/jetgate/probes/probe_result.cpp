@@ -3,29 +3,6 @@
 
 namespace jetgate::probes {
 
-const char* to_string(ProbeStatus s) {
-  switch (s) {
-    case ProbeStatus::pass:
-      return "PASS";
-    case ProbeStatus::fail:
-      return "FAIL";
-    case ProbeStatus::warn:
-      return "WARN";
-    case ProbeStatus::skip:
-      return "SKIP";
-    case ProbeStatus::not_run:
-      return "NOT_RUN";
-  }
-  return "NOT_RUN";
-}
-
-std::optional<ProbeStatus> probe_status_from_string(std::string_view s) {
-  for (auto st : {ProbeStatus::pass, ProbeStatus::fail, ProbeStatus::warn, ProbeStatus::skip,
-                  ProbeStatus::not_run})
-    if (s == to_string(st)) return st;
-  return std::nullopt;
-}
-
 std::vector<std::string> unmet_probes(const std::vector<ProbeResult>& results,
                                       const std::vector<std::string>& requested) {
   std::vector<std::string> out;
@@ -46,8 +23,11 @@ std::vector<std::string> unmet_probes(const std::vector<ProbeResult>& results,
 nlohmann::json to_json(const ProbeResult& r) {
   nlohmann::json values = nlohmann::json::object();
   for (const auto& [k, m] : r.values) values[k] = {{"value", m.value}, {"unit", m.unit}};
-  return {{"id", r.id},       {"status", to_string(r.status)}, {"reason", r.reason},
-          {"values", values}, {"details", r.details},          {"duration_ms", r.duration_ms}};
+  nlohmann::json j = {{"id", r.id},           {"status", to_string(r.status)},
+                      {"reason", r.reason},   {"values", values},
+                      {"details", r.details}, {"duration_ms", r.duration_ms}};
+  if (!r.next.empty()) j["next"] = r.next;
+  return j;
 }
 
 std::optional<ProbeResult> probe_result_from_json(const nlohmann::json& j, std::string* err) {
@@ -61,10 +41,11 @@ std::optional<ProbeResult> probe_result_from_json(const nlohmann::json& j, std::
   r.id = j["id"].get<std::string>();
   if (!j.contains("status") || !j["status"].is_string())
     return fail("probe " + r.id + " has no string \"status\"");
-  auto st = probe_status_from_string(j["status"].get<std::string>());
+  auto st = status_from_string(j["status"].get<std::string>());
   if (!st) return fail("probe " + r.id + " has unknown status " + j["status"].dump());
   r.status = *st;
   if (j.contains("reason") && j["reason"].is_string()) r.reason = j["reason"].get<std::string>();
+  if (j.contains("next") && j["next"].is_string()) r.next = j["next"].get<std::string>();
   if (j.contains("values") && j["values"].is_object()) {
     for (const auto& [k, v] : j["values"].items()) {
       if (!v.is_object() || !v.contains("value") || !v["value"].is_number())

@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "jetgate/core/outcome.hpp"
+
 namespace jetgate::probes {
 
-// DCGM's result states.
-enum class ProbeStatus { pass, fail, warn, skip, not_run };
-
-const char* to_string(ProbeStatus s);  // "PASS", "FAIL", "WARN", "SKIP", "NOT_RUN"
-std::optional<ProbeStatus> probe_status_from_string(std::string_view s);
+// A probe's status is the one status vocabulary (core/outcome.hpp).
+using ProbeStatus = jetgate::Outcome;
+using jetgate::to_string;
 
 struct Measurement {
   double value = 0;
@@ -25,7 +25,8 @@ struct Measurement {
 struct ProbeResult {
   std::string id;  // "launch", "memory", "bandwidth", "sync_path", "python_runtime"
   ProbeStatus status = ProbeStatus::not_run;
-  std::string reason;                                 // why this status, in words a user can act on
+  std::string reason;  // why this status, in words a user can act on; never the next step
+  std::string next;    // what to do next, when the probe knows ("" when nothing needs doing)
   std::map<std::string, Measurement> values;          // keyed by metric, e.g. "d2d_gbps"
   nlohmann::json details = nlohmann::json::object();  // structured extras (per-mode tables, ...)
   double duration_ms = 0;
@@ -35,7 +36,7 @@ struct ProbeResult {
 // wrong: PASS or WARN. FAIL, SKIP (no driver, no device) and NOT_RUN (no
 // kernels in this build) all mean the question was not answered.
 inline bool probe_holds(ProbeStatus s) {
-  return s == ProbeStatus::pass || s == ProbeStatus::warn;
+  return jetgate::holds(s);
 }
 
 // One line per requested probe that does not hold ("sync_path: SKIP: no CUDA
@@ -43,7 +44,8 @@ inline bool probe_holds(ProbeStatus s) {
 std::vector<std::string> unmet_probes(const std::vector<ProbeResult>& results,
                                       const std::vector<std::string>& requested);
 
-// {"id", "status", "reason", "values": {metric: {"value", "unit"}}, "details", "duration_ms"}
+// {"id", "status", "reason", "next" (when set), "values": {metric: {"value", "unit"}}, "details",
+// "duration_ms"}
 nlohmann::json to_json(const ProbeResult& r);
 // Inverse of to_json; nullopt plus a message in *err when the document does not fit.
 std::optional<ProbeResult> probe_result_from_json(const nlohmann::json& j, std::string* err);

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "jetgate/cuda/driver_types.hpp"
+
 namespace jetgate::probes {
 namespace {
 
@@ -138,7 +140,11 @@ const char* to_string(Better b) {
 }
 
 const std::vector<std::string>& sync_modes() {
-  static const std::vector<std::string> modes = {"spin", "yield", "blocking_sync"};
+  static const std::vector<std::string> modes = [] {
+    std::vector<std::string> out;
+    for (const auto& m : cuda::kSchedModes) out.emplace_back(m.name);
+    return out;
+  }();
   return modes;
 }
 

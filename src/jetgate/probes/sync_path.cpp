@@ -23,14 +23,6 @@ constexpr int kWarmupRoundTrips = 200;
 constexpr int kRoundTrips = 2000;
 constexpr std::uint64_t kLongKernelNs = 100'000'000;
 
-struct Mode {
-  const char* name;
-  unsigned flags;
-};
-constexpr Mode kModes[] = {{"spin", cuda::kCtxSchedSpin},
-                           {"yield", cuda::kCtxSchedYield},
-                           {"blocking_sync", cuda::kCtxSchedBlockingSync}};
-
 double cpu_seconds(clockid_t clock) {
   timespec ts{};
   clock_gettime(clock, &ts);
@@ -70,7 +62,7 @@ Status long_wait(const cuda::Context& ctx, cuda::CUfunction spin, cuda::CUstream
   return Ok{};
 }
 
-Result<SyncModeMeasurement> measure_mode(const cuda::Driver& driver, const Mode& mode,
+Result<SyncModeMeasurement> measure_mode(const cuda::Driver& driver, const cuda::SchedMode& mode,
                                          nlohmann::json& extra) {
   auto ctx = cuda::Context::create(driver, kProbeDevice, mode.flags);
   if (!ctx) return ctx.error();
@@ -95,7 +87,7 @@ ProbeResult probe_sync_path(const cuda::Driver& driver, const CudaOptions& /*opt
   const std::string id = "sync_path";
   std::vector<SyncModeMeasurement> measured;
   nlohmann::json extras = nlohmann::json::object();
-  for (const Mode& mode : kModes) {
+  for (const cuda::SchedMode& mode : cuda::kSchedModes) {
     auto m = measure_mode(driver, mode, extras[mode.name]);
     if (!m) {
       ProbeResult r = failed_probe(id, m.error());

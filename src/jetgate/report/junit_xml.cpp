@@ -19,7 +19,7 @@ std::string xml_text(std::string_view s) {
 }
 
 std::string reason(const JunitTestCase& c) {
-  std::string out = c.message.empty() ? c.status : c.message;
+  std::string out = c.message.empty() ? std::string(to_string(c.status)) : c.message;
   if (!c.next.empty()) out += " (next: " + c.next + ")";
   return out;
 }
@@ -33,23 +33,18 @@ std::string render_junit_xml(const JunitSuite& suite) {
   decl.append_attribute("encoding") = "UTF-8";
   auto root = doc.append_child("testsuites");
   auto ts = root.append_child("testsuite");
-  int failures = 0, errors = 0, skipped = 0;
+  int failures = 0, skipped = 0;
   for (const auto& c : suite.cases) {
     auto tc = ts.append_child("testcase");
     tc.append_attribute("classname") = xml_text(c.classname).c_str();
     tc.append_attribute("name") = xml_text(c.name).c_str();
     const std::string text = xml_text(reason(c));
-    if (c.status == "FAIL") {
+    if (c.status == Outcome::fail) {
       ++failures;
       auto f = tc.append_child("failure");
       f.append_attribute("message") = text.c_str();
       f.text().set(text.c_str());
-    } else if (c.status == "ERROR") {
-      ++errors;
-      auto e = tc.append_child("error");
-      e.append_attribute("message") = text.c_str();
-      e.text().set(text.c_str());
-    } else if (c.status == "SKIP" || c.status == "NOT_RUN") {
+    } else if (c.status == Outcome::skip || c.status == Outcome::not_run) {
       ++skipped;
       tc.append_child("skipped").append_attribute("message") = text.c_str();
     } else if (!c.message.empty()) {
@@ -59,7 +54,7 @@ std::string render_junit_xml(const JunitSuite& suite) {
   for (auto* n : {&root, &ts}) {
     n->append_attribute("tests") = static_cast<long long>(suite.cases.size());
     n->append_attribute("failures") = failures;
-    n->append_attribute("errors") = errors;
+    n->append_attribute("errors") = 0;
     n->append_attribute("skipped") = skipped;
   }
   root.prepend_attribute("name") = xml_text(suite.name).c_str();
@@ -80,10 +75,10 @@ JunitSuite run_junit(const std::string& gate, const std::vector<gate::CheckRow>&
 JunitSuite check_junit(const claims::CheckResult& result) {
   JunitSuite s{"jetgate check", {}};
   auto violations_of = [&](const std::string& gate) {
-    JunitTestCase c{"jetgate.check", gate, "PASS", "", ""};
+    JunitTestCase c{"jetgate.check", gate, Outcome::pass, "", ""};
     for (const auto& v : result.violations) {
       if (v.gate != gate) continue;
-      c.status = "FAIL";
+      c.status = Outcome::fail;
       c.message += (c.message.empty() ? "" : "; ") + v.what;
       if (c.next.empty()) c.next = v.next;
     }
@@ -94,8 +89,8 @@ JunitSuite check_junit(const claims::CheckResult& result) {
   s.cases.push_back(policy);
   for (const auto& g : result.gates) {
     auto c = violations_of(g.gate);
-    if (c.status == "PASS" && g.state != "holds") {
-      c.status = "SKIP";
+    if (c.status == Outcome::pass && g.status != Outcome::pass) {
+      c.status = g.status;
       c.message = "gate " + g.state;
     }
     s.cases.push_back(c);
@@ -106,7 +101,7 @@ JunitSuite check_junit(const claims::CheckResult& result) {
 JunitSuite probe_junit(const std::vector<probes::ProbeResult>& results) {
   JunitSuite s{"jetgate probe", {}};
   for (const auto& r : results)
-    s.cases.push_back({"jetgate.probe", r.id, probes::to_string(r.status), r.reason, ""});
+    s.cases.push_back({"jetgate.probe", r.id, r.status, r.reason, r.next});
   return s;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "jetgate/claims/check.hpp"
+#include "jetgate/core/outcome.hpp"
 #include "jetgate/gate/check_rows.hpp"
 #include "jetgate/probes/probe_result.hpp"
 
@@ -17,9 +18,9 @@ namespace jetgate::report {
 struct JunitTestCase {
   std::string classname;  // "jetgate.run.jetson-cuda-runtime"
   std::string name;       // "requirement arch in [aarch64]"
-  std::string status;     // PASS, WARN, FAIL, ERROR, SKIP, NOT_RUN (as the rows say)
-  std::string message;    // what was found; empty for a pass
-  std::string next;       // what to do; may be empty
+  Outcome status = Outcome::not_run;
+  std::string message;  // what was found; empty for a pass
+  std::string next;     // what to do; may be empty
 };
 
 struct JunitSuite {
@@ -27,7 +28,7 @@ struct JunitSuite {
   std::vector<JunitTestCase> cases;
 };
 
-// FAIL is a <failure>, ERROR an <error>, SKIP and NOT_RUN <skipped>; PASS and
+// FAIL is a <failure>, SKIP and NOT_RUN <skipped>; PASS and
 // WARN pass (a WARN keeps its message in <system-out>). Text that is not
 // UTF-8 or not allowed in XML 1.0 is replaced, so the document always parses.
 std::string render_junit_xml(const JunitSuite& suite);

@@ -13,39 +13,12 @@
 namespace jetgate::report {
 namespace {
 
-// The status word is check's: a gate "holds" exactly when `check` would let it.
+// The status is the one vocabulary's (core/outcome.hpp): PASS exactly when
+// `check` would let the gate hold, else the status and the state in words.
 std::string status_word(claims::GateState st) {
-  switch (st) {
-    case claims::GateState::fresh_green:
-      return "holds";
-    case claims::GateState::failed:
-      return "failed";
-    case claims::GateState::not_run:
-      return "not run";
-    case claims::GateState::inconsistent:
-      return "rejected: inconsistent counts";
-    case claims::GateState::not_live:
-      return "rejected: recorded facts";
-    case claims::GateState::dirty:
-      return "rejected: uncommitted changes";
-    case claims::GateState::no_commit:
-      return "rejected: no commit";
-    case claims::GateState::other_commit:
-      return "other commit";
-    case claims::GateState::undated:
-      return "rejected: undated";
-    case claims::GateState::future_dated:
-      return "rejected: dated in the future";
-    case claims::GateState::stale:
-      return "stale";
-    case claims::GateState::missing:
-      return "no evidence";
-    case claims::GateState::unreadable:
-      return "unreadable evidence";
-    case claims::GateState::untrusted:
-      return "rejected: not signed by a trusted key";
-  }
-  return "unknown";
+  auto status = claims::status_of(st);
+  if (status == Outcome::pass) return to_string(status);
+  return fmt::format("{}: {}", to_string(status), claims::describe(st));
 }
 
 std::string status_cell(const claims::SummaryRow& row) {
@@ -99,7 +72,7 @@ std::vector<std::string> failed_checks(const claims::SummaryRow& row) {
   if (checks && checks->is_array()) {
     for (const auto& c : *checks) {
       std::string status = keys::string_at(c, keys::Pointer{"/status"});
-      if (status == "PASS" || status == "WARN") continue;
+      if (auto st = status_from_string(status); st && holds(*st)) continue;
       std::string line = keys::string_at(c, keys::Pointer{"/name"}) + ": " + status;
       std::string detail = keys::string_at(c, keys::Pointer{"/detail"});
       if (!detail.empty()) line += " - " + detail;
@@ -237,8 +210,8 @@ std::string evidence_section(const claims::LoadedEvidence& le, const claims::Gat
   std::string out = fmt::format("### {} on {}, {}\n\n", markdown_inline(e.gate),
                                 markdown_inline(key.platform), markdown_inline(key.runtime));
   out += fmt::format("- verdict: {}\n- status: {}; tests {}, failures {}, errors {}, skipped {}\n",
-                     state, evidence::to_string(e.status), e.counts.tests, e.counts.failures,
-                     e.counts.errors, e.counts.skipped);
+                     state, to_string(evidence::to_status(e.status)), e.counts.tests,
+                     e.counts.failures, e.counts.errors, e.counts.skipped);
   fact_line(out, "reason", e.reason);
   fact_line(out, "generated at", e.generated_at);
   fact_line(out, "git sha", e.git_sha);

@@ -11,51 +11,7 @@ namespace {
 
 std::string why_not_claimed(const claims::MatrixRow& row, const claims::GateEntry& g) {
   if (!row.key.identified) return "platform not recorded in the evidence";
-  std::string state;
-  switch (g.verdict.state) {
-    case claims::GateState::stale:
-      state = "stale";
-      break;
-    case claims::GateState::failed:
-      state = "failed";
-      break;
-    case claims::GateState::not_run:
-      state = "not run";
-      break;
-    case claims::GateState::inconsistent:
-      state = "inconsistent counts";
-      break;
-    case claims::GateState::no_commit:
-      state = "no commit recorded (git_sha is not a commit)";
-      break;
-    case claims::GateState::future_dated:
-      state = "dated in the future";
-      break;
-    case claims::GateState::undated:
-      state = "undated";
-      break;
-    case claims::GateState::fresh_green:
-      state = "fresh green";
-      break;
-    case claims::GateState::not_live:
-      state = "facts not read on the machine that ran it";
-      break;
-    case claims::GateState::dirty:
-      state = "uncommitted changes";
-      break;
-    case claims::GateState::other_commit:
-      state = "evidence of another commit";
-      break;
-    case claims::GateState::missing:
-      state = "no evidence";
-      break;
-    case claims::GateState::unreadable:
-      state = "unreadable evidence";
-      break;
-    case claims::GateState::untrusted:
-      state = "not signed by a trusted key";
-      break;
-  }
+  std::string state = claims::describe(g.verdict.state);
   if (g.verdict.evidence_date.empty()) return state;
   return fmt::format("{} (evidence of {})", state, g.verdict.evidence_date);
 }
