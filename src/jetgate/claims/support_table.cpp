@@ -9,7 +9,7 @@
 namespace jetgate::claims {
 namespace {
 
-std::string_view trim(std::string_view s) {
+std::string_view trim_cell(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
     s.remove_suffix(1);
@@ -91,7 +91,7 @@ std::string unescape_cell(std::string_view cell) {
 }
 
 std::optional<std::vector<std::string>> split_row(std::string_view line) {
-  line = trim(line);
+  line = trim_cell(line);
   if (line.size() < 2 || line.front() != '|' || line.back() != '|') return std::nullopt;
   if (line.size() >= 3 && line[line.size() - 2] == '\\') {
     // "\|" at the end is an escaped bar, not the closing one, unless the
@@ -108,7 +108,7 @@ std::optional<std::vector<std::string>> split_row(std::string_view line) {
       current += c;
       current += line[++i];
     } else if (c == '|') {
-      cells.emplace_back(trim(current));
+      cells.emplace_back(trim_cell(current));
       current.clear();
     } else {
       current += c;
@@ -119,12 +119,12 @@ std::optional<std::vector<std::string>> split_row(std::string_view line) {
 
 Result<std::vector<GateClaim>> parse_gate_cell(std::string_view cell) {
   std::vector<GateClaim> gates;
-  std::string_view rest = trim(cell);
+  std::string_view rest = trim_cell(cell);
   if (rest.empty())
     return make_error("the gates cell is empty", "", "list gates as `gate-id (YYYY-MM-DD)`");
   while (!rest.empty()) {
     auto comma = rest.find(',');
-    std::string_view item = trim(rest.substr(0, comma));
+    std::string_view item = trim_cell(rest.substr(0, comma));
     rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
     GateClaim g;
     auto paren = item.find(" (");
@@ -134,7 +134,7 @@ Result<std::vector<GateClaim>> parse_gate_cell(std::string_view cell) {
           !evidence::parse_iso_date(date.substr(0, date.size() - 1)))
         return make_error(fmt::format("'{}' is not `gate-id (YYYY-MM-DD)`", item));
       g.evidence_date = std::string(date.substr(0, date.size() - 1));
-      item = trim(item.substr(0, paren));
+      item = trim_cell(item.substr(0, paren));
     }
     if (!evidence::is_valid_gate_id(item))
       return make_error(fmt::format("'{}' is not a gate id", item), "",

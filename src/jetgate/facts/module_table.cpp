@@ -13,7 +13,7 @@ std::optional<std::string> optional_string(const nlohmann::json& j) {
   return j.is_string() ? std::optional<std::string>(j.get<std::string>()) : std::nullopt;
 }
 
-Result<JetsonPart> parse_row(const nlohmann::json& row, std::size_t index) {
+Result<JetsonPart> parse_part_row(const nlohmann::json& row, std::size_t index) {
   static const Pattern part_form(R"(p\d{4}-\d{4})");
   const std::string where = "parts[" + std::to_string(index) + "]";
   if (!row.is_array() || row.size() != 7 || !row[0].is_string() || !row[1].is_string() ||
@@ -52,7 +52,7 @@ Result<ModuleTable> ModuleTable::parse(std::string_view json_text) {
     return make_error("not a JSON object with a \"parts\" list", "data/jetson-modules.json");
   ModuleTable table;
   for (std::size_t i = 0; i < doc["parts"].size(); ++i) {
-    auto row = parse_row(doc["parts"][i], i);
+    auto row = parse_part_row(doc["parts"][i], i);
     if (!row.ok()) return row.error();
     if (table.find(row->part))
       return make_error(row->part + " is listed twice", "data/jetson-modules.json");

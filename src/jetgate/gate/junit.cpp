@@ -33,16 +33,16 @@ std::string shown(std::string_view text) {
   return out;
 }
 
-std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
+std::int64_t add_counts_saturating(std::int64_t a, std::int64_t b) {
   std::int64_t sum = 0;
   return __builtin_add_overflow(a, b, &sum) ? kMaxCount : sum;
 }
 
 void add(JunitCounts& total, const JunitCounts& c) {
-  total.tests = saturating_add(total.tests, c.tests);
-  total.failures = saturating_add(total.failures, c.failures);
-  total.errors = saturating_add(total.errors, c.errors);
-  total.skipped = saturating_add(total.skipped, c.skipped);
+  total.tests = add_counts_saturating(total.tests, c.tests);
+  total.failures = add_counts_saturating(total.failures, c.failures);
+  total.errors = add_counts_saturating(total.errors, c.errors);
+  total.skipped = add_counts_saturating(total.skipped, c.skipped);
   total.suites =
       total.suites == std::numeric_limits<int>::max() ? total.suites : total.suites + c.suites;
 }
@@ -78,7 +78,7 @@ Result<JunitCounts> attribute_counts(const pugi::xml_node& node, const std::stri
   }
   auto disabled = count_attribute(node, "disabled", where);
   if (!disabled) return disabled.error();
-  attrs.skipped = saturating_add(attrs.skipped, *disabled);
+  attrs.skipped = add_counts_saturating(attrs.skipped, *disabled);
   return attrs;
 }
 

@@ -23,7 +23,7 @@ using cuda::CUfunction;
 
 constexpr std::size_t kChunkBytes = std::size_t{1} << 30;
 constexpr std::size_t kMinBytes = std::size_t{1} << 20;
-constexpr unsigned kBlock = 256;
+constexpr unsigned kMemoryBlock = 256;
 constexpr std::uint32_t kSeedBase = 0x6A657467;  // "jetg"
 
 struct Chunk {
@@ -38,14 +38,14 @@ class MemoryTest {
       : ctx_(ctx), fill_(fill), count_(count), grid_(grid) {}
 
   Status fill(const Chunk& c) const {
-    return ctx_.launch(fill_, grid_, kBlock, nullptr, c.mem.get(), c.words, c.seed);
+    return ctx_.launch(fill_, grid_, kMemoryBlock, nullptr, c.mem.get(), c.words, c.seed);
   }
   Result<std::uint64_t> mismatches(const Chunk& c, cuda::CUdeviceptr counter) const {
     if (auto st = ctx_.check(ctx_.api().memset_d32_async(counter, 0, 2, nullptr), "cuMemsetD32");
         !st)
       return st.error();
-    if (auto st =
-            ctx_.launch(count_, grid_, kBlock, nullptr, c.mem.get(), c.words, c.seed, counter);
+    if (auto st = ctx_.launch(count_, grid_, kMemoryBlock, nullptr, c.mem.get(), c.words, c.seed,
+                              counter);
         !st)
       return st.error();
     std::uint64_t n = 0;

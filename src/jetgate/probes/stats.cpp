@@ -9,7 +9,7 @@
 namespace jetgate::probes {
 
 namespace {
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kNoSample = std::numeric_limits<double>::quiet_NaN();
 
 // samples must be sorted and non-empty.
 double sorted_percentile(const std::vector<double>& sorted, double p) {
@@ -23,7 +23,7 @@ double sorted_percentile(const std::vector<double>& sorted, double p) {
 }  // namespace
 
 double percentile(std::vector<double> samples, double p) {
-  if (samples.empty() || std::isnan(p)) return kNaN;
+  if (samples.empty() || std::isnan(p)) return kNoSample;
   std::sort(samples.begin(), samples.end());
   return sorted_percentile(samples, p);
 }
@@ -36,7 +36,7 @@ Summary summarize(const std::vector<double>& samples) {
   Summary s;
   s.count = samples.size();
   if (samples.empty()) {
-    s.min = s.median = s.p90 = s.p99 = s.max = s.mean = kNaN;
+    s.min = s.median = s.p90 = s.p99 = s.max = s.mean = kNoSample;
     return s;
   }
   std::vector<double> sorted = samples;
