@@ -140,7 +140,8 @@ TEST(ClaimsSummary, StepSummaryTableThenOneLinePerReason) {
   EXPECT_NE(md.find("  - invalid waiver: environment waiver waives a software-only gate"),
             std::string::npos)
       << md;
-  EXPECT_NE(md.find("- **extra-gate**: failed\n  - not in the policy: nothing requires it\n  - the "
+  EXPECT_NE(md.find("- **extra-gate**: FAIL: the gate failed\n  - not in the policy: nothing "
+                    "requires it\n  - the "
                     "gate failed: "
                     "pytest exit 1: 2 failures\n"),
             std::string::npos)
