@@ -68,6 +68,13 @@ std::string jetpack_of(const std::string& l4t) {
   return row ? row->display() : "";
 }
 
+// The JetPack values as a list: one, several for an ambiguous release, none.
+nlohmann::json jetpack_candidates(const std::string& l4t) {
+  const auto& table = facts::builtin_jetpack_table();
+  const auto* row = table ? table->find(l4t) : nullptr;
+  return row ? nlohmann::json(row->jetpack) : nlohmann::json::array();
+}
+
 int run_container(const ContainerArgs& a) {
   std::string why;
   auto host = host_release(a, why);
@@ -92,6 +99,7 @@ int run_container(const ContainerArgs& a) {
       images.push_back({{"image", m.image->image},
                         {"l4t", m.image->l4t},
                         {"jetpack", jetpack_of(m.image->l4t)},
+                        {"jetpack_candidates", jetpack_candidates(m.image->l4t)},
                         {"kind", m.image->kind},
                         {"exact", m.exact},
                         {"why", m.why},
@@ -101,18 +109,19 @@ int run_container(const ContainerArgs& a) {
         {"host",
          {{"l4t", host->l4t},
           {"jetpack", jetpack_of(host->l4t)},
+          {"jetpack_candidates", jetpack_candidates(host->l4t)},
           {"driver_cuda", driver_cuda ? nlohmann::json(*driver_cuda) : nlohmann::json(nullptr)},
           {"source", host->source}}},
         {"images", images},
-        {"hint",
-         matches.empty() ? nlohmann::json(table->no_image_hint()) : nlohmann::json(nullptr)}};
+        {"hint", matches.empty() ? nlohmann::json(table->no_image_hint(host->l4t))
+                                 : nlohmann::json(nullptr)}};
     std::cout << dump_json(doc, 2) << "\n";
   } else {
     std::string jp = jetpack_of(host->l4t);
     std::cout << fmt::format(
         "Host: L4T {}{}{} ({})\n", host->l4t, jp.empty() ? "" : ", JetPack " + jp,
         driver_cuda ? ", driver CUDA " + *driver_cuda : "", terminal_safe(host->source));
-    if (matches.empty()) std::cout << table->no_image_hint() << "\n";
+    if (matches.empty()) std::cout << table->no_image_hint(host->l4t) << "\n";
     for (const auto& m : matches)
       std::cout << fmt::format("{:<48} L4T {:<8} {}\n", m.image->image, m.image->l4t,
                                m.exact ? "same release" : "same series, older release");
@@ -142,7 +151,8 @@ Command add_container_command(CLI::App& app) {
   sub->add_flag("--first", args->first, "Print only the best image's reference (for scripts)")
       ->excludes("--json");
   sub->add_option("--kind", args->kind, "Only images of this kind")
-      ->check(CLI::IsMember({"jetpack", "cuda", "base", "pytorch", "ml", "jetson-containers"}));
+      ->check(CLI::IsMember(
+          {"jetpack", "cuda", "base", "pytorch", "ml", "tensorflow", "jetson-containers"}));
   sub->footer(
       "Exit status: 0 images listed, 1 no known image runs on that release, 2 usage or no L4T "
       "release.");

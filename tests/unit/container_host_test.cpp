@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "jetgate/facts/container_images.hpp"
 #include "jetgate/facts/platform.hpp"
 #include "test_support.hpp"
 
@@ -20,7 +21,7 @@ json in_container(const char* kernel, json image_l4t, json host_l4t, json toolki
   if (std::string(kernel).rfind("4.9.", 0) == 0) majors = {32};
   if (std::string(kernel).rfind("5.10.", 0) == 0) majors = {34, 35};
   if (std::string(kernel).rfind("5.15.", 0) == 0) majors = {36};
-  if (std::string(kernel).rfind("6.8.", 0) == 0) majors = {38};
+  if (std::string(kernel).rfind("6.8.", 0) == 0) majors = {38, 39};
   return {{"kernel", {{"release", kernel}}},
           {"cuda", {{"toolkit_version", toolkit}}},
           {"container",
@@ -72,6 +73,27 @@ TEST(ContainerHost, JetPack7ImageOnAThorHostIsOk) {
   EXPECT_EQ(c["status"], "PASS") << c.dump();
   EXPECT_EQ(c["image_cuda"], "13.0");
   EXPECT_EQ(c["driver_cuda"], "13.0");
+}
+
+// A JetPack 7.2 board keeps JetPack 7.0's kernel 6.8: a public tegrastats
+// parser test records kernel 6.8.12-1021-tegra with "# R39 (release), REVISION:
+// 2.0" (tests/fixtures/l4t-tables/SOURCE.md). An R39.2 image there is no mismatch.
+TEST(ContainerHost, JetPack7_2ImageOnItsKernel6_8HostIsOk) {
+  auto p = in_container("6.8.12-1021-tegra", "39.2.0", nullptr, "13.2.51");
+  // The host's majors as collect_container_l4t reads them, from the table.
+  p["container"]["host_l4t_majors"] =
+      builtin_container_table()->l4t_majors_of_kernel("6.8.12-1021-tegra");
+  auto c = check_container_l4t(p, std::string("13.2"));
+  EXPECT_EQ(c["status"], "ok") << c.dump();
+  EXPECT_TRUE(c["problems"].empty()) << c.dump();
+  EXPECT_TRUE(c["fix"].is_null());
+  // The kernel alone does tell JetPack 7 from 6: an R36 image there still mismatches.
+  auto old = check_container_l4t(in_container("6.8.12-1021-tegra", "36.4.0", nullptr, "12.6.68"),
+                                 std::string("13.2"));
+  EXPECT_EQ(old["status"], "mismatch") << old.dump();
+  EXPECT_NE(old["problems"][0].get<std::string>().find("kernel of L4T R38 or R39"),
+            std::string::npos)
+      << old.dump();
 }
 
 TEST(ContainerHost, NothingKnownAboutTheImageIsUnknownNotOk) {

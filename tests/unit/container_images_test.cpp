@@ -34,6 +34,7 @@ TEST(ContainerTable, EveryEmbeddedRowParsesWithItsSource) {
   EXPECT_GE(table().images().size(), 20u);
   for (const auto& im : table().images()) EXPECT_FALSE(im.source.empty()) << im.image;
   EXPECT_FALSE(table().no_image_hint().empty());
+  for (const auto& h : table().no_image_hints()) EXPECT_FALSE(h.source.empty()) << h.hint;
 }
 
 TEST(ContainerTable, JetPack4RunsOther46ImagesOnlyFrom32_7) {
@@ -102,10 +103,67 @@ TEST(ContainerTable, KernelReleaseNamesTheHostsL4tMajor) {
   EXPECT_EQ(table().l4t_majors_of_kernel("4.9.253-tegra"), std::vector<int>{32});
   EXPECT_EQ(table().l4t_majors_of_kernel("5.10.120-tegra"), (std::vector<int>{34, 35}));
   EXPECT_EQ(table().l4t_majors_of_kernel("5.15.148-tegra"), std::vector<int>{36});
-  EXPECT_EQ(table().l4t_majors_of_kernel("6.8.12-tegra"), std::vector<int>{38});
+  EXPECT_EQ(table().l4t_majors_of_kernel("6.8.12-tegra"), (std::vector<int>{38, 39}));
+  // A JetPack 7.2 board (tests/fixtures/l4t-tables/SOURCE.md): "6.8.12-1021-tegra" with
+  // "# R39 (release), REVISION: 2.0, GCID: 45755727" and nvidia-l4t-core 39.2.0-20260601141651.
+  EXPECT_EQ(table().l4t_majors_of_kernel("6.8.12-1021-tegra"), (std::vector<int>{38, 39}));
   EXPECT_TRUE(table().l4t_majors_of_kernel("5.15.0-91-generic").empty());
   EXPECT_TRUE(table().l4t_majors_of_kernel("6.12.7-talos").empty()) << "mainline kernel";
   EXPECT_TRUE(table().l4t_majors_of_kernel("").empty());
+}
+
+// The tags the issue reports name from real hosts and from jetson-containers'
+// own pages (tests/fixtures/l4t-tables/SOURCE.md), each with its source.
+TEST(ContainerTable, CatalogueHasTheImagesOfEveryReleaseThatHasAny) {
+  for (const auto& [image, l4t] : std::vector<std::pair<std::string, std::string>>{
+           {"nvcr.io/nvidia/l4t-pytorch:r32.6.1-pth1.9-py3", "32.6.1"},
+           {"nvcr.io/nvidia/l4t-base:r32.5.0", "32.5.0"},
+           {"nvcr.io/nvidia/l4t-base:r34.1", "34.1.0"},
+           {"dustynv/l4t-ml:r35.2.1", "35.2.1"},
+           {"dustynv/l4t-ml:r35.3.1", "35.3.1"},
+           {"dustynv/l4t-pytorch:r36.3.0-cu124", "36.3.0"},
+           {"dustynv/l4t-pytorch:2.2-r35.4.1", "35.4.1"}}) {
+    auto it = std::find_if(table().images().begin(), table().images().end(),
+                           [&](const auto& im) { return im.image == image; });
+    ASSERT_NE(it, table().images().end()) << image;
+    EXPECT_EQ(it->l4t, l4t) << image;
+    EXPECT_NE(it->source.find("jetson-containers"), std::string::npos)
+        << image << ": " << it->source;
+  }
+  // Every release NVIDIA or jetson-containers published an L4T-tagged image for.
+  for (const char* host : {"32.4.3", "32.4.4", "32.5.0", "32.6.1", "32.7.1", "34.1.0", "34.1.1",
+                           "35.1.0", "35.2.1", "35.3.1", "35.4.1", "36.2.0", "36.3.0", "36.4.0"}) {
+    auto matches = table().images_for(host);
+    ASSERT_FALSE(matches.empty()) << host;
+    EXPECT_TRUE(matches.front().exact) << host << " has an image of its own release";
+  }
+}
+
+TEST(ContainerTable, JetPack4_5_1HostsRunTheR32_5_0Images) {
+  // jetson-containers scripts/docker_base.sh: R32.5.1 and R32.5.2 use l4t-base:r32.5.0.
+  for (const char* host : {"32.5.1", "32.5.2"}) {
+    auto imgs = images_for(host);
+    EXPECT_TRUE(lists(imgs, "nvcr.io/nvidia/l4t-base:r32.5.0")) << host;
+    EXPECT_TRUE(lists(imgs, "nvcr.io/nvidia/l4t-pytorch:r32.5.0-pth1.7-py3")) << host;
+    EXPECT_FALSE(lists(imgs, "nvcr.io/nvidia/l4t-base:r32.4.4")) << host << ": other series";
+  }
+  EXPECT_FALSE(table().compatible("32.5.0", "32.5.1")) << "never newer than the host";
+}
+
+TEST(ContainerTable, NoImageHintFitsTheHostsJetPack) {
+  auto jp4 = table().no_image_hint("32.3.1");
+  EXPECT_NE(jp4.find("R32.4.3"), std::string::npos) << jp4;
+  EXPECT_EQ(jp4.find("JetPack 6"), std::string::npos) << jp4;
+  auto jp45 = table().no_image_hint("32.6.0");
+  EXPECT_NE(jp45.find("JetPack 4"), std::string::npos) << jp45;
+  auto jp5 = table().no_image_hint("34.0.1");
+  EXPECT_NE(jp5.find("JetPack 5"), std::string::npos) << jp5;
+  EXPECT_EQ(jp5.find("JetPack 6 and 7"), std::string::npos) << jp5;
+  auto jp7 = table().no_image_hint("39.2.0");
+  EXPECT_NE(jp7.find("JetPack 6 and 7"), std::string::npos) << jp7;
+  EXPECT_EQ(table().no_image_hint("50.1.0"), table().no_image_hint())
+      << "no series: the general one";
+  EXPECT_EQ(table().driver_cuda("39.2.0"), "13.2");
 }
 
 TEST(ContainerTable, NormalizesL4tSpellings) {

@@ -146,6 +146,38 @@ TEST(JetpackTable, RowsOnlyJetgateHas) {
   }
 }
 
+// jetsonhacks/jetsonUtilities PR #3 (tests/fixtures/l4t-tables/SOURCE.md): a
+// Jetson TX1 on JetPack 3.3 printed "L4T 28.2.0 [ JetPack 3.3 ]".
+TEST(JetpackTable, L4t28_2_0ShippedInJetPack3_2And3_2_1And3_3) {
+  const auto* row = table().find("28.2.0");
+  ASSERT_NE(row, nullptr);
+  EXPECT_EQ(row->jetpack, (std::vector<std::string>{"3.2", "3.2.1", "3.3"}));
+  EXPECT_TRUE(row->ambiguous());
+  EXPECT_EQ(row->display(), "3.2 | 3.2.1 | 3.3");
+  EXPECT_FALSE(table().find("28.1.0")->ambiguous()) << "the release before has one JetPack";
+}
+
+// jetson_stats' and jetson-containers' own rows (the copies in
+// tests/fixtures/l4t-tables/): pre-release and early-access L4T releases get
+// their JetPack with the tools' marker instead of null.
+TEST(JetpackTable, PreReleasesMapToTheirJetPackWithAMarker) {
+  auto stats = load("l4t-tables/jetson_stats.json")["table"];
+  auto containers = load("l4t-tables/jetson_containers.json")["table"];
+  for (const auto& [l4t, kind] : std::vector<std::pair<std::string, std::string>>{
+           {"34.0.1", "pre"}, {"35.3.0", "pre"}, {"38.1.0", "ea"}, {"39.0.0", "ea"}}) {
+    const auto* row = table().find(l4t);
+    ASSERT_NE(row, nullptr) << l4t;
+    ASSERT_EQ(row->jetpack.size(), 1u) << l4t;
+    EXPECT_EQ(row->kind, kind) << l4t;
+    EXPECT_FALSE(jetpack_marker(row->jetpack[0]).empty()) << l4t << " carries its marker";
+    EXPECT_EQ(row->jetpack[0], containers[l4t].get<std::string>()) << l4t;
+    if (stats.contains(l4t)) EXPECT_EQ(row->jetpack[0], stats[l4t].get<std::string>()) << l4t;
+  }
+  EXPECT_EQ(jetpack_marker(table().find("35.3.0")->jetpack[0]), "PRE");
+  EXPECT_EQ(jetpack_number(table().find("35.3.0")->jetpack[0]), "5.1.1");
+  EXPECT_EQ(table().find("35.3.1")->kind, "point") << "the release itself stays a point release";
+}
+
 TEST(JetpackTable, ValuesAndMarkers) {
   EXPECT_EQ(table().find("36.4.3")->display(), "6.2");
   EXPECT_EQ(table().find("36.2.0")->display(), "6.0 DP");

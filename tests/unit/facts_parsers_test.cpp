@@ -50,6 +50,22 @@ TEST(NvTegraRelease, MalformedInputIsAnErrorNeverAGuess) {
   EXPECT_NE(e.error().what.find("REVISION"), std::string::npos);
 }
 
+// OE4T/meta-tegra PR #1822 shows "5.15.148-l4t-r36.4-1012.12+g8dc079d5c8c4".
+TEST(FactsParsers, L4tSeriesFromAnOe4tKernelRelease) {
+  EXPECT_EQ(l4t_series_from_kernel_release("5.15.148-l4t-r36.4-1012.12+g8dc079d5c8c4"), "36.4");
+  EXPECT_EQ(l4t_series_from_kernel_release("5.10.192-l4t-r35.6+gabc\n"), "35.6");
+  EXPECT_EQ(l4t_series_from_kernel_release("6.8.12-l4t-r39.2.1-1"), "39.2");
+  EXPECT_EQ(l4t_series_from_kernel_release("6.8.12-l4t-r38.2"), "38.2");
+  EXPECT_FALSE(l4t_series_from_kernel_release("5.15.148-tegra")) << "NVIDIA's kernel";
+  EXPECT_FALSE(l4t_series_from_kernel_release("6.12.7-talos"));
+  EXPECT_FALSE(l4t_series_from_kernel_release("5.15-l4t-r36"));
+  EXPECT_FALSE(l4t_series_from_kernel_release("5.15-l4t-r36.4x"));
+  EXPECT_FALSE(l4t_series_from_kernel_release("5.15-l4t-r3.4"));
+  EXPECT_FALSE(l4t_series_from_kernel_release("\xff\xfe-l4t-r"));
+  EXPECT_FALSE(l4t_series_from_kernel_release(""));
+  EXPECT_FALSE(l4t_series_from_kernel_release(std::string(200, 'x') + "-l4t-r36.4"));
+}
+
 TEST(L4tPackage, VersionFromDpkg) {
   EXPECT_EQ(l4t_from_package_version("36.3.0-20240506102626"), "36.3.0");
   EXPECT_EQ(l4t_from_package_version("32.7.1-20220219090432"), "32.7.1");

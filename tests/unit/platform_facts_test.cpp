@@ -84,14 +84,108 @@ TEST(PlatformFacts, JetpackFromTheTableWithKindAndAmbiguity) {
   two.write("etc/nv_tegra_release",
             "# R28 (release), REVISION: 2.1, GCID: 11272647, BOARD: t186ref\n");
   auto r2 = collect(two);
-  EXPECT_EQ(r2.platform["tegra"]["jetpack"], "3.2.1 | 3.3");
+  EXPECT_TRUE(r2.platform["tegra"]["jetpack"].is_null()) << "no one JetPack: a list instead";
+  EXPECT_EQ(r2.platform["tegra"]["jetpack_candidates"], json::array({"3.2.1", "3.3"}));
   EXPECT_EQ(r2.platform["tegra"]["jetpack_versions"], json::array({"3.2.1", "3.3"}));
   EXPECT_EQ(r2.platform["tegra"]["jetpack_ambiguous"], true);
+  EXPECT_EQ(r.platform["tegra"]["jetpack_candidates"], json::array({"4.5"}));
   test::TempDir preview;
   preview.write("etc/nv_tegra_release", "# R36 (release), REVISION: 2.0\n");
   auto r3 = collect(preview);
   EXPECT_EQ(r3.platform["tegra"]["jetpack"], "6.0 DP");
   EXPECT_EQ(r3.platform["tegra"]["jetpack_versions"], json::array({"6.0"}));
+}
+
+// jetsonhacks/jetsonUtilities PR #3 (tests/fixtures/l4t-tables/SOURCE.md): a TX1 on
+// JetPack 3.3 prints "L4T 28.2.0 [ JetPack 3.3 ]", "Board: t210ref", "Kernel Version:
+// 4.4.38-tegra". L4T 28.2.0 alone is JetPack 3.2, 3.2.1 or 3.3; an nvidia-jetpack
+// package (from L4T 32.3 on) settles an ambiguous release.
+TEST(PlatformFacts, AmbiguousJetpackIsAListAndAPackageSettlesIt) {
+  test::TempDir t;
+  t.write("etc/nv_tegra_release",
+          "# R28 (release), REVISION: 2.0, GCID: 10567845, BOARD: t210ref, EABI: aarch64, DATE: "
+          "Fri Mar  2 04:57:01 UTC 2018\n");
+  t.write("proc/sys/kernel/osrelease", "4.4.38-tegra\n");
+  auto r = collect(t);
+  EXPECT_EQ(r.platform["tegra"]["l4t"], "28.2.0");
+  EXPECT_TRUE(r.platform["tegra"]["jetpack"].is_null());
+  EXPECT_EQ(r.platform["tegra"]["jetpack_candidates"], json::array({"3.2", "3.2.1", "3.3"}));
+  EXPECT_EQ(r.platform["tegra"]["jetpack_ambiguous"], true);
+  EXPECT_TRUE(r.platform["tegra"]["l4t_series_from_kernel"].is_null()) << "NVIDIA's own kernel";
+  t.write("var/lib/dpkg/status",
+          "Package: nvidia-jetpack\nStatus: install ok installed\nVersion: 3.3-b1\n");
+  auto settled = collect(t);
+  EXPECT_EQ(settled.platform["tegra"]["jetpack"], "3.3");
+  EXPECT_EQ(settled.platform["tegra"]["jetpack_candidates"], json::array({"3.3"}));
+  EXPECT_EQ(settled.platform["tegra"]["jetpack_ambiguous"], false);
+  EXPECT_EQ(settled.platform["tegra"]["jetpack_source"], "table+dpkg:nvidia-jetpack");
+  t.write("var/lib/dpkg/status",
+          "Package: nvidia-jetpack\nStatus: install ok installed\nVersion: 4.6-b1\n");
+  auto other = collect(t);
+  EXPECT_TRUE(other.platform["tegra"]["jetpack"].is_null()) << "a package of none of them";
+  EXPECT_EQ(other.platform["tegra"]["jetpack_source"], "table");
+}
+
+// OE4T/meta-tegra PR #1822 (tests/fixtures/yocto-oe4t-orin/SOURCE.md): hostnamectl
+// on an OE4T image shows the kernel "5.15.148-l4t-r36.4-1012.12+g8dc079d5c8c4".
+// Without nv_tegra_release and nvidia-l4t-core, the kernel names the L4T series.
+TEST(PlatformFacts, Oe4tKernelReleaseNamesTheL4tSeries) {
+  test::TempDir t;
+  t.write("proc/device-tree/compatible",
+          "nvidia,p3737-0000+p3701-0008\0nvidia,p3701-0008\0nvidia,tegra234\0"s);
+  t.write("proc/sys/kernel/osrelease", "5.15.148-l4t-r36.4-1012.12+g8dc079d5c8c4\n");
+  auto r = collect(t);
+  const auto& tg = r.platform["tegra"];
+  EXPECT_EQ(tg["l4t_series_from_kernel"], "36.4");
+  EXPECT_TRUE(tg["l4t"].is_null()) << "36.4 holds several releases";
+  ASSERT_TRUE(tg["l4t_candidates"].is_array());
+  EXPECT_EQ(tg["l4t_candidates"].front(), "36.4.0");
+  EXPECT_EQ(tg["l4t_candidates"].back(), "36.4.7");
+  EXPECT_TRUE(tg["jetpack"].is_null());
+  EXPECT_EQ(tg["jetpack_versions"], json::array({"6.1", "6.2", "6.2.1"}));
+  EXPECT_EQ(tg["jetpack_source"], "table:l4t_candidates");
+  EXPECT_TRUE(warned(r, "/platform/tegra/l4t", "names L4T series 36.4"));
+  // A series with one release names it: R36.3 is 36.3.0 (JetPack 6.0).
+  t.write("proc/sys/kernel/osrelease", "5.15.136-l4t-r36.3-1012.12+gabcdef0\n");
+  auto one = collect(t);
+  EXPECT_EQ(one.platform["tegra"]["l4t"], "36.3.0");
+  EXPECT_EQ(one.platform["tegra"]["l4t_source"], "kernel:/proc/sys/kernel/osrelease");
+  EXPECT_EQ(one.platform["tegra"]["jetpack"], "6.0");
+  EXPECT_TRUE(one.platform["tegra"]["l4t_candidates"].is_null());
+  // The release file wins; the kernel's series is still recorded beside it.
+  t.write("etc/nv_tegra_release", "# R36 (release), REVISION: 4.3, GCID: 38968081\n");
+  auto file = collect(t);
+  EXPECT_EQ(file.platform["tegra"]["l4t"], "36.4.3");
+  EXPECT_EQ(file.platform["tegra"]["l4t_series_from_kernel"], "36.3");
+}
+
+// jtop's table (tests/fixtures/l4t-tables/jetson_stats.json) maps the 5.1.1
+// pre-release "35.3.0" to "5.1.1 PRE"; so does jetgate now, marker kept.
+TEST(PlatformFacts, PreReleaseGivesItsJetpackWithTheMarker) {
+  test::TempDir t;
+  t.write("etc/nv_tegra_release", "# R35 (release), REVISION: 3.0, GCID: 1, BOARD: t186ref\n");
+  auto r = collect(t);
+  EXPECT_EQ(r.platform["tegra"]["jetpack"], "5.1.1 PRE");
+  EXPECT_EQ(r.platform["tegra"]["jetpack_versions"], json::array({"5.1.1"}));
+  EXPECT_EQ(r.platform["tegra"]["l4t_kind"], "pre");
+  EXPECT_FALSE(warned(r, "/platform/tegra/jetpack", "not in jetgate's table"));
+}
+
+// NVIDIA's jetson-gpio lists "nvidia,p3737-0000+p3701-0001" among the AGX Orin
+// compatibles (tests/fixtures/l4t-tables/SOURCE.md): that module's EEPROM now
+// names a module, so it overrides a device tree that says otherwise.
+TEST(PlatformFacts, P3701_0001EepromNamesItsModule) {
+  test::TempDir t;
+  t.write("proc/device-tree/compatible",
+          "nvidia,p3737-0000+p3701-0000\0nvidia,p3701-0000\0nvidia,tegra234\0"s);
+  std::string eeprom(256, '\0');
+  std::string part = "699-13701-0001-500 A.0";
+  eeprom.replace(20, part.size(), part);
+  t.write("sys/bus/i2c/devices/0-0050/eeprom", eeprom);
+  auto r = collect(t);
+  EXPECT_EQ(r.platform["tegra"]["part_number"], "p3701-0001");
+  EXPECT_EQ(r.platform["tegra"]["part_number_source"], "eeprom");
+  EXPECT_EQ(r.platform["tegra"]["module"], "Jetson AGX Orin");
 }
 
 TEST(PlatformFacts, BspOnlyReleaseSaysSoInsteadOfAskingForAReport) {

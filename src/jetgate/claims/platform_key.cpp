@@ -17,6 +17,15 @@ bool is_jetson(const nlohmann::json& extra) {
 }
 
 // "NVIDIA H200", "2x NVIDIA H200", "NVIDIA H200 + NVIDIA L40S"
+// An ambiguous release has no one JetPack: its candidates, "3.2.1 | 3.3".
+std::string jetpack_candidates_text(const nlohmann::json& extra) {
+  std::string out;
+  if (const auto* list = keys::find(extra, keys::kJetpackCandidates); list && list->is_array())
+    for (const auto& j : *list)
+      if (j.is_string()) out += (out.empty() ? "" : " | ") + j.get<std::string>();
+  return out;
+}
+
 std::string gpu_names(const nlohmann::json& extra) {
   const auto* devices = keys::find(extra, keys::kDevices);
   if (!devices || !devices->is_array()) return {};
@@ -59,6 +68,7 @@ PlatformKey jetson_key(const nlohmann::json& extra) {
   std::string soc = keys::string_at(extra, keys::kSoc);
   std::string l4t = keys::string_at(extra, keys::kL4t);
   std::string jetpack = keys::string_at(extra, keys::kJetpack);
+  if (jetpack.empty()) jetpack = jetpack_candidates_text(extra);
   std::string cuda = cuda_version(extra);
   if (!module.empty())
     k.platform = module;

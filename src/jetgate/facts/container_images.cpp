@@ -95,6 +95,14 @@ Result<ContainerImage> parse_image(const nlohmann::json& row, const std::string&
   return im;
 }
 
+Result<NoImageHint> parse_hint(const nlohmann::json& row, const std::string& where) {
+  if (!is_string(row, "source") || !is_string(row, "hint"))
+    return make_error("expected {l4t: [low, high), hint, source}", where);
+  auto range = parse_range(row.value("l4t", nlohmann::json()), where + ".l4t");
+  if (!range) return range.error();
+  return NoImageHint{*range, row["hint"].get<std::string>(), row["source"].get<std::string>()};
+}
+
 int major_of(std::string_view l4t) {
   int major = 0;
   for (char c : l4t) {
@@ -132,6 +140,9 @@ Result<ContainerTable> ContainerTable::parse(std::string_view json_text) {
   if (!kernels) return kernels.error();
   auto images = parse_list(doc, "images", parse_image);
   if (!images) return images.error();
+  auto hints = parse_list(doc, "no_image_hints", parse_hint);
+  if (!hints) return hints.error();
+  t.hints_ = std::move(hints).value();
   t.rules_ = std::move(rules).value();
   t.driver_cuda_ = std::move(cuda).value();
   t.kernels_ = std::move(kernels).value();
@@ -166,6 +177,12 @@ std::vector<ImageMatch> ContainerTable::images_for(std::string_view host_l4t) co
     return compare_versions(a.image->l4t, b.image->l4t) > 0;
   });
   return out;
+}
+
+const std::string& ContainerTable::no_image_hint(std::string_view host_l4t) const {
+  for (const auto& h : hints_)
+    if (h.l4t.contains(host_l4t)) return h.hint;
+  return no_image_hint_;
 }
 
 std::optional<std::string> ContainerTable::driver_cuda(std::string_view l4t) const {

@@ -39,6 +39,13 @@ struct KernelSeriesRow {
   std::string source;
 };
 
+// What to do on a host no known image fits, for one range of host releases.
+struct NoImageHint {
+  L4tRange l4t;
+  std::string hint;
+  std::string source;
+};
+
 struct ContainerImage {
   std::string image;  // "nvcr.io/nvidia/l4t-jetpack:r36.4.0"
   std::string l4t;    // the L4T release it was built for
@@ -73,13 +80,18 @@ class ContainerTable {
   std::vector<int> l4t_majors_of_kernel(std::string_view kernel_release) const;
 
   const std::vector<ContainerImage>& images() const { return images_; }
+  // What to do when no known image fits a host on host_l4t: the hint of the
+  // host's JetPack series (no_image_hints), else the general one.
+  const std::string& no_image_hint(std::string_view host_l4t) const;
   const std::string& no_image_hint() const { return no_image_hint_; }
+  const std::vector<NoImageHint>& no_image_hints() const { return hints_; }
 
  private:
   std::vector<CompatibilityRow> rules_;
   std::vector<DriverCudaRow> driver_cuda_;
   std::vector<KernelSeriesRow> kernels_;
   std::vector<ContainerImage> images_;
+  std::vector<NoImageHint> hints_;
   std::string no_image_hint_;
 };
 

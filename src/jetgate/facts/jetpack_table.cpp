@@ -10,7 +10,7 @@
 namespace jetgate::facts {
 namespace {
 
-const std::vector<std::string_view> kKinds{"ga", "point", "respin", "dp", "ea", "bsp"};
+const std::vector<std::string_view> kKinds{"ga", "point", "respin", "dp", "ea", "pre", "bsp"};
 
 bool known_kind(std::string_view k) {
   for (auto known : kKinds)

@@ -17,7 +17,7 @@ struct JetpackRelease {
   std::string l4t;  // "36.4.3"
   std::vector<std::string>
       jetpack;         // {"6.2"}; {"3.2.1", "3.3"} when ambiguous; {} for a BSP-only release
-  std::string kind;    // ga, point, respin, dp, ea, bsp
+  std::string kind;    // ga, point, respin, dp, ea, pre, bsp
   std::string source;  // where the pairing is documented
 
   bool ambiguous() const { return jetpack.size() > 1; }

@@ -45,6 +45,16 @@ Result<std::string> parse_nv_tegra_release(std::string_view text) {
   return m->str(1) + "." + r->str(1) + "." + (r->matched(2) ? r->str(2) : std::string("0"));
 }
 
+std::optional<std::string> l4t_series_from_kernel_release(std::string_view release) {
+  std::string_view r = trim(release);
+  if (r.size() > 128) return std::nullopt;
+  // "-l4t-r<major>.<minor>" followed by "-", "+", "." (a third part) or the end.
+  static const Pattern tag(R"(-l4t-r(\d{2})\.(\d{1,2})(?:[-+.]|$))");
+  auto m = tag.search(r);
+  if (!m) return std::nullopt;
+  return m->str(1) + "." + m->str(2);
+}
+
 std::optional<std::string> l4t_from_package_version(std::string_view version) {
   // [^\n\r]: the standard's "." (RE2's takes \r).
   static const Pattern form(R"((?:\d+:)?(\d{1,3}\.\d{1,3}\.\d{1,3})(?:[-+~][^\n\r]*)?)");

@@ -20,6 +20,12 @@ namespace jetgate::facts {
 // with the line) when it holds no "R<major> (release)" or no revision.
 Result<std::string> parse_nv_tegra_release(std::string_view text);
 
+// The L4T series an OE4T/meta-tegra kernel names in its release string:
+// "5.15.148-l4t-r36.4-1012.12+g8dc079d5c8c4" -> "36.4" (meta-tegra builds
+// one kernel per L4T series, so the patch release is not in it); nullopt for
+// NVIDIA's own kernels ("5.15.148-tegra") and anything else.
+std::optional<std::string> l4t_series_from_kernel_release(std::string_view release);
+
 // "36.3.0-20240506102626" -> "36.3.0"; "32.7.1-20220219090432" -> "32.7.1".
 std::optional<std::string> l4t_from_package_version(std::string_view version);
 

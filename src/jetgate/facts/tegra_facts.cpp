@@ -27,10 +27,37 @@ std::optional<std::string> dt_string(CollectContext& ctx, const std::string& pro
 
 struct L4tFinding {
   std::optional<std::string> version, source, release_line;
+  std::optional<std::string> kernel_series;  // "36.4" from an OE4T kernel release
+  std::vector<std::string> candidates;       // the table's releases of that series
 };
 
-L4tFinding find_l4t(CollectContext& ctx) {
+// The releases of jetgate's table in one series ("36.4" -> 36.4.0 ... 36.4.7).
+std::vector<std::string> releases_of_series(const std::string& series) {
+  std::vector<std::string> out;
+  const auto& table = builtin_jetpack_table();
+  if (!table.ok()) return out;
+  for (const auto& r : table->releases())
+    if (r.l4t.rfind(series + ".", 0) == 0) out.push_back(r.l4t);
+  return out;
+}
+
+// No release file and no package: an OE4T kernel names the series. One
+// release in that series names the L4T release; several are candidates.
+bool l4t_from_kernel(const std::optional<std::string>& kernel_release, L4tFinding& f) {
+  if (!kernel_release) return false;
+  f.kernel_series = l4t_series_from_kernel_release(*kernel_release);
+  if (!f.kernel_series) return false;
+  f.candidates = releases_of_series(*f.kernel_series);
+  if (f.candidates.size() == 1) {
+    f.version = f.candidates.front();
+    f.source = "kernel:/proc/sys/kernel/osrelease";
+  }
+  return true;
+}
+
+L4tFinding find_l4t(CollectContext& ctx, const std::optional<std::string>& kernel_release) {
   L4tFinding f;
+  if (kernel_release) f.kernel_series = l4t_series_from_kernel_release(*kernel_release);
   const std::string path = "/etc/nv_tegra_release";
   std::string problem;
   if (auto text = ctx.read(path, "/platform/tegra/l4t")) {
@@ -59,6 +86,20 @@ L4tFinding find_l4t(CollectContext& ctx) {
     problem += (problem.empty() ? "" : "; ") + std::string("nvidia-l4t-core version \"") +
                it->second + "\" is not X.Y.Z-...";
   }
+  if (problem.empty() && l4t_from_kernel(kernel_release, f)) {
+    if (f.version) return f;
+    std::string list;
+    for (const auto& c : f.candidates) list += (list.empty() ? "" : ", ") + c;
+    ctx.warn("/platform/tegra/l4t", ctx.root().display("/proc/sys/kernel/osrelease"),
+             "no " + ctx.root().display(path) +
+                 " and no nvidia-l4t-core package; the kernel release \"" + *kernel_release +
+                 "\" names L4T series " + *f.kernel_series +
+                 " only (OE4T/meta-tegra builds one kernel per series), which holds " +
+                 (list.empty() ? std::string("no release jetgate knows") : list) +
+                 ": /platform/tegra/l4t_candidates lists them; install the release file "
+                 "(meta-tegra's nv-tegra-release recipe) to name one");
+    return f;
+  }
   if (problem.empty())
     problem = "neither " + ctx.root().display(path) +
               " nor an installed nvidia-l4t-core package exists (usual on mainline-kernel "
@@ -69,10 +110,38 @@ L4tFinding find_l4t(CollectContext& ctx) {
   return f;
 }
 
-void add_jetpack(CollectContext& ctx, const std::optional<std::string>& l4t, bool is_tegra,
-                 nlohmann::json& t) {
+// The JetPack values of the releases (with markers), each once, in table order.
+std::vector<std::string> jetpacks_of(const JetpackTable& table,
+                                     const std::vector<std::string>& l4ts) {
+  std::vector<std::string> out;
+  for (const auto& l : l4ts)
+    if (const auto* row = table.find(l))
+      for (const auto& j : row->jetpack)
+        if (std::find(out.begin(), out.end(), j) == out.end()) out.push_back(j);
+  return out;
+}
+
+// /platform/tegra/jetpack is one value or null; an ambiguous release (or an
+// L4T series without its patch release) gives null and the candidates.
+void set_jetpack(nlohmann::json& t, const std::vector<std::string>& values,
+                 const std::string& source) {
+  nlohmann::json numbers = nlohmann::json::array();
+  for (const auto& j : values) {
+    auto n = jetpack_number(j);
+    if (std::find(numbers.begin(), numbers.end(), n) == numbers.end()) numbers.push_back(n);
+  }
+  t["jetpack"] = values.size() == 1 ? nlohmann::json(values.front()) : nlohmann::json(nullptr);
+  t["jetpack_candidates"] = values;
+  t["jetpack_versions"] = numbers;
+  t["jetpack_ambiguous"] = values.size() > 1;
+  t["jetpack_source"] = source;
+}
+
+void add_jetpack(CollectContext& ctx, const L4tFinding& found, bool is_tegra, nlohmann::json& t) {
+  const std::optional<std::string>& l4t = found.version;
   t["l4t_kind"] = nullptr;
   t["jetpack"] = nullptr;
+  t["jetpack_candidates"] = nullptr;
   t["jetpack_versions"] = nullptr;
   t["jetpack_ambiguous"] = nullptr;
   t["jetpack_source"] = nullptr;
@@ -82,28 +151,34 @@ void add_jetpack(CollectContext& ctx, const std::optional<std::string>& l4t, boo
     ctx.warn("/platform/tegra/jetpack", table.error().where, table.error().message());
     return;
   }
+  const auto& dpkg = ctx.dpkg();
+  std::optional<std::string> packaged;
+  if (auto it = dpkg.find("nvidia-jetpack"); it != dpkg.end())
+    packaged = jetpack_from_package_version(it->second);
   const JetpackRelease* row = l4t ? table->find(*l4t) : nullptr;
   if (row) {
     t["l4t_kind"] = row->kind;
     if (!row->jetpack.empty()) {
-      nlohmann::json numbers = nlohmann::json::array();
-      for (const auto& j : row->jetpack) numbers.push_back(jetpack_number(j));
-      t["jetpack"] = row->display();
-      t["jetpack_versions"] = numbers;
-      t["jetpack_ambiguous"] = row->ambiguous();
-      t["jetpack_source"] = "table";
+      // The nvidia-jetpack package settles which of an ambiguous release's JetPacks it is.
+      if (row->ambiguous() && packaged)
+        for (const auto& j : row->jetpack)
+          if (jetpack_number(j) == *packaged) {
+            set_jetpack(t, {j}, "table+dpkg:nvidia-jetpack");
+            return;
+          }
+      set_jetpack(t, row->jetpack, "table");
       return;
     }
   }
-  const auto& dpkg = ctx.dpkg();
-  if (auto it = dpkg.find("nvidia-jetpack"); it != dpkg.end())
-    if (auto v = jetpack_from_package_version(it->second)) {
-      t["jetpack"] = *v;
-      t["jetpack_versions"] = nlohmann::json::array({*v});
-      t["jetpack_ambiguous"] = false;
-      t["jetpack_source"] = "dpkg:nvidia-jetpack";
-      return;
-    }
+  if (packaged) {
+    set_jetpack(t, {*packaged}, "dpkg:nvidia-jetpack");
+    return;
+  }
+  if (!l4t && !found.candidates.empty()) {
+    auto values = jetpacks_of(*table, found.candidates);
+    if (!values.empty()) set_jetpack(t, values, "table:l4t_candidates");
+    return;
+  }
   if (!l4t) return;
   if (row)  // a BSP-only release: no JetPack named it
     ctx.warn("/platform/tegra/jetpack", "L4T " + *l4t,
@@ -240,12 +315,18 @@ void collect_tegra(CollectContext& ctx, nlohmann::json& out) {
   t["is_tegra"] = is_tegra;
   t["signs"] = signs;
 
+  std::optional<std::string> kernel_release;
+  auto kp = nlohmann::json::json_pointer("/kernel/release");
+  if (out.contains(kp) && out[kp].is_string()) kernel_release = out[kp].get<std::string>();
   L4tFinding l4t;
-  if (is_tegra) l4t = find_l4t(ctx);
+  if (is_tegra) l4t = find_l4t(ctx, kernel_release);
   t["l4t"] = json_or_null(l4t.version);
   t["l4t_source"] = json_or_null(l4t.source);
+  t["l4t_series_from_kernel"] = json_or_null(l4t.kernel_series);
+  t["l4t_candidates"] = !l4t.version && !l4t.candidates.empty() ? nlohmann::json(l4t.candidates)
+                                                                : nlohmann::json(nullptr);
   t["release_line"] = json_or_null(l4t.release_line);
-  add_jetpack(ctx, l4t.version, is_tegra, t);
+  add_jetpack(ctx, l4t, is_tegra, t);
 
   t["model"] = json_or_null(dt_string(ctx, "model", "/platform/tegra/model"));
   t["compatible"] = compatible;

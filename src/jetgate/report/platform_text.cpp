@@ -140,6 +140,13 @@ std::string module_text(const json& p) {
 
 std::string jetpack_text(const json& p) {
   std::string j = show(p, "/tegra/jetpack");
+  // An ambiguous release has a null jetpack and its candidates: "3.2.1 | 3.3".
+  auto cand = json::json_pointer("/tegra/jetpack_candidates");
+  if (p.contains(cand) && p.at(cand).is_array() && p.at(cand).size() > 1) {
+    j.clear();
+    for (const auto& c : p.at(cand))
+      if (c.is_string()) j += (j.empty() ? "" : " | ") + c.get<std::string>();
+  }
   auto amb = json::json_pointer("/tegra/jetpack_ambiguous");
   if (p.contains(amb) && p.at(amb).is_boolean() && p.at(amb).get<bool>())
     j += " (this L4T release shipped in more than one JetPack)";
