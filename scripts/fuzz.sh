@@ -75,6 +75,8 @@ seeds_for() {
     fuzz_device_tree) find -L $f/*/root -path '*device-tree*' -type f \
                         \( -name compatible -o -name 'nvidia,boardids' -o -name model \) ;;
     fuzz_proc_modules) ls $f/*/root/proc/modules ;;
+    fuzz_module_provenance) ls $f/*/root/proc/modules $f/*/root/lib/modules/*/modules.dep \
+                              $f/*/root/sys/module/*/taint $f/*/root/jetgate-kernel-log.txt ;;
     fuzz_dpkg_status) ls $f/*/root/var/lib/dpkg/status ;;
     fuzz_cdi_yaml) find $f/*/root/etc/cdi $f/*/root/var/run/cdi -type f ;;
     fuzz_root_json) ls $f/*/root/jetgate-root.json ;;

@@ -102,6 +102,17 @@ NODE_GLOBS=('/dev/nvhost-*' '/dev/nvmap' '/dev/host1x-fence' '/dev/nvgpu/*/*'
 # hold the 699-level part number (bytes 20-48) and not the serial number (byte 74 on).
 EEPROM_GLOB=/sys/bus/i2c/devices/*-0050/eeprom
 readonly EEPROM_BYTES=64
+# Kernel modules of the GPU stack: where each came from (.modinfo, signature), read from
+# the module files modules.dep names, and what the kernel says about each.
+MODULE_DIR_FILES=(modules.dep modules.builtin)
+GPU_MODULES=(nvgpu host1x host1x_fence host1x_nvhost nvhost_ctrl_shim nvmap mc_utils tegra_drm
+             governor_pod_scaling nvhwpm nvidia nvidia_uvm nvidia_modeset nvidia_drm nvidia_peermem
+             nvsciipc nvidia_vrs_pseq)
+SYS_MODULE_FILES=(taint srcversion version)
+readonly MAX_MODULE_BYTES=$((96 * 1024 * 1024))  # nvidia.ko is ~60 MB
+# Kernel log lines that name a GPU-stack module (why one did not load), from dmesg.
+readonly KERNEL_LOG_FILE=/jetgate-kernel-log.txt
+readonly KERNEL_LOG_PATTERN='(nvgpu|nvmap|host1x|tegra[-_]drm|nvhost|mc[-_]utils|nvidia)'
 
 list_recorded_paths() {
   local p d h
@@ -114,6 +125,9 @@ list_recorded_paths() {
   for d in "${LIBRARY_DIRS[@]}"; do for p in "${LIBRARIES[@]}"; do printf '%s\n' "$d/$p"; done; done
   printf '%s\n' "${VPI_LIBRARY_GLOBS[@]}" "${EXTRA_PLACEHOLDER_GLOBS[@]}" "${EXTRA_GLOBS[@]}" "${CDI_GLOBS[@]}"
   printf '%s\n' "${NODE_GLOBS[@]}" "$EEPROM_GLOB"
+  for p in "${MODULE_DIR_FILES[@]}"; do printf '%s\n' "/lib/modules/*/$p"; done
+  for p in "${SYS_MODULE_FILES[@]}"; do printf '%s\n' "/sys/module/*/$p"; done
+  printf '%s\n' "$KERNEL_LOG_FILE"
 }
 
 if [ "$list_paths" = 1 ]; then
@@ -298,6 +312,38 @@ record_eeproms() {
   done
 }
 
+# modules.dep and modules.builtin of the running kernel, the GPU-stack module files
+# modules.dep names (byte-exact: jetgate reads their .modinfo section and signature), the
+# kernel's view of each loaded one (/sys/module/NAME), and the kernel log lines naming them.
+record_modules() {
+  local release dir name rel size f
+  release="$(uname -r 2>/dev/null)" || return 0
+  dir="/lib/modules/$release"
+  for f in "${MODULE_DIR_FILES[@]}"; do record "$dir/$f"; done
+  for name in "${GPU_MODULES[@]}"; do
+    for f in "${SYS_MODULE_FILES[@]}"; do record "/sys/module/$name/$f"; done
+    [ -f "$dir/modules.dep" ] || continue
+    # modules.dep spells names with '-' or '_': match both, path before the colon.
+    rel="$(grep -E "(^|/)${name//_/[-_]}\.ko(\.xz|\.zst|\.gz)?:" "$dir/modules.dep" 2>/dev/null | head -n 1)"
+    rel="${rel%%:*}"
+    [ -n "$rel" ] || continue
+    case "$rel" in /*|*..*) continue ;; esac
+    size="$(stat -L -c %s -- "$dir/$rel" 2>/dev/null)" || continue
+    if [ "$size" -gt "$MAX_MODULE_BYTES" ]; then note_skip "$dir/$rel" "larger than $MAX_MODULE_BYTES bytes"; continue; fi
+    mkdir -p "$(dirname "$root$dir/$rel")" &&
+      head -c "$MAX_MODULE_BYTES" -- "$dir/$rel" > "$root$dir/$rel" 2>/dev/null &&
+      recorded=$((recorded + 1))
+  done
+  if command -v dmesg > /dev/null 2>&1; then
+    if dmesg 2>/dev/null | grep -E "$KERNEL_LOG_PATTERN" | tail -n 400 > "$root$KERNEL_LOG_FILE"; then
+      recorded=$((recorded + 1))
+    else
+      rm -f -- "$root$KERNEL_LOG_FILE"
+      note_skip dmesg "unreadable or nothing about the GPU modules (run as root to record the kernel log)"
+    fi
+  fi
+}
+
 mask_identifiers() {
   [ "$keep_identifiers" = 1 ] && return 0
   local f content
@@ -391,6 +437,7 @@ record_glob placeholder ${EXTRA_PLACEHOLDER_GLOBS[@]}
 record_glob contents ${EXTRA_GLOBS[@]}
 record_glob contents ${CDI_GLOBS[@]}
 record_eeproms
+record_modules
 record_node_glob ${NODE_GLOBS[@]}
 
 mask_identifiers

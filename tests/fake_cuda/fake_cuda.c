@@ -12,8 +12,11 @@
  *   launch_fails cuLaunchKernel answers CUDA_ERROR_LAUNCH_FAILED
  *   hang        cuInit never returns
  *   crash       cuInit dies of SIGSEGV
+ * FAKE_CUDA_OPEN (':'-separated paths), when set, names files cuCtxCreate
+ * opens and keeps open, as a real driver opens its device nodes.
  * Built twice: once complete, once without cuLaunchKernel
  * (FAKE_CUDA_OMIT_LAUNCH) to play a driver that lacks an entry point. */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -170,9 +173,25 @@ CUresult cuDeviceTotalMem_v2(size_t* bytes, CUdevice d) {
   return OK;
 }
 
+static void open_named_files(void) {
+  const char* list = getenv("FAKE_CUDA_OPEN");
+  char path[512];
+  while (list && *list) {
+    const char* end = strchr(list, ':');
+    size_t n = end ? (size_t)(end - list) : strlen(list);
+    if (n > 0 && n < sizeof path) {
+      memcpy(path, list, n);
+      path[n] = '\0';
+      (void)open(path, O_RDONLY | O_CLOEXEC); /* kept open, like a driver's nodes */
+    }
+    list = end ? end + 1 : NULL;
+  }
+}
+
 CUresult cuCtxCreate_v2(opaque* ctx, unsigned flags, CUdevice d) {
   (void)flags;
   (void)d;
+  open_named_files();
   *ctx = &fake_object;
   return OK;
 }

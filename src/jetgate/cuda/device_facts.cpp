@@ -6,6 +6,7 @@
 #include <array>
 
 #include "jetgate/cuda/context.hpp"
+#include "jetgate/proc/open_files.hpp"
 
 namespace jetgate::cuda {
 
@@ -47,8 +48,11 @@ void add_memory_info(const Driver& driver, CUdevice dev, nlohmann::json& d,
   if (rc != kCudaSuccess) {
     errors.push_back(fmt::format("cuCtxCreate: {}", driver.describe(rc)));
     d["free_memory_bytes"] = nullptr;
+    d["open_device_nodes"] = proc::open_device_nodes();
     return;
   }
+  // With the context current: the device nodes the driver opened for it.
+  d["open_device_nodes"] = proc::open_device_nodes();
   std::size_t free_bytes = 0;
   std::size_t total_bytes = 0;
   rc = driver.api().mem_get_info(&free_bytes, &total_bytes);

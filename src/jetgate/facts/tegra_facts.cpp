@@ -7,6 +7,7 @@
 #include "jetgate/facts/device_tree.hpp"
 #include "jetgate/facts/jetpack_table.hpp"
 #include "jetgate/facts/l4t.hpp"
+#include "jetgate/facts/module_provenance.hpp"
 #include "jetgate/facts/text.hpp"
 
 namespace jetgate::facts {
@@ -345,6 +346,8 @@ void collect_tegra(CollectContext& ctx, nlohmann::json& out) {
         json_or_null(dt_string(ctx, "serial-number", "/platform/tegra/serial_number"));
 
   collect_gpu_stack(ctx, t);
+  nlohmann::json view = {{"kernel", out.value("kernel", nlohmann::json::object())}, {"tegra", t}};
+  collect_module_provenance(ctx, view, t["driver"]);
   out["tegra"] = std::move(t);
 }
 

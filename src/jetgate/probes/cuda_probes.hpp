@@ -21,7 +21,7 @@ using CudaProbeFn = ProbeResult (*)(const cuda::Driver&, const CudaOptions&);
 
 struct CudaProbe {
   const char* id;
-  CudaProbeFn run;
+  CudaProbeFn run;         // null: a probe that does not use the CUDA driver (nvhost_ctrl)
   bool by_default = true;  // runs when no probe is named (--cuda); else only when named
   std::chrono::milliseconds min_timeout{0};  // the child's limit is at least this
 };

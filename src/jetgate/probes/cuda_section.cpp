@@ -16,6 +16,7 @@
 #include "jetgate/cuda/driver.hpp"
 #include "jetgate/cuda/kernel_image.hpp"
 #include "jetgate/probes/cuda_probes.hpp"
+#include "jetgate/probes/nvhost_ctrl.hpp"
 #include "jetgate/probes/plausibility.hpp"
 #include "jetgate/probes/registry.hpp"
 #include "jetgate/proc/child.hpp"
@@ -35,7 +36,8 @@ const std::vector<CudaProbe>& cuda_probes() {
                                      {"memory", probe_memory},
                                      {"bandwidth", probe_bandwidth},
                                      {"sync_path", probe_sync_path},
-                                     {"decode", probe_decode, std::chrono::milliseconds(60000)}};
+                                     {"decode", probe_decode, std::chrono::milliseconds(60000)},
+                                     {"nvhost_ctrl", nullptr}};
     std::vector<CudaProbe> out;
     for (const auto& spec : probe_registry()) {
       if (spec.kind != ProbeKind::cuda) continue;
@@ -189,6 +191,15 @@ CudaSection collect_cuda(const CudaOptions& options) {
   }
   for (const auto& probe : cuda_probes()) {
     if (!wanted(options, probe)) continue;
+    if (probe.run == nullptr) {  // nvhost_ctrl: asks the kernel, not the CUDA driver
+      options.progress.start(probe.id);
+      NvhostCtrlOptions no;
+      no.timeout = options.probe_timeout;
+      ProbeResult r = probe_nvhost_ctrl(no);
+      options.progress.finish(r);
+      s.probes.push_back(std::move(r));
+      continue;
+    }
     if (auto r = cuda_probe_precheck(s, probe.id, cuda::kernel_image())) {
       options.progress.finish(*r);
       s.probes.push_back(*r);

@@ -104,6 +104,14 @@ std::vector<ProbeSpec> build_registry() {
   }
   r.push_back(std::move(decode));
 
+  r.push_back({"nvhost_ctrl",
+               ProbeKind::cuda,
+               "the /dev/nvhost-ctrl ioctls JetPack 6's CUDA runtime uses, each answered right",
+               {metric("nvhost_ioctls_answered", "count", H, false, "ioctls answered plausibly"),
+                metric("nvhost_ioctls_checked", "count", N, false, "ioctls asked")},
+               false,  // a Jetson bring-up question: only when named
+               false});
+
   ProbeSpec python{"python_runtime",
                    ProbeKind::python,
                    "torch imports, sees the GPU and computes right on it",

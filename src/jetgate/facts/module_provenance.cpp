@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "jetgate/facts/module_provenance.hpp"
+
+#include <dlfcn.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+#include "jetgate/facts/collect_context.hpp"
+#include "jetgate/facts/container_images.hpp"
+#include "jetgate/facts/text.hpp"
+
+namespace jetgate::facts {
+namespace {
+
+constexpr std::size_t kMaxModuleBytes = std::size_t{96} * 1024 * 1024;  // nvidia.ko is ~60 MB
+constexpr std::size_t kMaxModules = 20000;
+
+// The GPU-stack modules whose provenance is reported (when loaded or expected).
+bool is_stack_module(std::string_view name) {
+  static constexpr std::array<std::string_view, 17> kNames{
+      "nvgpu",    "host1x",         "host1x_fence",   "host1x_nvhost",        "nvhost_ctrl_shim",
+      "nvmap",    "mc_utils",       "tegra_drm",      "governor_pod_scaling", "nvhwpm",
+      "nvidia",   "nvidia_uvm",     "nvidia_modeset", "nvidia_drm",           "nvidia_peermem",
+      "nvsciipc", "nvidia_vrs_pseq"};
+  return std::find(kNames.begin(), kNames.end(), name) != kNames.end();
+}
+
+struct ExpectedModule {
+  std::string_view name;
+  bool cuda;             // CUDA needs it (else display or companion)
+  std::string_view why;  // what it provides
+};
+
+struct StackRule {
+  std::string_view soc;
+  int l4t_major_low, l4t_major_high;  // [low, high]; 0 = any
+  bool needs_oot_nvgpu;               // only when nvgpu is a loadable module
+  std::vector<ExpectedModule> modules;
+  std::string_view source;
+};
+
+const std::vector<StackRule>& stack_rules() {
+  static const std::vector<StackRule> rules{
+      {"tegra234",
+       36,
+       37,
+       true,
+       {{"nvgpu", true, "the Orin GPU driver (/dev/nvgpu/igpu0/*)"},
+        {"nvmap", true, "GPU memory allocation (/dev/nvmap)"},
+        {"host1x", true, "syncpoints, the GPU's completion signals"},
+        {"mc_utils", true, "memory-controller helpers nvgpu links against"},
+        {"host1x_fence", false, "/dev/host1x-fence, sync-file fences of host1x syncpoints"},
+        {"host1x_nvhost", false, "the nvhost interface on top of host1x (/dev/nvhost-*)"},
+        {"tegra_drm", false,
+         "display and VIC; refuses to load on a host1x it was not built against (\"disagrees "
+         "about version of symbol\")"}},
+       "`lsmod` of NVIDIA's L4T 36.4.3 on an AGX Orin: nvgpu, host1x (used by host1x_nvhost, "
+       "host1x_fence, nvgpu, tegra_drm), mc_utils, nvmap (tests/fixtures/agx-orin-64gb-jp62)"},
+      {"tegra234",
+       34,
+       35,
+       false,
+       {{"nvgpu", true, "the Orin GPU driver, a module on L4T 35 (nvmap and host1x are built in)"}},
+       "`/proc/modules` of L4T 35.4.1 on an Orin NX (tests/fixtures/orin-nx-16gb-jp512)"},
+      {"tegra264",
+       38,
+       39,
+       false,
+       {{"nvidia", true, "the unified OpenRM GPU driver (/dev/nvidia*)"},
+        {"nvidia_uvm", true, "unified memory (/dev/nvidia-uvm), which CUDA opens"},
+        {"nvidia_modeset", false, "display mode setting"},
+        {"nvidia_drm", false, "DRM display"}},
+       "NVIDIA Jetson Linux r39.2 developer guide, nv-load-display-modules service (Thor loads "
+       "nvidia, nvidia-modeset, nvidia-drm, nvidia-uvm)"},
+  };
+  return rules;
+}
+
+std::string normalise_name(std::string_view s) {
+  std::string n(s);
+  std::replace(n.begin(), n.end(), '-', '_');
+  return n;
+}
+
+// --- libkmod, loaded at run time (libkmod.so.2: its ABI has been stable since kmod 5) ---
+struct KmodApi {
+  void* (*ctx_new)(const char*, const char* const*) = nullptr;
+  void* (*ctx_unref)(void*) = nullptr;
+  int (*module_new_from_path)(void*, const char*, void**) = nullptr;
+  void* (*module_unref)(void*) = nullptr;
+  int (*get_info)(const void*, void**) = nullptr;
+  const char* (*info_key)(const void*) = nullptr;
+  const char* (*info_value)(const void*) = nullptr;
+  void (*info_free)(void*) = nullptr;
+  void* (*list_next)(const void*, const void*) = nullptr;
+  std::string error;
+};
+
+const KmodApi& kmod() {
+  static const KmodApi api = [] {
+    KmodApi a;
+    void* h = dlopen("libkmod.so.2", RTLD_NOW | RTLD_LOCAL);
+    if (h == nullptr) {
+      a.error = "libkmod.so.2 (kmod's library, package libkmod2) is not installed";
+      return a;
+    }
+    bool ok = true;
+    auto sym = [&](auto& fn, const char* name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(h, name));
+      ok = ok && fn != nullptr;
+    };
+    sym(a.ctx_new, "kmod_new");
+    sym(a.ctx_unref, "kmod_unref");
+    sym(a.module_new_from_path, "kmod_module_new_from_path");
+    sym(a.module_unref, "kmod_module_unref");
+    sym(a.get_info, "kmod_module_get_info");
+    sym(a.info_key, "kmod_module_info_get_key");
+    sym(a.info_value, "kmod_module_info_get_value");
+    sym(a.info_free, "kmod_module_info_free_list");
+    sym(a.list_next, "kmod_list_next");
+    if (!ok) a.error = "libkmod.so.2 lacks the kmod_module_get_info entry points";
+    return a;
+  }();
+  return api;
+}
+
+nlohmann::json str_or_null(const std::map<std::string, std::string>& m, const std::string& k) {
+  auto it = m.find(k);
+  if (it == m.end() || it->second.empty()) return nullptr;
+  return fact_text(it->second, 256) ? nlohmann::json(*fact_text(it->second, 256))
+                                    : nlohmann::json(nullptr);
+}
+
+std::optional<int> major_of_l4t(const nlohmann::json& tegra) {
+  if (tegra.contains("l4t") && tegra["l4t"].is_string())
+    return l4t_major(tegra["l4t"].get<std::string>());
+  return std::nullopt;
+}
+
+std::string what_taint_means(const ModuleTaint& t) {
+  std::vector<std::string> parts;
+  if (t.out_of_tree) parts.push_back("out of tree (O)");
+  if (t.unsigned_) parts.push_back("unsigned or signed by an unknown key (E)");
+  if (t.proprietary) parts.push_back("proprietary licence (P)");
+  if (t.forced) parts.push_back("force-loaded (F)");
+  if (t.staging) parts.push_back("staging driver (C)");
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::string> module_name_of_path(std::string_view path) {
+  auto slash = path.rfind('/');
+  auto base = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  for (std::string_view suffix : {".ko", ".ko.xz", ".ko.zst", ".ko.gz"}) {
+    if (base.size() > suffix.size() && base.substr(base.size() - suffix.size()) == suffix) {
+      auto stem = base.substr(0, base.size() - suffix.size());
+      if (stem.size() > 64 || !std::all_of(stem.begin(), stem.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+          }))
+        return std::nullopt;
+      return normalise_name(stem);
+    }
+  }
+  return std::nullopt;
+}
+
+std::map<std::string, std::string> parse_modules_dep(std::string_view text) {
+  std::map<std::string, std::string> out;
+  for (auto line : split_lines(text)) {
+    if (out.size() >= kMaxModules) break;
+    auto colon = line.find(':');
+    if (colon == std::string_view::npos || colon == 0 || colon > 512) continue;
+    auto path = trim(line.substr(0, colon));
+    if (path.empty() || path.front() == '/' || path.find("..") != std::string_view::npos ||
+        !is_printable_text(path))
+      continue;
+    if (auto name = module_name_of_path(path)) out.emplace(*name, std::string(path));
+  }
+  return out;
+}
+
+Result<ModuleTaint> parse_module_taint(std::string_view text) {
+  ModuleTaint t;
+  auto v = trim(text);
+  if (v.size() > 32) return make_error("more than 32 characters: not a taint flag list");
+  for (char c : v) {
+    if (c < 'A' || c > 'Z') return make_error("not a taint flag list (letters A-Z)");
+    t.flags += c;
+    switch (c) {
+      case 'O':
+        t.out_of_tree = true;
+        break;
+      case 'E':
+        t.unsigned_ = true;
+        break;
+      case 'P':
+        t.proprietary = true;
+        break;
+      case 'F':
+        t.forced = true;
+        break;
+      case 'C':
+        t.staging = true;
+        break;
+      default:
+        t.unknown.emplace_back(1, c);
+    }
+  }
+  return t;
+}
+
+std::vector<std::string> module_load_failures(std::string_view log, std::string_view module,
+                                              std::size_t max_lines) {
+  static constexpr std::array<std::string_view, 8> kReasons{"disagrees about version of symbol",
+                                                            "Unknown symbol",
+                                                            "Invalid module format",
+                                                            "version magic",
+                                                            "module verification failed",
+                                                            "Key was rejected",
+                                                            "exports duplicate symbol",
+                                                            "probe with driver"};
+  std::string under = normalise_name(module);
+  std::string dashed = under;
+  std::replace(dashed.begin(), dashed.end(), '_', '-');
+  std::vector<std::string> out;
+  for (auto line : split_lines(log.substr(0, std::size_t{8} << 20))) {
+    bool names = false;
+    for (const auto& n : {under, dashed}) {
+      auto pos = line.find(n + ":");
+      if (pos != std::string_view::npos &&
+          (pos == 0 || !(std::isalnum(static_cast<unsigned char>(line[pos - 1])) ||
+                         line[pos - 1] == '_' || line[pos - 1] == '-')))
+        names = true;
+    }
+    if (!names) continue;
+    bool reason = std::any_of(kReasons.begin(), kReasons.end(), [&](std::string_view r) {
+      return line.find(r) != std::string_view::npos;
+    });
+    if (!reason) continue;
+    auto text = fact_text(line, 300);
+    if (!text) continue;
+    out.push_back(*text);
+    if (out.size() > max_lines) out.erase(out.begin());
+  }
+  return out;
+}
+
+Result<std::map<std::string, std::string>> read_module_info(std::string_view bytes) {
+  const auto& api = kmod();
+  if (!api.error.empty()) return make_error(api.error);
+  if (bytes.size() > kMaxModuleBytes) return make_error("larger than 96 MiB");
+  // libkmod reads files only: the bytes (read under the root, so a recorded
+  // machine's symbolic links cannot lead out of it) go to an anonymous file.
+  int fd = memfd_create("jetgate-module", MFD_CLOEXEC);
+  if (fd < 0) return make_error("memfd_create failed");
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    auto n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n <= 0) {
+      ::close(fd);
+      return make_error("cannot write the module to a memory file");
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  const char* const no_config[] = {nullptr};
+  void* ctx = api.ctx_new("/nonexistent-jetgate", no_config);
+  if (ctx == nullptr) {
+    ::close(fd);
+    return make_error("kmod_new failed");
+  }
+  std::string path = "/proc/self/fd/" + std::to_string(fd);
+  void* mod = nullptr;
+  std::map<std::string, std::string> info;
+  std::string error;
+  if (api.module_new_from_path(ctx, path.c_str(), &mod) < 0 || mod == nullptr) {
+    error = "libkmod cannot open it as a module";
+  } else {
+    void* list = nullptr;
+    int n = api.get_info(mod, &list);
+    if (n < 0) {
+      error = "no .modinfo section (not a kernel module, or a compression libkmod lacks)";
+    } else {
+      for (const void* e = list; e != nullptr; e = api.list_next(list, e)) {
+        const char* k = api.info_key(e);
+        const char* v = api.info_value(e);
+        if (k == nullptr) continue;
+        std::string key(k), value(v != nullptr ? v : "");
+        if (key.size() > 64 || value.size() > 4096) continue;
+        auto it = info.find(key);
+        if (it == info.end())
+          info.emplace(key, value);
+        else if (key == "depends" || key == "alias")
+          it->second += "," + value;
+      }
+      api.info_free(list);
+    }
+    api.module_unref(mod);
+  }
+  api.ctx_unref(ctx);
+  ::close(fd);
+  if (!error.empty()) return make_error(error);
+  return info;
+}
+
+void collect_module_provenance(CollectContext& ctx, const nlohmann::json& platform,
+                               nlohmann::json& driver) {
+  driver["provenance"] = nlohmann::json::array();
+  driver["expected_modules"] = nlohmann::json::array();
+  auto kp = nlohmann::json::json_pointer("/kernel/release");
+  std::optional<std::string> release;
+  if (platform.contains(kp) && platform[kp].is_string())
+    release = fact_text(platform[kp].get<std::string>(), 128);
+  if (release && release->find('/') != std::string::npos) release.reset();
+  const nlohmann::json tegra = platform.value("tegra", nlohmann::json::object());
+
+  std::vector<std::string> loaded;
+  bool nvgpu_module = false;
+  for (const auto& m : driver.value("modules", nlohmann::json::array()))
+    if (m.contains("name") && m["name"].is_string()) {
+      loaded.push_back(m["name"].get<std::string>());
+      nvgpu_module = nvgpu_module || loaded.back() == "nvgpu";
+    }
+
+  std::string moddir = release ? "/lib/modules/" + *release : "";
+  std::map<std::string, std::string> dep, builtin;
+  if (release) {
+    if (auto t = ctx.read(moddir + "/modules.dep", "/platform/tegra/driver/provenance", 8u << 20))
+      dep = parse_modules_dep(*t);
+    if (auto t =
+            ctx.read(moddir + "/modules.builtin", "/platform/tegra/driver/provenance", 4u << 20))
+      for (auto line : split_lines(*t))
+        if (auto n = module_name_of_path(trim(line))) builtin.emplace(*n, std::string(trim(line)));
+  }
+  std::optional<std::string> log;
+  // A recorded machine carries the recorder's excerpt of dmesg; the live one its
+  // syslog (readable by the adm group on Ubuntu; dmesg itself may be restricted).
+  const char* log_path = ctx.root().is_live() ? "/var/log/kern.log" : "/jetgate-kernel-log.txt";
+  if (ctx.root().exists(log_path))
+    log = ctx.read(log_path, "/platform/tegra/driver/expected_modules", 8u << 20);
+
+  // The modules this SoC and stack should load.
+  std::vector<std::string> names = loaded;
+  auto soc = tegra.contains("soc") && tegra["soc"].is_string() ? tegra["soc"].get<std::string>()
+                                                               : std::string();
+  auto major = major_of_l4t(tegra);
+  const StackRule* rule = nullptr;
+  for (const auto& r : stack_rules()) {
+    if (r.soc != soc) continue;
+    bool in_range = major ? (*major >= r.l4t_major_low && *major <= r.l4t_major_high)
+                          : (!r.needs_oot_nvgpu || nvgpu_module);
+    if (in_range && (!r.needs_oot_nvgpu || major || nvgpu_module)) {
+      rule = &r;
+      break;
+    }
+  }
+  if (rule) {
+    for (const auto& e : rule->modules) {
+      std::string name(e.name);
+      bool is_loaded = std::find(loaded.begin(), loaded.end(), name) != loaded.end();
+      bool is_builtin = builtin.count(name) > 0;
+      nlohmann::json j = {{"name", name},
+                          {"needed_for_cuda", e.cuda},
+                          {"provides", e.why},
+                          {"loaded", is_loaded},
+                          {"built_in", is_builtin},
+                          {"file", dep.count(name) ? nlohmann::json(moddir + "/" + dep[name])
+                                                   : nlohmann::json(nullptr)},
+                          {"kernel_log", nullptr},
+                          {"source", rule->source}};
+      if (!is_loaded && !is_builtin) {
+        if (log) j["kernel_log"] = module_load_failures(*log, name);
+        std::string reason;
+        if (log && !j["kernel_log"].empty())
+          reason = "; the kernel log says: " + j["kernel_log"].back().get<std::string>();
+        else if (!log)
+          reason = "; no kernel log was readable (/var/log/kern.log; `dmesg | grep " + name +
+                   "` shows why)";
+        ctx.warn("/platform/tegra/driver/expected_modules", name,
+                 std::string("module ") + name + " (" + std::string(e.why) + ") is expected on " +
+                     soc + " with this stack but is not loaded" +
+                     (e.cuda ? ", and CUDA needs it" : "") + reason);
+      }
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+      driver["expected_modules"].push_back(j);
+    }
+  }
+
+  for (const auto& name : names) {
+    if (!is_stack_module(name) && name.rfind("nvgpu", 0) != 0 && name.rfind("nvidia", 0) != 0 &&
+        name.rfind("host1x", 0) != 0)
+      continue;
+    nlohmann::json p = {{"name", name},
+                        {"loaded", std::find(loaded.begin(), loaded.end(), name) != loaded.end()},
+                        {"file", nullptr},
+                        {"version", nullptr},
+                        {"srcversion", nullptr},
+                        {"vermagic", nullptr},
+                        {"in_tree", nullptr},
+                        {"license", nullptr},
+                        {"signed", nullptr},
+                        {"signer", nullptr},
+                        {"sig_key", nullptr},
+                        {"sig_hashalgo", nullptr},
+                        {"loaded_srcversion", nullptr},
+                        {"matches_loaded", nullptr},
+                        {"taint", nullptr},
+                        {"taint_meaning", nullptr},
+                        {"vermagic_matches_kernel", nullptr},
+                        {"error", nullptr}};
+    std::string sys = "/sys/module/" + name;
+    if (auto t = ctx.read(sys + "/taint", "/platform/tegra/driver/provenance", 4096)) {
+      auto taint = parse_module_taint(*t);
+      if (taint) {
+        p["taint"] = taint->flags;
+        p["taint_meaning"] = what_taint_means(*taint);
+      }
+    }
+    if (auto t = ctx.read(sys + "/srcversion", "/platform/tegra/driver/provenance", 4096))
+      p["loaded_srcversion"] = json_or_null(fact_text(*t, 64));
+    if (p["version"].is_null())
+      if (auto t = ctx.read(sys + "/version", "/platform/tegra/driver/provenance", 4096))
+        p["version"] = json_or_null(fact_text(*t, 128));
+    if (builtin.count(name)) {
+      p["in_tree"] = true;
+      p["file"] = "built-in (" + moddir + "/modules.builtin)";
+    } else if (auto it = dep.find(name); it != dep.end()) {
+      std::string path = moddir + "/" + it->second;
+      p["file"] = path;
+      auto bytes = ctx.root().read(path, kMaxModuleBytes);
+      if (!bytes) {
+        p["error"] = "cannot read " + ctx.root().display(path);
+      } else {
+        auto info = read_module_info(*bytes);
+        if (!info) {
+          p["error"] = info.error().message();
+        } else {
+          for (auto key : {"version", "srcversion", "vermagic", "license", "signer", "sig_key",
+                           "sig_hashalgo"})
+            if (auto v = str_or_null(*info, key); !v.is_null()) p[key] = v;
+          p["in_tree"] = info->count("intree") > 0 && info->at("intree") == "Y";
+          p["signed"] =
+              info->count("sig_id") > 0 || info->count("signer") > 0 || info->count("sig_key") > 0;
+          if (p["vermagic"].is_string() && release)
+            p["vermagic_matches_kernel"] =
+                p["vermagic"].get<std::string>().rfind(*release + " ", 0) == 0 ||
+                p["vermagic"].get<std::string>() == *release;
+          if (p["srcversion"].is_string() && p["loaded_srcversion"].is_string())
+            p["matches_loaded"] = p["srcversion"] == p["loaded_srcversion"];
+        }
+      }
+    } else if (release) {
+      p["error"] = "not in " + ctx.root().display(moddir + "/modules.dep");
+    }
+    driver["provenance"].push_back(p);
+  }
+}
+
+}  // namespace jetgate::facts

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+// Where each GPU-stack kernel module came from: the .modinfo section of its
+// file under /lib/modules/RELEASE (version, srcversion, vermagic, intree), the
+// signature trailer (signer), the taint flags the kernel gave it
+// (/sys/module/NAME/taint), and the modules this SoC and stack should have
+// loaded but has not, with the kernel's reason where its log is readable.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "jetgate/core/result.hpp"
+
+namespace jetgate::facts {
+
+class CollectContext;
+
+// modules.dep: "kernel/drivers/gpu/host1x/host1x.ko: kernel/...", one module a
+// line. Module name (basename without .ko and a compression suffix, '-' as
+// '_', as the kernel names it) -> path relative to /lib/modules/RELEASE.
+// Malformed lines are skipped; at most 20000 modules.
+std::map<std::string, std::string> parse_modules_dep(std::string_view text);
+
+// The module name a file path stands for: "updates/drivers/gpu/nvgpu/nvgpu.ko"
+// -> "nvgpu", "host1x-fence.ko.zst" -> "host1x_fence"; nullopt when not a .ko.
+std::optional<std::string> module_name_of_path(std::string_view path);
+
+// /sys/module/NAME/taint: the kernel's taint letters for one module.
+struct ModuleTaint {
+  std::string flags;                 // "OE"; "" for none
+  bool out_of_tree = false;          // O: built outside the kernel tree
+  bool unsigned_ = false;            // E: loaded without a valid signature
+  bool proprietary = false;          // P: a licence other than GPL-compatible
+  bool forced = false;               // F: loaded with modprobe --force
+  bool staging = false;              // C: from drivers/staging
+  std::vector<std::string> unknown;  // letters jetgate does not know
+};
+// An Error when the text holds anything but taint letters (A-Z) and a newline.
+Result<ModuleTaint> parse_module_taint(std::string_view text);
+
+// Kernel log lines that say why a module did not load ("tegra_drm: disagrees
+// about version of symbol host1x_...", "Unknown symbol", "Invalid module
+// format", "version magic", "module verification failed"), newest last, at
+// most max_lines. module is the kernel's name ("tegra_drm"); the log may spell
+// it with dashes.
+std::vector<std::string> module_load_failures(std::string_view log, std::string_view module,
+                                              std::size_t max_lines = 5);
+
+// The .modinfo keys of a module file and its signature, read by libkmod
+// (loaded at run time: libkmod.so.2, the library modinfo and modprobe use).
+// bytes is the whole file as read under the root (compressed or not). An
+// Error says what failed: libkmod missing, not a module, too large.
+Result<std::map<std::string, std::string>> read_module_info(std::string_view bytes);
+
+// Adds /platform/tegra/driver/provenance and /platform/tegra/driver/expected_modules.
+// platform holds /kernel/release and /tegra (soc, l4t) already; modules is the
+// list collect_gpu_stack built from /proc/modules.
+void collect_module_provenance(CollectContext& ctx, const nlohmann::json& platform,
+                               nlohmann::json& driver);
+
+}  // namespace jetgate::facts
