@@ -221,23 +221,23 @@ std::vector<IoctlCheck> run_nvhost_ctrl_checks(const NvhostCtrlOptions& o) {
   (void)have_chars;
 
   // Reads of one syncpoint (read-only): twice, a counter never goes backwards.
-  IoctlCheck read = check("SYNCPT_READ", 1, kSyncptRead);
+  IoctlCheck rd = check("SYNCPT_READ", 1, kSyncptRead);
   SyncptReadArgs r1{syncpt, 0}, r2{syncpt, 0};
   bool have_value = false;
   if (int err = do_ioctl(fd, kSyncptRead, &r1)) {
-    failed(read, err, "completion is checked by reading syncpoints; " + std::string(kPolling));
+    failed(rd, err, "completion is checked by reading syncpoints; " + std::string(kPolling));
   } else if (int err2 = do_ioctl(fd, kSyncptRead, &r2)) {
-    failed(read, err2, "completion is checked by reading syncpoints; " + std::string(kPolling));
+    failed(rd, err2, "completion is checked by reading syncpoints; " + std::string(kPolling));
   } else if (!at_or_after(r2.value, r1.value)) {
     wrong(
-        read,
+        rd,
         fmt::format("syncpoint {} read {} then {}: it went backwards", syncpt, r1.value, r2.value),
         "a syncpoint that goes backwards makes waits end early (wrong results) or never");
   } else {
     have_value = true;
-    answered(read, fmt::format("syncpoint {} = {}", syncpt, r2.value));
+    answered(rd, fmt::format("syncpoint {} = {}", syncpt, r2.value));
   }
-  out.push_back(read);
+  out.push_back(rd);
 
   IoctlCheck read_max = check("SYNCPT_READ_MAX", 8, kSyncptReadMax);
   SyncptReadArgs m{syncpt, 0};
@@ -253,9 +253,9 @@ std::vector<IoctlCheck> run_nvhost_ctrl_checks(const NvhostCtrlOptions& o) {
   out.push_back(read_max);
 
   // A wait on a threshold already passed must return at once.
-  IoctlCheck wait = check("SYNCPT_WAITMEX", 9, kSyncptWaitmex);
+  IoctlCheck wt = check("SYNCPT_WAITMEX", 9, kSyncptWaitmex);
   if (!have_value) {
-    wait.detail = "not tried: no syncpoint value was read";
+    wt.detail = "not tried: no syncpoint value was read";
   } else {
     SyncptWaitmexArgs w{};
     w.id = syncpt;
@@ -263,19 +263,19 @@ std::vector<IoctlCheck> run_nvhost_ctrl_checks(const NvhostCtrlOptions& o) {
     w.timeout = wait_ms;
     if (int err = do_ioctl(fd, kSyncptWaitmex, &w)) {
       if (err == ETIMEDOUT || err == EAGAIN)
-        wrong(wait,
+        wrong(wt,
               fmt::format("a wait for threshold {} of syncpoint {}, already passed, timed out "
                           "after {} ms",
                           w.thresh, syncpt, wait_ms),
               "cudaStreamSynchronize with blocking sync waits like this: every wait would time "
               "out or hang");
       else
-        failed(wait, err, "blocking waits are unavailable; " + std::string(kPolling));
+        failed(wt, err, "blocking waits are unavailable; " + std::string(kPolling));
     } else {
-      answered(wait, fmt::format("returned at once with value {}", w.value));
+      answered(wt, fmt::format("returned at once with value {}", w.value));
     }
   }
-  out.push_back(wait);
+  out.push_back(wt);
 
   // A fence of that passed threshold: signalled, so its fd polls readable.
   IoctlCheck fence = check("SYNC_FENCE_CREATE", 11, kSyncFenceCreate);
