@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
@@ -92,7 +93,6 @@ TEST(OpenFiles, ListsTheDeviceNodesThisProcessHolds) {
 TEST(CudaNodes, FakeDriverChildRecordsWhatItOpenedAndTheJoinNamesWhatIsMissing) {
   std::string shm = "/dev/shm";
   if (!std::filesystem::is_directory(shm)) GTEST_SKIP() << "no /dev/shm";
-  test::TempDir t;
   std::string node = shm + "/jetgate-fake-nvmap-" + std::to_string(::getpid());
   {
     int fd = ::open(node.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0600);

@@ -456,7 +456,9 @@ void collect_module_provenance(CollectContext& ctx, const nlohmann::json& platfo
         }
       }
     } else if (release) {
-      p["error"] = "not in " + ctx.root().display(moddir + "/modules.dep");
+      p["error"] = dep.empty() ? "no module list: " + ctx.root().display(moddir + "/modules.dep") +
+                                     " is missing or empty"
+                               : "not in " + ctx.root().display(moddir + "/modules.dep");
     }
     driver["provenance"].push_back(p);
   }
