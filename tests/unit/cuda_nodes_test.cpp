@@ -23,11 +23,8 @@ namespace {
 using nlohmann::json;
 
 json orin_l4t36() {
-  return {{"tegra",
-           {{"is_tegra", true},
-            {"soc", "tegra234"},
-            {"l4t", "36.4.3"},
-            {"driver", {{"modules", json::array()}}}}}};
+  return json::parse(R"({"tegra": {"is_tegra": true, "soc": "tegra234", "l4t": "36.4.3",
+                                   "driver": {"modules": []}}})");
 }
 
 TEST(CudaNodes, OrinOnL4t36MissingNvhostCtrlIsNamed) {
@@ -45,9 +42,8 @@ TEST(CudaNodes, OrinOnL4t36MissingNvhostCtrlIsNamed) {
 
 // The list measured on the H200 with bench/cuda_open_nodes.c (docs/probes.md).
 TEST(CudaNodes, DiscreteGpuMeasuredOnTheH200) {
-  json dgpu = {
-      {"tegra",
-       {{"is_tegra", false}, {"driver", {{"modules", json::array({{{"name", "nvidia"}}})}}}}}};
+  json dgpu =
+      json::parse(R"({"tegra": {"is_tegra": false, "driver": {"modules": [{"name": "nvidia"}]}}})");
   auto cmp = compare_cuda_nodes(
       dgpu, json::array({"/dev/nvidia-uvm", "/dev/nvidia0", "/dev/nvidiactl", "/dev/null"}));
   EXPECT_TRUE(cmp["missing"].empty()) << cmp.dump();
@@ -56,18 +52,16 @@ TEST(CudaNodes, DiscreteGpuMeasuredOnTheH200) {
 }
 
 TEST(CudaNodes, PlatformsWithoutAnExpectationAndBadInput) {
-  json rpi = {{"tegra", {{"is_tegra", false}, {"driver", {{"modules", json::array()}}}}}};
+  json rpi = json::parse(R"({"tegra": {"is_tegra": false, "driver": {"modules": []}}})");
   EXPECT_TRUE(expected_cuda_nodes(rpi).nodes.empty());
   EXPECT_TRUE(compare_cuda_nodes(rpi, json::array())["missing"].empty());
   EXPECT_TRUE(compare_cuda_nodes(orin_l4t36(), "not a list").is_null());
   EXPECT_TRUE(compare_cuda_nodes(orin_l4t36(), json::array({1, 2})).is_null());
-  json xavier = {{"tegra", {{"is_tegra", true}, {"soc", "tegra194"}, {"l4t", "35.4.1"}}}};
+  json xavier = json::parse(R"({"tegra": {"is_tegra": true, "soc": "tegra194", "l4t": "35.4.1"}})");
   EXPECT_EQ(expected_cuda_nodes(xavier).nodes.size(), 3u);
-  json talos = {{"tegra",
-                 {{"is_tegra", true},
-                  {"soc", "tegra234"},
-                  {"l4t", nullptr},
-                  {"driver", {{"modules", json::array({{{"name", "nvgpu"}}})}}}}}};
+  json talos = json::parse(
+      R"({"tegra": {"is_tegra": true, "soc": "tegra234", "l4t": null,
+                    "driver": {"modules": [{"name": "nvgpu"}]}}})");
   EXPECT_EQ(expected_cuda_nodes(talos).platform, "tegra234 with nvgpu");
 }
 

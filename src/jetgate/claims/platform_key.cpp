@@ -20,8 +20,7 @@ bool is_jetson(const nlohmann::json& extra) {
 // An ambiguous release has no one JetPack: its candidates, "3.2.1 | 3.3".
 std::string jetpack_candidates_text(const nlohmann::json& extra) {
   std::string out;
-  static const keys::Pointer kCandidates{"/platform/tegra/jetpack_candidates"};
-  if (const auto* list = keys::find(extra, kCandidates); list && list->is_array())
+  if (const auto* list = keys::find(extra, keys::kTegraJetpackCandidates); list && list->is_array())
     for (const auto& j : *list)
       if (j.is_string()) out += (out.empty() ? "" : " | ") + j.get<std::string>();
   return out;

@@ -54,9 +54,12 @@ using Pointer = nlohmann::json::json_pointer;
   X(kTegraSigns, "/platform/tegra/signs")                                                   \
   X(kL4t, "/platform/tegra/l4t")                                                            \
   X(kTegraL4tSource, "/platform/tegra/l4t_source")                                          \
+  X(kTegraL4tSeriesFromKernel, "/platform/tegra/l4t_series_from_kernel")                    \
+  X(kTegraL4tCandidates, "/platform/tegra/l4t_candidates")                                  \
   X(kTegraL4tKind, "/platform/tegra/l4t_kind")                                              \
   X(kTegraReleaseLine, "/platform/tegra/release_line")                                      \
   X(kJetpack, "/platform/tegra/jetpack")                                                    \
+  X(kTegraJetpackCandidates, "/platform/tegra/jetpack_candidates")                          \
   X(kTegraJetpackVersions, "/platform/tegra/jetpack_versions")                              \
   X(kTegraJetpackAmbiguous, "/platform/tegra/jetpack_ambiguous")                            \
   X(kTegraJetpackSource, "/platform/tegra/jetpack_source")                                  \
@@ -77,6 +80,9 @@ using Pointer = nlohmann::json::json_pointer;
   X(kTegraDriverModules, "/platform/tegra/driver/modules")                                  \
   X(kTegraDriverDeviceNodes, "/platform/tegra/driver/device_nodes")                         \
   X(kTegraDriverCdi, "/platform/tegra/driver/cdi")                                          \
+  X(kTegraDriverProvenance, "/platform/tegra/driver/provenance")                            \
+  X(kTegraDriverExpectedModules, "/platform/tegra/driver/expected_modules")                 \
+  X(kTegraDriverCudaNodes, "/platform/tegra/driver/cuda_nodes")                             \
   X(kPowerNvpmodelModeId, "/platform/power/nvpmodel/mode_id")                               \
   X(kPowerNvpmodelModeName, "/platform/power/nvpmodel/mode_name")                           \
   X(kPowerNvpmodelModeSource, "/platform/power/nvpmodel/mode_source")                       \

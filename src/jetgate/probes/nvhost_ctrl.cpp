@@ -368,6 +368,7 @@ ProbeResult probe_nvhost_ctrl(const NvhostCtrlOptions& o) {
         "the child asking {} was {}: an ioctl hung or crashed (a wait that never returns "
         "hangs CUDA's synchronisation the same way)",
         o.node, outcome.describe());
+    r.next = "run `dmesg | grep -i -e host1x -e nvhost` for what the driver logged during the hang";
     return r;
   }
   if (doc.size() == 1 && doc[0].is_object() && doc[0].value("name", "") == "open" &&
@@ -408,6 +409,10 @@ ProbeResult probe_nvhost_ctrl(const NvhostCtrlOptions& o) {
     r.status = ProbeStatus::fail;
     r.reason =
         fmt::format("{}: {}", o.node, problems.empty() ? "some ioctls were not tried" : problems);
+    r.next =
+        "see which module provides the node (/platform/tegra/driver/provenance: host1x_nvhost on "
+        "NVIDIA's L4T 36, a shim such as nvhost_ctrl_shim elsewhere) and whether it implements "
+        "the requests above; `jetgate probe --probe sync_path` measures what polling costs";
   }
   return r;
 }
