@@ -171,7 +171,9 @@ TEST(JetpackTable, PreReleasesMapToTheirJetPackWithAMarker) {
     EXPECT_EQ(row->kind, kind) << l4t;
     EXPECT_FALSE(jetpack_marker(row->jetpack[0]).empty()) << l4t << " carries its marker";
     EXPECT_EQ(row->jetpack[0], containers[l4t].get<std::string>()) << l4t;
-    if (stats.contains(l4t)) EXPECT_EQ(row->jetpack[0], stats[l4t].get<std::string>()) << l4t;
+    if (stats.contains(l4t)) {
+      EXPECT_EQ(row->jetpack[0], stats[l4t].get<std::string>()) << l4t;
+    }
   }
   EXPECT_EQ(jetpack_marker(table().find("35.3.0")->jetpack[0]), "PRE");
   EXPECT_EQ(jetpack_number(table().find("35.3.0")->jetpack[0]), "5.1.1");

@@ -42,9 +42,9 @@ TEST(PythonGate, UnknownProbeNamesEveryBuiltInProbe) {
   ASSERT_FALSE(p->issues.empty());
   EXPECT_NE(p->issues[0].line().find("names unknown probe \"bitsandbites\""), std::string::npos)
       << p->issues[0].line();
-  EXPECT_NE(p->issues[0].line().find(
-                "built-in probes: launch, memory, bandwidth, sync_path, decode, python_runtime, "
-                "bitsandbytes"),
+  EXPECT_NE(p->issues[0].line().find("built-in probes: launch, memory, bandwidth, sync_path, "
+                                     "decode, nvhost_ctrl, python_runtime, "
+                                     "bitsandbytes"),
             std::string::npos)
       << p->issues[0].line();
 }
