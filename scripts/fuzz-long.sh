@@ -6,7 +6,8 @@
 # JOBS targets at a time. Prints executions and coverage per target; keeps any crashing
 # input in BUILD_DIR/fuzz-artifacts (add it to a regression test).
 #
-# Usage: scripts/fuzz-long.sh [--runs N] [--jobs J] [--timeout S] [TARGET...]
+# Usage: scripts/fuzz-long.sh [--runs N] [--jobs J] [--timeout S] [--keep-corpus] [TARGET...]
+# (--keep-corpus as in scripts/fuzz.sh: merge what was found into tests/fuzz/corpus/.)
 # (--timeout as in scripts/fuzz.sh: raise it when other work shares the cores.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,12 +15,14 @@ build=${BUILD_DIR:-build-fuzz}
 runs=10000000
 jobs=${JOBS:-$(nproc)}
 timeout_s=10
+keep=()
 targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs=$2; shift ;;
     --jobs) jobs=$2; shift ;;
     --timeout) timeout_s=$2; shift ;;
+    --keep-corpus) keep=(--keep-corpus) ;;
     -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
     -*) echo "fuzz-long.sh: unknown option '$1'" >&2; exit 2 ;;
     *) targets+=("$1") ;;
@@ -46,4 +49,4 @@ cmake --build "$build" -j "$jobs" --target jetgate_fuzzers
 # out-of-memory. 32 MB still catches a use after free of recent memory.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:quarantine_size_mb=32}
 BUILD_DIR=$build exec scripts/fuzz.sh --runs "$runs" --jobs "$jobs" --timeout "$timeout_s" \
-  "${targets[@]}"
+  "${keep[@]}" "${targets[@]}"

@@ -5,9 +5,16 @@
 # the first crash, leak, timeout or sanitizer report. A crashing input is kept in
 # BUILD_DIR/fuzz-artifacts/; add it to a regression test.
 #
-# Usage: scripts/fuzz.sh [--time SECONDS] [--runs N] [--jobs J] [--timeout S] [TARGET...]
+# Each target also starts from its corpus kept in the repository,
+# tests/fuzz/corpus/TARGET/ (when there is one), so a later run continues
+# from what an earlier long run found.
+#
+# Usage: scripts/fuzz.sh [--time SECONDS] [--runs N] [--jobs J] [--timeout S] [--keep-corpus]
+#                        [TARGET...]
 #   --time     stop each target after SECONDS (default 60, what CI runs)
 #   --runs     stop each target after N executions instead (e.g. 10000000)
+#   --keep-corpus  afterwards merge what the run found into tests/fuzz/corpus/TARGET/
+#              (libFuzzer's -merge=1: only inputs that add coverage); commit the result
 #   --jobs     targets run at once (default 1); each target is one process
 #   --timeout  one input running S seconds is a hang (default 10); the limit is
 #              wall-clock time, so raise it when other work shares the cores
@@ -21,6 +28,7 @@ time_s=60
 runs=-1
 jobs=1
 timeout_s=10
+keep_corpus=0
 targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -28,6 +36,7 @@ while [ $# -gt 0 ]; do
     --runs) runs=$2; time_s=0; shift ;;
     --jobs) jobs=$2; shift ;;
     --timeout) timeout_s=$2; shift ;;
+    --keep-corpus) keep_corpus=1 ;;
     -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option '$1'" >&2; exit 2 ;;
     *) targets+=("$1") ;;
@@ -122,9 +131,11 @@ run_one() {
   # inputs of one or a few lines reach all of it, and longer ones only slow it down.
   local max_len=65536
   [ "$t" = fuzz_sanitize ] && max_len=8192
+  local kept="tests/fuzz/corpus/$t" dirs=("$corpus" "$seeds")
+  [ -d "$kept" ] && dirs+=("$kept")
   if ! nice -n 10 "$fuzz_dir/$t" "${limits[@]}" -timeout="$timeout_s" -rss_limit_mb=2048 \
       -max_len="$max_len" -print_final_stats=1 -artifact_prefix="$artifacts/$t-" \
-      "$corpus" "$seeds" >"$log" 2>&1; then
+      "${dirs[@]}" >"$log" 2>&1; then
     echo "FAIL $t: see $log; inputs in $artifacts"
     tail -n 40 "$log"
     return 1
@@ -133,9 +144,23 @@ run_one() {
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -1 | cut -d' ' -f2)
   ft=$(grep -oE 'ft: [0-9]+' "$log" | tail -1 | cut -d' ' -f2)
-  echo "ok   $t: ${execs:-?} executions, coverage ${cov:-?} edges, ${ft:-?} features"
+  local rate
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+  echo "ok   $t: ${execs:-?} executions (${rate:-?}/s), coverage ${cov:-?} edges, ${ft:-?} features"
+  if [ "$keep_corpus" = 1 ]; then
+    mkdir -p "$kept"
+    local before after
+    before=$(find "$kept" -type f | wc -l)
+    nice -n 10 "$fuzz_dir/$t" -merge=1 -max_len="$max_len" -timeout="$timeout_s" \
+      -rss_limit_mb=2048 "$kept" "$corpus" "$seeds" >"$build/fuzz-$t.merge.log" 2>&1 || {
+      echo "FAIL $t: merging into $kept: see $build/fuzz-$t.merge.log"
+      return 1
+    }
+    after=$(find "$kept" -type f | wc -l)
+    echo "     $t: corpus $kept: $before -> $after files"
+  fi
 }
 export -f run_one seeds_for envelope_seeds
-export build fuzz_dir corpus_root artifacts runs time_s timeout_s
+export build fuzz_dir corpus_root artifacts runs time_s timeout_s keep_corpus
 
 printf '%s\n' "${targets[@]}" | xargs -P "$jobs" -I{} bash -c 'run_one "$@"' _ {}

@@ -31,6 +31,7 @@ packages=(
   python3 python3-pytest python3-jsonschema python3-yaml python3-junitparser
   python3-nacl  # the signed-evidence interop test (tests/unit/trust_interop_test.cpp)
   libkmod2  # module provenance: libkmod.so.2 is loaded at run time (facts/module_provenance.cpp)
+  cmark-gfm     # GitHub's Markdown renderer (tests/unit/markdown_render_test.cpp)
   clang-format
 )
 if ((ci)); then

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/environment.hpp"
+#include "cli/safe_streams.hpp"
 #include "jetgate/core/utf8.hpp"
 #include "jetgate/fs/atomic_write.hpp"
 #include "jetgate/report/annotations.hpp"
@@ -43,8 +44,8 @@ void annotate(const report::JunitSuite& suite, const std::string& file, bool to_
     std::string text =
         c.name + ": " + (c.message.empty() ? std::string(to_string(c.status)) : c.message);
     if (!c.next.empty()) text += " (next: " + c.next + ")";
-    (to_stderr ? std::cerr : std::cout)
-        << report::github_annotation(level, text, file, suite.name) << "\n";
+    write_workflow_command(to_stderr ? std::cerr : std::cout,
+                           report::github_annotation(level, text, file, suite.name));
   }
 }
 

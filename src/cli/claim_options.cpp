@@ -2,6 +2,7 @@
 #include "cli/claim_options.hpp"
 
 #include "cli/input_paths.hpp"
+#include "cli/number_options.hpp"
 
 namespace jetgate::cli {
 
@@ -29,7 +30,8 @@ void add_claim_options(CLI::App* sub, claims::ClaimOptions& o, bool policy_requi
                   "Judge freshness and waivers as of this UTC day (YYYY-MM-DD); default: today");
   sub->add_option("--max-age-days", o.max_age_days,
                   "Evidence older than this many days is stale (default: the policy's "
-                  "maximum_evidence_age_days, else 14)");
+                  "maximum_evidence_age_days, else 14)")
+      ->check(plain_number());
   sub->add_option(
       "--repo-root", o.repo_root,
       "Repository root for the policy's coverage_paths; default: the nearest directory above the "

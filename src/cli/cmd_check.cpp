@@ -10,6 +10,7 @@
 #include "jetgate/claims/check.hpp"
 #include "jetgate/core/exit_codes.hpp"
 #include "jetgate/core/json_text.hpp"
+#include "jetgate/evidence/gate_id.hpp"
 
 namespace jetgate::cli {
 namespace {
@@ -30,6 +31,9 @@ int run(const CheckArgs& a) {
   // A commit claim without a commit is meaningless: evidence of any commit would do.
   if (!a.claim.evidence_dirs.empty() && a.claim.candidate_sha.empty())
     return usage("--evidence-dir needs --candidate-sha (e.g. --candidate-sha \"$GITHUB_SHA\")");
+  for (const auto& id : a.require_gates)
+    if (auto st = evidence::validate_gate_id(id, "--require-gate"); !st)
+      return usage(st.error().message());
   auto in = resolve_cli_inputs(a.claim);
   if (!in) return usage(in.error().message());
   for (const auto& s : in->evidence.skipped)

@@ -9,10 +9,12 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
+#include "cli/number_options.hpp"
 #include "jetgate/core/exit_codes.hpp"
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/core/utf8.hpp"
 #include "jetgate/fs/atomic_write.hpp"
+#include "jetgate/init/init_grammar.hpp"
 #include "jetgate/init/init_templates.hpp"
 
 namespace jetgate::cli {
@@ -65,6 +67,10 @@ void apply(InitArgs& a) {
 int write_file(const std::filesystem::path& root, const init::InitFile& f, bool force,
                std::vector<Written>& done_files) {
   auto path = root / f.path;
+  if (auto st = init::check_inside_project(root.string(), f.path); !st) {
+    std::cerr << "jetgate init: " << terminal_safe(st.error().message()) << "\n";
+    return kExitUsage;
+  }
   std::error_code ec;
   if (std::filesystem::exists(std::filesystem::symlink_status(path, ec)) && !force) {
     done_files.push_back({f.path, "kept"});
@@ -173,6 +179,7 @@ Command add_init_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--max-age-days", a->options.max_age_days,
                   "The freshness rule: older evidence does not count")
+      ->check(plain_number())
       ->capture_default_str();
   sub->add_flag("--ml", a->options.ml,
                 "The gate also requires the python_runtime and "

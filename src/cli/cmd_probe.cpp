@@ -5,6 +5,7 @@
 
 #include "cli/ci_outputs.hpp"
 #include "cli/commands.hpp"
+#include "cli/number_options.hpp"
 #include "cli/progress_lines.hpp"
 #include "jetgate/core/exit_codes.hpp"
 #include "jetgate/core/json_text.hpp"
@@ -189,15 +190,15 @@ Command add_probe_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--memory-fraction", args->memory_fraction,
                   "Share of free GPU memory the memory probe writes and verifies")
-      ->check(CLI::Range(0.001, 0.9))
+      ->check(plain_number() & CLI::Range(0.001, 0.9))
       ->capture_default_str();
   sub->add_option("--memory-max-gib", args->memory_max_gib,
                   "Upper bound of what the memory probe writes, so it stays fast on large GPUs")
-      ->check(CLI::Range(0.001, 4096.0))
+      ->check(plain_number() & CLI::Range(0.001, 4096.0))
       ->capture_default_str();
   sub->add_option("--probe-timeout", args->probe_timeout_s,
                   "Seconds before a probe's child process is stopped (SIGTERM, then SIGKILL)")
-      ->check(CLI::Range(1.0, 3600.0))
+      ->check(plain_number() & CLI::Range(1.0, 3600.0))
       ->capture_default_str();
   sub->add_flag("--ml", args->python_runtime,
                 "Run the Python ML runtime probes (python_runtime, bitsandbytes) with python3");
@@ -206,7 +207,7 @@ Command add_probe_command(CLI::App& app) {
       ->type_name("PATH");
   sub->add_option("--python-timeout", args->python_timeout_s,
                   "Seconds before the Python child is stopped")
-      ->check(CLI::Range(1.0, 3600.0))
+      ->check(plain_number() & CLI::Range(1.0, 3600.0))
       ->capture_default_str();
   sub->footer(
       "Exit status: 0 the report was written and every probe asked for (--cuda, --probe, --decode, "

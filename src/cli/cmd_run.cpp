@@ -13,6 +13,7 @@
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/core/utf8.hpp"
 #include "jetgate/evidence/gate_id.hpp"
+#include "jetgate/fs/atomic_write.hpp"
 #include "jetgate/gate/dry_run.hpp"
 #include "jetgate/gate/gate_runner.hpp"
 #include "jetgate/proc/interrupt.hpp"
@@ -100,6 +101,12 @@ int run(RunArgs a) {
   for (const auto& i : policy->issues)
     if (i.subject != a.gate) std::cerr << "warning: policy: " << safe(i.line()) << "\n";
   if (a.dry_run || a.options.root != "/") return dry_run(a, *g);
+  // An output that cannot be written stops the run before anything runs.
+  if (!a.junit.empty())
+    if (auto st = fs::check_output_path(a.junit); !st) {
+      std::cerr << "jetgate run: --junit: " << safe(st.error().message()) << "\n";
+      return kExitUsage;
+    }
   // A key that cannot be used stops the run before anything runs.
   if (!a.sign_key.empty()) {
     auto key = trust::load_signing_key(a.sign_key);

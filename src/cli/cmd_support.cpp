@@ -15,6 +15,7 @@
 #include "cli/commands.hpp"
 #include "cli/environment.hpp"
 #include "cli/input_paths.hpp"
+#include "cli/safe_streams.hpp"
 #include "jetgate/claims/evidence_set.hpp"
 #include "jetgate/claims/readme_block.hpp"
 #include "jetgate/claims/support_matrix.hpp"
@@ -79,7 +80,8 @@ int verify_readme(const std::string& path, const claims::SupportMatrix& matrix) 
   for (const auto& v : violations) say(std::cout, v);
   if (github_actions())
     for (const auto& v : violations)
-      std::cout << report::github_annotation("error", v, where, "jetgate support --verify") << "\n";
+      write_workflow_command(
+          std::cout, report::github_annotation("error", v, where, "jetgate support --verify"));
   if (!violations.empty()) {
     say(std::cerr,
         fmt::format(

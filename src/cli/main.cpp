@@ -1,19 +1,53 @@
 // SPDX-License-Identifier: Apache-2.0
 // jetgate's front: parses the command line and hands over to the core library.
+#include <sys/prctl.h>
+
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <iostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/safe_streams.hpp"
 #include "jetgate/core/exit_codes.hpp"
 #include "jetgate/core/utf8.hpp"
 #include "jetgate/report/version_text.hpp"
 
 namespace {
+
+// Where the signing key lies never reaches what `run` starts: the gate's
+// command runs as jetgate's child and could read jetgate's command line
+// (/proc/PPID/cmdline) and the environment it inherits. Once parsed, the
+// --sign-key value is blanked in argv (what /proc shows), JETGATE_SIGNING_KEY
+// is blanked in the original environment block and removed from the one
+// children inherit, and jetgate stops being dumpable (PR_SET_DUMPABLE 0):
+// processes of the same user can then neither ptrace it nor read its
+// /proc/PID/environ or memory. docs/trust.md says what remains.
+void hide_signing_key_source(int argc, char** argv) {
+  bool found = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a(argv[i]);
+    if (a == "--") break;
+    char* value = nullptr;
+    if (a == "--sign-key" && i + 1 < argc) value = argv[i + 1];
+    if (a.rfind("--sign-key=", 0) == 0) value = argv[i] + std::strlen("--sign-key=");
+    if (value) {
+      std::memset(value, 0, std::strlen(value));
+      found = true;
+    }
+  }
+  if (char* v = std::getenv("JETGATE_SIGNING_KEY")) {
+    std::memset(v, 0, std::strlen(v));
+    ::unsetenv("JETGATE_SIGNING_KEY");
+    found = true;
+  }
+  if (found) ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+}
 
 int run(int argc, char** argv) {
   using namespace jetgate;
@@ -55,7 +89,10 @@ int run(int argc, char** argv) {
       parse_only != nullptr && std::string(parse_only) == "1")
     return kExitOk;
   for (auto& c : commands)
-    if (c.app->parsed()) return c.run();
+    if (c.app->parsed()) {
+      hide_signing_key_source(argc, argv);
+      return c.run();
+    }
   std::cout << app.help();
   return kExitUsage;
 }
@@ -65,6 +102,7 @@ int run(int argc, char** argv) {
 // Every input error is a value with its exit code; an exception reaching here is
 // a bug (or no memory left). Say so and keep the exit-code contract rather than abort.
 int main(int argc, char** argv) {
+  jetgate::cli::SafeStreams safe_streams;
   try {
     return run(argc, argv);
   } catch (const std::exception& e) {

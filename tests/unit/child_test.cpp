@@ -248,7 +248,7 @@ TEST(RunProcess, HugeOutputIsCapped) {
   ChildLimits l = short_limits();
   l.timeout = 10s;
   l.max_output_bytes = 1000;
-  auto o = run_process({{"head", "-c", "5000000", "/dev/zero"}, {}, {}, {}, {}}, l);
+  auto o = run_process({{"head", "-c", "5000000", "/dev/zero"}, {}, {}, {}, {}, {}}, l);
   ASSERT_EQ(o.kind, Kind::exited) << o.describe();
   EXPECT_EQ(o.output.size(), 1000u);
   EXPECT_EQ(o.output_discarded, 5000000u - 1000u);

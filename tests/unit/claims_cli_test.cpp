@@ -308,7 +308,7 @@ TEST(ClaimsCli, SummaryWithTheDefaultPolicyShapeAndItsWaivers) {
       << r.out;
   // A waiver expiring today is still active.
   EXPECT_TRUE(has(
-      r.out, "waived until 2026-11-29, tracked in https://github.com/acme/robot-stack/issues/3"))
+      r.out, "waived until 2026-11-29, tracked in https\\://github.com/acme/robot-stack/issues/3"))
       << r.out;
 }
 

@@ -72,7 +72,8 @@ TEST(ClaimsIoEscape, MarkdownCellsCannotAddColumnsRowsHtmlOrCloseComments) {
 }
 
 TEST(ClaimsIoEscape, MarkdownProseCannotStartLinksCodeOrHtml) {
-  EXPECT_EQ(markdown_inline("[click](https://evil.example)"), "\\[click\\](https://evil.example)");
+  EXPECT_EQ(markdown_inline("[click](https://evil.example)"),
+            "\\[click\\](https\\://evil.example)");
   EXPECT_EQ(markdown_inline("`code` and *bold*"), "\\`code\\` and \\*bold\\*");
   EXPECT_EQ(markdown_inline("<details><summary>x</summary>"),
             "&lt;details&gt;&lt;summary&gt;x&lt;/summary&gt;");

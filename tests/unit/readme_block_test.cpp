@@ -316,15 +316,16 @@ TEST(ClaimsSupportTable, RowsSplitOnUnescapedBars) {
   EXPECT_EQ(unescape_cell((*row)[0]), "a | b");
 }
 
-TEST(ClaimsSupportTable, HostileNamesAndGateIdsAreEscapedAndVerify) {
+// A gate id like "x | y\n| z" never gets this far: evidence outside the gate
+// id grammar is refused when it is read (GateIdGrammar.*).
+TEST(ClaimsSupportTable, HostileNamesAreEscapedAndVerify) {
   auto m = matrix_of(
       {loaded("e.json",
               orin_evidence_json("2026-11-29T16:23:05Z",
-                                 {{"gate", "x | y\n| z"},
-                                  {"platform", {{"tegra", {{"module", "M\u202e <!-- -->"}}}}}}))});
+                                 {{"platform", {{"tegra", {{"module", "M\u202e <!-- -->"}}}}}}))});
   std::string block = report::render_support_markdown(m);
   EXPECT_NE(block.find("| M\\u202e &lt;!-- --&gt; |"), std::string::npos) << block;
-  EXPECT_NE(block.find("| x \\| y \\| z (2026-11-29) |"), std::string::npos) << block;
+  EXPECT_NE(block.find("| jetson-cuda-runtime (2026-11-29) |"), std::string::npos) << block;
   EXPECT_EQ(block.find("\xE2\x80\xAE"), std::string::npos);
   EXPECT_TRUE(verify(block, m).empty());
 }

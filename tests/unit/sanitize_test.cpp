@@ -378,3 +378,21 @@ TEST(Sanitize, InvisibleCharactersAndBytesThatAreNotUtf8) {
 
 }  // namespace
 }  // namespace jetgate::report
+
+namespace jetgate::report {
+namespace {
+
+// Issue 21, class 8: a JSON secret keeps neither its value nor, escaped
+// inside another JSON string (as evidence text quotes it), its value.
+TEST(Sanitize, JsonSecretValuesAreRedactedNotOnlyTheirKeys) {
+  for (const char* text : {R"({"password": "hunter2"})", R"({"password":"hunter2","user":"x"})",
+                           R"(reason: {\"password\": \"hunter2\"})", R"("api_key": "hunter2")",
+                           R"(\"client_secret\":\"hunter2\")"}) {
+    std::string out = sanitize(text);
+    EXPECT_EQ(out.find("hunter2"), std::string::npos) << text << " -> " << out;
+    EXPECT_NE(out.find("[redacted:token]"), std::string::npos) << text << " -> " << out;
+  }
+}
+
+}  // namespace
+}  // namespace jetgate::report

@@ -125,14 +125,14 @@ TEST(ClaimsSummary, StepSummaryTableThenOneLinePerReason) {
               "CUDA 12.6, torch 2.5.0a0+872d972e41.nv24.08 | 2026-11-27, 2 days old (max 14) |"),
       std::string::npos)
       << md;
-  EXPECT_NE(md.find("| cuda-runtime | NOT_RUN: no evidence (waived) | - | - | none |"),
+  EXPECT_NE(md.find("| cuda-runtime | NOT_RUN: no evidence (waived) | \\- | \\- | none |"),
             std::string::npos)
       << md;
   EXPECT_NE(
       md.find(
           "- **cuda-runtime**: NOT_RUN: no evidence (waived)\n  - requires: a CUDA device\n  - "
           "waived until "
-          "2026-12-10, tracked in https://github.com/acme/robot-stack/issues/412: the GPU runner "
+          "2026-12-10, tracked in https\\://github.com/acme/robot-stack/issues/412: the GPU runner "
           "is being "
           "re-flashed\n"),
       std::string::npos)

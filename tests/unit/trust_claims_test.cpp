@@ -61,7 +61,8 @@ struct Project {
   void sign(const trust::SigningKey& k, const std::string& gate = kGate,
             const std::string& repo = "acme/robot") const {
     auto sha = doc["git_sha"].get<std::string>();
-    auto env = trust::sign_evidence_file(t.path("ev"), gate, repo, sha, k);
+    auto env = trust::sign_evidence_text(
+        t.path("ev"), gate, test::read_file(t.path("ev/" + gate + ".json")), repo, sha, k);
     ASSERT_TRUE(env.ok()) << env.error().message();
   }
   Result<ClaimInputs> inputs(const nlohmann::json& trusted_keys) const {

@@ -82,7 +82,8 @@ TEST(TrustInterop, JetgatesEnvelopeVerifiesWithPyNacl) {
   ASSERT_TRUE(pair.ok()) << pair.error().message();
   auto key = load_signing_key(t.path("runner.key"));
   ASSERT_TRUE(key.ok()) << key.error().message();
-  auto env = sign_evidence_file(t.path("ev"), "jetson-cuda-runtime", kRepo, sha, *key);
+  auto env = sign_evidence_text(t.path("ev"), "jetson-cuda-runtime", test::read_file(evidence_file),
+                                kRepo, sha, *key);
   ASSERT_TRUE(env.ok()) << env.error().message();
   std::string pub = pair->public_entry["public_key"];
   auto r = python({"verify", *env, pub, evidence_file, sha, kPredicateType});

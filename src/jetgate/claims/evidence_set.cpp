@@ -45,7 +45,18 @@ Result<EvidenceSet> load_evidence_dirs(const std::vector<std::string>& dirs,
     if (!files) return files.error();
     for (const auto& file : *files) {
       std::string stem = stdfs::path(file).stem().string();
-      std::string named_gate = evidence::is_valid_gate_id(stem) ? stem : std::string();
+      if (!evidence::is_valid_gate_id(stem)) {
+        // Not even read: its name is no gate's, and is shown only quoted.
+        set.skipped.push_back(
+            {file,
+             fmt::format("{}: {} is not GATE.json for a gate id (lowercase letters, digits and "
+                         "'-'), so this file speaks for no gate",
+                         quoted_text(dir, 1024),
+                         quoted_text(stdfs::path(file).filename().string())),
+             std::string()});
+        continue;
+      }
+      const std::string& named_gate = stem;
       auto e = evidence::read_evidence(file);
       if (!e) {
         set.skipped.push_back({file, e.error().message(), named_gate});
@@ -58,7 +69,7 @@ Result<EvidenceSet> load_evidence_dirs(const std::vector<std::string>& dirs,
             {file,
              fmt::format("{}: records gate {}, but a gate's evidence is the file named after it "
                          "(DIR/GATE.json), so this file speaks for no gate",
-                         file, quoted_text(e->gate)),
+                         quoted_text(file, 1024), quoted_text(e->gate)),
              named_gate});
         continue;
       }

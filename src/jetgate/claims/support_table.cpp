@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+
 #include "jetgate/evidence/dates.hpp"
 #include "jetgate/evidence/gate_id.hpp"
 
@@ -57,7 +59,9 @@ std::string unescape_cell(std::string_view cell) {
   for (std::size_t i = 0; i < cell.size(); ++i) {
     if (cell[i] == '\\' && i + 1 < cell.size()) {
       char next = cell[i + 1];
-      if (next == '\\' || next == '|') {
+      // CommonMark: a backslash before ASCII punctuation stands for it
+      // (report::markdown_cell escapes "\\", "|", "[", "*", ...).
+      if (std::ispunct(static_cast<unsigned char>(next))) {
         out += next;
         ++i;
         continue;
@@ -75,6 +79,11 @@ std::string unescape_cell(std::string_view cell) {
           continue;
         }
       }
+    }
+    // The word joiner markdown_cell writes after "@" is no part of the text.
+    if (cell.substr(i, 7) == "&#8288;") {
+      i += 6;
+      continue;
     }
     bool replaced = false;
     for (const auto& [entity, c] : kEntities) {

@@ -35,7 +35,8 @@ inline constexpr std::string_view kNoClaims =
     "No platform combination has fresh green evidence, so no support is claimed.";
 inline constexpr std::string_view kNotClaimedIntro = "Not claimed:";
 
-// The text of a cell report::markdown_cell escaped: "\\" -> "\", "\|" -> "|",
+// The text of a cell report::markdown_cell escaped: a backslash before ASCII
+// punctuation -> that character ("\\" -> "\", "\|" -> "|"), "&#8288;" -> nothing,
 // "&amp;" -> "&", "&lt;" -> "<", "&gt;" -> ">", "\xNN" -> that byte,
 // "\uNNNN" -> that character in UTF-8.
 std::string unescape_cell(std::string_view cell);

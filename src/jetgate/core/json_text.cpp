@@ -34,6 +34,24 @@ void for_each_outside_strings(std::string_view text, Visit visit) {
 }
 
 // The byte offset where nesting first exceeds max_depth, outside strings; nullopt if never.
+// The JSON pointer of the first float that is -0.0, if any (depth is bounded
+// by the caller's too_deep_at).
+std::optional<std::string> first_negative_zero(const nlohmann::json& j, const std::string& at) {
+  if (j.is_number_float()) {
+    double v = j.get<double>();
+    if (v == 0 && std::signbit(v)) return at.empty() ? std::string("/") : at;
+    return std::nullopt;
+  }
+  if (j.is_array()) {
+    for (std::size_t i = 0; i < j.size(); ++i)
+      if (auto found = first_negative_zero(j[i], at + "/" + std::to_string(i))) return found;
+  } else if (j.is_object()) {
+    for (const auto& [k, v] : j.items())
+      if (auto found = first_negative_zero(v, at + "/" + k)) return found;
+  }
+  return std::nullopt;
+}
+
 std::optional<std::size_t> too_deep_at(std::string_view text, std::size_t max_depth) {
   std::size_t depth = 0;
   std::optional<std::size_t> at;
@@ -106,7 +124,14 @@ Result<nlohmann::json> parse_json_text(std::string_view text, const std::string&
                       source + ":" + line_column(text, nul),
                       "this is not a JSON text file; check that the path is right");
   try {
-    return nlohmann::json::parse(text);
+    auto doc = nlohmann::json::parse(text);
+    // JSON has no NaN or infinity; "-0.0" parses, and is refused like them.
+    if (auto at = first_negative_zero(doc, ""))
+      return make_error(fmt::format("a number at {} is negative zero ({}), which jetgate never "
+                                    "reads as a number",
+                                    *at, why_not_plain_number(-0.0)),
+                        source, "write 0");
+    return doc;
   } catch (const nlohmann::json::parse_error& e) {
     // e.byte is 1-based and points just past the offending character.
     std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;
@@ -162,6 +187,13 @@ std::string quoted_text(std::string_view text, std::size_t max_chars) {
                                               nlohmann::json::error_handler_t::replace);
   if (cut) out += "...";
   return out;
+}
+
+std::string why_not_plain_number(double v) {
+  if (std::isnan(v)) return "not a number (NaN)";
+  if (std::isinf(v)) return "infinite";
+  if (v == 0 && std::signbit(v)) return "negative zero";
+  return std::string();
 }
 
 }  // namespace jetgate

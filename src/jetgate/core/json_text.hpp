@@ -43,4 +43,11 @@ std::string dump_json(const nlohmann::json& j, int indent = -1);
 // replaced), cut to max_chars characters of input with "..." after it.
 std::string quoted_text(std::string_view text, std::size_t max_chars = 80);
 
+// Empty when v is a number jetgate reads; else why not ("not a number
+// (NaN)", "infinite", "negative zero"). NaN, infinities and -0 are refused
+// everywhere a number is read: on the command line (cli's plain_number
+// check) and in JSON (parse_json_text refuses -0.0; JSON has no NaN or
+// infinity).
+std::string why_not_plain_number(double v);
+
 }  // namespace jetgate

@@ -135,6 +135,8 @@ Result<Evidence> evidence_from_json(const nlohmann::json& j) {
   auto gate = read_string(j, "gate", true);
   if (!gate) return gate.error();
   if (gate->empty()) return field_error("gate", "\"gate\" is empty");
+  if (auto st = validate_gate_id(*gate, "/gate"); !st)
+    return field_error("gate", st.error().what + " (" + st.error().hint + ")");
   e.gate = *gate;
   auto status = read_status(j);
   if (!status) return status.error();
@@ -198,13 +200,15 @@ Result<Evidence> read_evidence(const std::string& path) {
   return e;
 }
 
-Result<std::string> write_evidence(const std::string& dir, const Evidence& e) {
-  if (auto st = validate_gate_id(e.gate, "evidence gate"); !st) return st.error();
+std::string evidence_file_text(const Evidence& e) {
   // Callers repair text first (utf8_json.hpp) and say where; replacing here
   // too means a string that slipped through can never abort the write.
-  return fs::write_file_atomically(
-      dir, e.gate + ".json",
-      to_json(e).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  return to_json(e).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+Result<std::string> write_evidence(const std::string& dir, const Evidence& e) {
+  if (auto st = validate_gate_id(e.gate, "evidence gate"); !st) return st.error();
+  return fs::write_file_atomically(dir, e.gate + ".json", evidence_file_text(e));
 }
 
 }  // namespace jetgate::evidence

@@ -47,6 +47,8 @@ nlohmann::json to_json(const Evidence& e);
 Result<Evidence> evidence_from_json(const nlohmann::json& j);
 // Reads and validates PATH (capped size); errors name the file.
 Result<Evidence> read_evidence(const std::string& path);
+// The bytes of GATE.json for e, exactly as write_evidence writes them.
+std::string evidence_file_text(const Evidence& e);
 // Writes DIR/GATE.json atomically: temporary file in DIR, fsync, rename, fsync DIR.
 Result<std::string> write_evidence(const std::string& dir, const Evidence& e);
 

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "jetgate/core/json_text.hpp"
+
 namespace jetgate::evidence {
 
 bool is_valid_gate_id(std::string_view id) {
@@ -16,9 +18,10 @@ bool is_valid_gate_id(std::string_view id) {
 
 Status validate_gate_id(std::string_view id, const std::string& where) {
   if (is_valid_gate_id(id)) return Ok{};
-  std::string shown = id.size() > 80 ? std::string(id.substr(0, 80)) + "..." : std::string(id);
+  // Shown inert: a quoted ASCII JSON string, so no newline, escape or
+  // Markdown syntax in it reaches a report as itself.
   return make_error(
-      fmt::format("invalid gate id \"{}\"", shown), where,
+      fmt::format("invalid gate id {}", quoted_text(id)), where,
       fmt::format("gate ids are lowercase letters, digits and '-', start with a letter "
                   "or digit, at most {} characters (e.g. jetson-cuda-runtime)",
                   kMaxGateIdLength));

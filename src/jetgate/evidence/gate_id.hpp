@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Gate ids name evidence files (DIR/GATE.json), so they are validated before
 // any path is built from one: no "..", no "/", no hidden files, bounded length.
+// It is the one grammar for a gate id everywhere one is read: policy gates and
+// waivers, evidence documents and their file names, --require-gate and
+// `run GATE`; what is outside it is refused, the id shown as a quoted ASCII
+// JSON string (no newline, Markdown or table syntax survives as itself).
 #pragma once
 
 #include <cstddef>

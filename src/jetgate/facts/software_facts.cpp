@@ -27,7 +27,7 @@ Found cuda_toolkit(CollectContext& ctx) {
   }
   if (!ctx.root().is_live() || !ctx.options().run_commands) return {};
   for (std::string nvcc : {"nvcc", "/usr/local/cuda/bin/nvcc"}) {
-    proc::ProcessSpec spec{{nvcc, "--version"}, {}, {}, std::nullopt, std::nullopt};
+    proc::ProcessSpec spec{{nvcc, "--version"}, {}, {}, std::nullopt, std::nullopt, std::nullopt};
     proc::ChildLimits limits;
     limits.timeout = std::chrono::milliseconds(10000);
     auto outcome = proc::run_process(spec, limits);

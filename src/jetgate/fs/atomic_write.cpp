@@ -27,7 +27,53 @@ std::string random_suffix() {
   return fmt::format("{:016x}", gen());
 }
 
+const char* output_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+// What sits at DIR/NAME may be replaced: nothing, a regular file, or a link
+// to a regular file or to nothing. A device, FIFO, socket or directory (or a
+// link to one, like /dev/stdout) is refused: renaming over it would destroy
+// it (as root, /dev/null would become a file).
+Status check_replaceable(int dir_fd, const std::string& name, const std::string& target) {
+  struct stat st {};
+  if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (errno == ENOENT) return Ok{};
+    return os_error("cannot check the output file", target);
+  }
+  if (S_ISREG(st.st_mode)) return Ok{};
+  std::string what = output_kind(st.st_mode);
+  if (S_ISLNK(st.st_mode)) {
+    struct stat to {};
+    if (::fstatat(dir_fd, name.c_str(), &to, 0) != 0 || S_ISREG(to.st_mode)) return Ok{};
+    what = std::string("a symbolic link to ") + output_kind(to.st_mode);
+  }
+  return make_error(fmt::format("the output is {}; jetgate replaces only regular files", what),
+                    to_valid_utf8(target), "name a regular file (or a new one) for the output");
+}
+
 }  // namespace
+
+Status check_output_path(const std::string& path) {
+  std::filesystem::path p(path);
+  const std::string name = p.filename().string();
+  const std::string dir = p.parent_path().empty() ? std::string(".") : p.parent_path().string();
+  if (name.empty() || name == "." || name == "..")
+    return make_error("the output names a directory, not a file", to_valid_utf8(path),
+                      "name a file for the output");
+  int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd < 0) return os_error("cannot open the output's directory", dir);
+  auto st = check_replaceable(dir_fd, name, path);
+  if (st && ::faccessat(dir_fd, ".", W_OK, AT_EACCESS) != 0)
+    st = os_error("cannot write into the output's directory", dir);
+  ::close(dir_fd);
+  return st;
+}
 
 Result<AtomicFile> AtomicFile::create(const std::string& dir, const std::string& name) {
   if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..")
@@ -38,6 +84,7 @@ Result<AtomicFile> AtomicFile::create(const std::string& dir, const std::string&
   f.target_ = (std::filesystem::path(dir) / name).string();
   f.dir_fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (f.dir_fd_ < 0) return os_error("cannot open directory", dir);
+  if (auto st = check_replaceable(f.dir_fd_, name, f.target_); !st) return st.error();
   // O_EXCL: no two writers ever share a temporary file.
   for (int attempt = 0; attempt < 16; ++attempt) {
     std::string tmp = fmt::format(".{}.{}.{}.tmp", name, ::getpid(), random_suffix());
@@ -96,6 +143,11 @@ Result<std::string> AtomicFile::commit() {
   }
   ::close(fd_);
   fd_ = -1;
+  // Again just before the rename: something may have been put there meanwhile.
+  if (auto st = check_replaceable(dir_fd_, name_, target_); !st) {
+    discard();
+    return st.error();
+  }
   if (::renameat(dir_fd_, tmp_.c_str(), dir_fd_, name_.c_str()) != 0) {
     auto err = os_error("cannot rename the temporary file into place", target_);
     discard();

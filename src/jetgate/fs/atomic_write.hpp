@@ -4,8 +4,10 @@
 // So a file is never written in place: a uniquely named temporary file in the
 // same directory is written, fsync'd and renamed over the target (atomic on
 // POSIX), then the directory is fsync'd so the rename survives a power cut.
-// The rename replaces whatever sits at the target, a symbolic link included:
-// nothing is ever written through a link.
+// The rename replaces a regular file or a symbolic link (nothing is ever
+// written through a link); it never replaces a device, FIFO, socket or
+// directory, or a link to one (/dev/stdout, /dev/null as root): create() and
+// commit() refuse those.
 #pragma once
 
 #include <string>
@@ -39,6 +41,10 @@ class AtomicFile {
   int dir_fd_ = -1, fd_ = -1;
   std::string dir_, name_, tmp_, target_;
 };
+
+// Whether PATH can be an output: its directory is writable and what sits at
+// PATH is replaceable (above). Outputs are checked with it before a gate runs.
+Status check_output_path(const std::string& path);
 
 // Writes DIR/NAME atomically (DIR is created when missing). Returns the full
 // path written.

@@ -135,7 +135,33 @@ Result<CommandPaths> confine_command_paths(const policy::CommandSpec& spec,
   if (!junit.has_filename())
     return confine_error("junit", spec.junit, "names a directory, not a file");
   if (auto st = check_report_path(spec.junit, junit, root); !st) return st.error();
-  return CommandPaths{root.string(), cwd.string(), junit.string()};
+  return CommandPaths{root.string(), cwd.string(), junit.string(), std::nullopt};
+}
+
+Result<std::optional<proc::RunAs>> command_user(const policy::CommandSpec& spec,
+                                                std::optional<unsigned> key_owner_uid) {
+  if (!spec.user) return std::optional<proc::RunAs>();
+  const std::string hint =
+      "command.user runs the tests as another user while jetgate runs as "
+      "root and keeps the signing key (docs/trust.md)";
+  std::string why;
+  auto user = proc::lookup_user(*spec.user, why);
+  if (!user)
+    return make_error(fmt::format("command.user {}: {}", quoted(*spec.user), why), "", hint);
+  const unsigned self = static_cast<unsigned>(::geteuid());
+  if (self != 0 && user->uid != self)
+    return make_error(
+        fmt::format("command.user {}: jetgate runs as uid {}, not as root, and cannot "
+                    "run the command as another user",
+                    quoted(*spec.user), self),
+        "", "run jetgate as root (e.g. sudo), or remove command.user");
+  if (key_owner_uid && *key_owner_uid == user->uid)
+    return make_error(
+        fmt::format("command.user {} owns the signing key, so the tests could read it and sign "
+                    "evidence of their own",
+                    quoted(*spec.user)),
+        "", "give the key to root (chown root:root KEY; chmod 600 KEY)");
+  return std::optional<proc::RunAs>(std::move(*user));
 }
 
 CommandRun run_command(const policy::CommandSpec& spec, const CommandPaths& paths,
@@ -156,6 +182,7 @@ CommandRun run_command(const policy::CommandSpec& spec, const CommandPaths& path
   ps.argv = spec.argv;
   ps.set_env = spec.env;
   ps.cwd = r.cwd;
+  ps.run_as = paths.run_as;
   proc::LiveOutput live;
   live.merge_stderr = true;
   live.on_chunk = [&on_output](std::string_view chunk, bool) {
@@ -173,6 +200,11 @@ CommandRun run_command(const policy::CommandSpec& spec, const CommandPaths& path
   if (o.kind == proc::ChildOutcome::Kind::exited) r.exit_code = o.exit_code;
   if (o.kind == proc::ChildOutcome::Kind::spawn_failed && on_output)
     on_output("[jetgate: " + o.describe() + "]\n");
+  if (o.left_running > 0 && on_output)
+    on_output(
+        fmt::format("[jetgate: the command left {} process(es) running; killed before the "
+                    "evidence was written]\n",
+                    o.left_running));
   judge(r, o, paths);
   return r;
 }

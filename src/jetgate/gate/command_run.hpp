@@ -31,7 +31,14 @@ using ProcessRunner = std::function<proc::ChildOutcome(
 struct CommandPaths {
   std::string repo_root;  // with symbolic links resolved
   std::string cwd, junit;
+  std::optional<proc::RunAs> run_as;  // command.user, resolved (command_user)
 };
+
+// command.user resolved, or why the command cannot run as that user: the user
+// does not exist, jetgate is not root (and is not that user), or the user owns
+// the signing key (key_owner_uid) and so could read it.
+Result<std::optional<proc::RunAs>> command_user(const policy::CommandSpec& spec,
+                                                std::optional<unsigned> key_owner_uid);
 
 // Errors say which field is wrong and why ("command.junit \"/etc/passwd\" is
 // an absolute path, ..."): they are problems of the policy, and the gate does

@@ -298,9 +298,9 @@ Result<std::string> sign_evidence(const Evidence& e, const policy::Policy& polic
                         "evidence not signed: it names no commit (git_sha " + e.git_sha + ")"});
     return std::string();
   }
-  auto written =
-      trust::sign_evidence_file(options.evidence_dir, e.gate, repository_name(policy, repo_root),
-                                e.git_sha, *options.signing_key);
+  auto written = trust::sign_evidence_text(
+      options.evidence_dir, e.gate, evidence::evidence_file_text(e),
+      repository_name(policy, repo_root), e.git_sha, *options.signing_key);
   if (!written)
     return make_error("the evidence was written but could not be signed: " + written.error().what,
                       written.error().where,
@@ -332,6 +332,10 @@ Result<RunOutcome> run_gate(const policy::Gate& gate,
     auto confined = confine_command_paths(*gate.command, repo_root);
     if (!confined) return cannot_run(gate, policy, {confined.error().what});
     paths = *confined;
+    auto user = command_user(
+        *gate.command, options.signing_key ? options.signing_key->file_owner() : std::nullopt);
+    if (!user) return cannot_run(gate, policy, {user.error().what + "; " + user.error().hint});
+    paths->run_as = *user;
   }
   if (auto st = evidence::prepare_evidence_dir(options.evidence_dir); !st) return st.error();
   auto lock = evidence::RunLock::acquire(options.evidence_dir, gate.id);

@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "jetgate/core/json_text.hpp"
 #include "jetgate/core/utf8.hpp"
 #include "jetgate/facts/jetpack_table.hpp"
 #include "jetgate/facts/module_table.hpp"
 #include "jetgate/facts/text.hpp"
+#include "jetgate/init/init_grammar.hpp"
 #include "jetgate/init/init_templates.hpp"
 #include "jetgate/policy/waivers.hpp"
 #include "jetgate/probes/registry.hpp"
@@ -134,10 +136,10 @@ Status validate_init_options(const InitOptions& o) {
   for (const auto& a : o.test_command)
     if (a.empty() || !is_valid_utf8(a) || a.find('\n') != std::string::npos)
       return make_error("test command words must be non-empty single-line UTF-8", "--test-command");
-  if (!is_relative_inside(o.test_junit))
-    return make_error("\"" + o.test_junit +
-                          "\" must be a relative path inside the repository "
-                          "without '..'",
+  if (!is_relative_inside(o.test_junit) || !is_repository_relative_path(o.test_junit))
+    return make_error(quoted_text(o.test_junit) +
+                          " must be a relative path inside the repository: segments of letters, "
+                          "digits, '.', '_', '+' and '-', none '..' or starting with '-'",
                       "--test-junit");
   if (!o.tracking_issue.empty() && !policy::is_canonical_issue_url(o.tracking_issue, std::nullopt))
     return make_error("\"" + o.tracking_issue + "\" is not https://github.com/OWNER/NAME/issues/N",
@@ -156,9 +158,18 @@ Status validate_init_options(const InitOptions& o) {
     if (o.cron[i] != ' ' && (i == 0 || o.cron[i - 1] == ' ')) ++fields;
   if (fields != 5 || !facts::is_printable_text(o.cron))
     return make_error("\"" + o.cron + "\" is not a 5-field cron expression", "--cron");
-  if (o.image && (o.image->find(':') == std::string::npos ||
-                  !is_runner_label(o.image->substr(o.image->rfind(':') + 1))))
-    return make_error("\"" + *o.image + "\" is not IMAGE:TAG", "--image");
+  if (o.image && !is_image_reference(*o.image))
+    return make_error(
+        quoted_text(*o.image) + " is not an image reference [HOST[:PORT]/]NAME:TAG or NAME@DIGEST",
+        "--image", "e.g. nvcr.io/nvidia/l4t-jetpack:r36.4.0");
+  if (!is_https_repository_url(o.jetgate_repo))
+    return make_error(quoted_text(o.jetgate_repo) + " is not an https URL of a git repository",
+                      "--jetgate-repo", "e.g. https://github.com/jetgate/jetgate");
+  if (!is_git_ref_name(o.jetgate_ref))
+    return make_error(quoted_text(o.jetgate_ref) +
+                          " is not a branch or tag name (letters, digits, '.', '_', '-', '/'; "
+                          "not starting with '-')",
+                      "--jetgate-ref", "e.g. main or v0.1.0");
   return Ok{};
 }
 

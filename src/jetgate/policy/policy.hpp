@@ -70,6 +70,8 @@ struct CommandSpec {
   std::string junit;               // relative to cwd unless absolute
   std::optional<std::string> cwd;  // relative to the repository root; default: the root
   std::map<std::string, std::string> env;
+  // Run the command as this user (a name or uid); jetgate must run as root.
+  std::optional<std::string> user;
 };
 
 struct Gate {  // NOLINT(bugprone-exception-escape): see .clang-tidy

@@ -235,7 +235,8 @@ std::optional<CommandSpec> parse_command(const nlohmann::json& j, const std::str
     sink.issue(gate, "\"command\" must be an object", shape);
     return std::nullopt;
   }
-  reject_unknown_keys(j, {"argv", "timeout_s", "junit", "cwd", "env"}, "command", gate, sink);
+  reject_unknown_keys(j, {"argv", "timeout_s", "junit", "cwd", "env", "user"}, "command", gate,
+                      sink);
   CommandSpec c;
   const auto& argv = j.value("argv", nlohmann::json());
   if (!argv.is_array() || argv.empty() ||
@@ -281,6 +282,15 @@ std::optional<CommandSpec> parse_command(const nlohmann::json& j, const std::str
       return std::nullopt;
     }
     for (const auto& [k, v] : env.items()) c.env[k] = v.get<std::string>();
+  }
+  if (j.contains("user")) {
+    if (!j["user"].is_string() || j["user"].get<std::string>().empty()) {
+      sink.issue(gate, "command.user must be a user name or uid",
+                 "e.g. \"user\": \"gate-runner\": the tests run as that user, jetgate as root "
+                 "(docs/trust.md)");
+      return std::nullopt;
+    }
+    c.user = j["user"].get<std::string>();
   }
   return c;
 }

@@ -5,6 +5,7 @@
 
 #include <map>
 
+#include "jetgate/evidence/gate_id.hpp"
 #include "jetgate/policy/policy_parse_detail.hpp"
 
 namespace jetgate::policy {
@@ -175,6 +176,10 @@ WaiverReview review_waivers(const Policy& policy, Date today) {
       continue;
     }
     const std::string id = w["gate"].get<std::string>();
+    if (auto st = evidence::validate_gate_id(id, label); !st) {
+      out.issues.push_back({"policy", label + ": " + st.error().what, st.error().hint});
+      continue;
+    }
     auto ok = review_one(w, policy, today, out.issues);
     if (waivers_per_gate[id] > 1)
       out.issues.push_back(

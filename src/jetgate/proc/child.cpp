@@ -9,8 +9,11 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <grp.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -24,6 +27,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <mutex>
+#include <set>
 #include <string_view>
 #include <utility>
 
@@ -167,8 +172,8 @@ void write_all_raw(int fd, const char* data, std::size_t size) {
 // across exec too; a child that ignores SIGTERM because jetgate did would
 // always need SIGKILL. A crashing probe must not leave a core file of the size
 // of its GPU mappings behind either.
-void reset_child_process_state() {
-  ::setpgid(0, 0);
+void reset_child_process_state(bool own_group = true) {
+  if (own_group) ::setpgid(0, 0);
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   sigemptyset(&dfl.sa_mask);
@@ -194,12 +199,240 @@ void close_inherited_fds(int keep, int max_fd) {
     if (fd != keep) ::close(fd);
 }
 
+// Closes every descriptor from 3 up except a and b.
+void close_fds_except(int a, int b, int max_fd) {
+  if (a > b) std::swap(a, b);
+#ifdef SYS_close_range
+  auto range = [](int lo, int hi) {  // [lo, hi], hi < 0: to the end
+    if (hi >= 0 && hi < lo) return true;
+    return ::syscall(SYS_close_range, static_cast<unsigned>(lo),
+                     hi < 0 ? ~0u : static_cast<unsigned>(hi), 0u) == 0;
+  };
+  if (a >= 3 && b > a && range(3, a - 1) && range(a + 1, b - 1) && range(b + 1, -1)) return;
+#endif
+  for (int fd = 3; fd < max_fd; ++fd)
+    if (fd != a && fd != b) ::close(fd);
+}
+
 struct ExecFailure {
-  int stage;  // 0: chdir, 1: execve
+  int stage;  // 0: chdir, 1: execve, 2: switching to command.user
   int error;
 };
 
+// --- Finding and ending a process tree (async-signal-safe) ---------------------
+
+// The parent pid in /proc/PID/stat ("PID (COMM) S PPID ..."); -1 if gone,
+// and -1 for a zombie too: it runs nothing, and waitpid reaps it.
+long parent_of(const char* pid_text) {
+  char path[64] = "/proc/";
+  std::size_t n = 6;
+  for (const char* c = pid_text; *c && n < sizeof path - 8; ++c) path[n++] = *c;
+  for (const char* c = "/stat"; *c; ++c) path[n++] = *c;
+  path[n] = 0;
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char buf[1024];
+  ssize_t got = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (got <= 0) return -1;
+  buf[got] = 0;
+  // COMM may hold anything, ")" included: the last ")" ends it.
+  char* close = nullptr;
+  for (char* c = buf; *c; ++c)
+    if (*c == ')') close = c;
+  if (!close || close[1] != ' ' || !close[2] || close[3] != ' ' || close[2] == 'Z') return -1;
+  long ppid = 0;
+  for (char* c = close + 4; *c >= '0' && *c <= '9'; ++c) ppid = ppid * 10 + (*c - '0');
+  return ppid;
+}
+
+// Calls fn(pid) for every process whose parent is this process, and returns
+// how many there were. Reads /proc with getdents64: no allocation.
+template <typename Fn>
+int for_each_child(Fn&& fn) {
+  int dir = ::open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return 0;
+  const long self = static_cast<long>(::getpid());
+  int count = 0;
+  alignas(8) char buf[8192];
+  for (;;) {
+    long got = ::syscall(SYS_getdents64, dir, buf, sizeof buf);
+    if (got <= 0) break;
+    for (long off = 0; off < got;) {
+      // struct linux_dirent64: u64 d_ino, s64 d_off, u16 d_reclen, u8 d_type, char d_name[].
+      unsigned short reclen = 0;
+      std::memcpy(&reclen, buf + off + 16, sizeof reclen);
+      const char* name = buf + off + 19;
+      off += reclen;
+      if (name[0] < '1' || name[0] > '9') continue;
+      long pid = 0;
+      bool digits = true;
+      for (const char* c = name; *c; ++c) {
+        if (*c < '0' || *c > '9') digits = false;
+        pid = pid * 10 + (*c - '0');
+      }
+      if (!digits || pid == self || parent_of(name) != self) continue;
+      ++count;
+      fn(static_cast<pid_t>(pid));
+    }
+  }
+  ::close(dir);
+  return count;
+}
+
+long long monotonic_ms() {
+  struct timespec ts {};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<long long>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
+void sleep_ms(long ms) {
+  struct timespec ts {
+    0, ms * 1000000
+  };
+  ::nanosleep(&ts, nullptr);
+}
+
+// Kills every child of this process with SIGKILL and reaps it, again and
+// again: the children of a killed child are re-parented here (this process is
+// a child subreaper), so the loop ends with the whole tree gone. skip(pid)
+// children are left alone. reap_any: every child is the tree's (the keeper),
+// so waitpid(-1) also reaps zombies that were never killed; otherwise only
+// the processes killed here are reaped. on_reaped(pid, status) sees each one
+// reaped. Returns how many were killed; gives up after limit_ms (a process
+// stuck in the kernel survives SIGKILL).
+template <typename Skip, typename OnReaped>
+int kill_children(Skip&& skip, OnReaped&& on_reaped, bool reap_any, long limit_ms) {
+  const long long until = monotonic_ms() + limit_ms;
+  constexpr int kMaxPending = 4096;
+  pid_t pending[kMaxPending];
+  int npending = 0;
+  int killed = 0;
+  auto reap = [&] {
+    int status = 0;
+    bool any = false;
+    if (reap_any) {
+      pid_t reaped;
+      while ((reaped = ::waitpid(-1, &status, WNOHANG)) > 0) {
+        any = true;
+        on_reaped(reaped, status);
+      }
+      return any;
+    }
+    for (int i = 0; i < npending;) {
+      if (::waitpid(pending[i], &status, WNOHANG) == pending[i]) {
+        any = true;
+        on_reaped(pending[i], status);
+        pending[i] = pending[--npending];
+      } else {
+        ++i;
+      }
+    }
+    return any;
+  };
+  for (;;) {
+    int alive = 0;
+    for_each_child([&](pid_t pid) {
+      if (skip(pid)) return;
+      ++alive;
+      if (::kill(pid, SIGKILL) != 0) return;
+      bool known = false;
+      for (int i = 0; i < npending; ++i) known = known || pending[i] == pid;
+      if (!known) {
+        ++killed;
+        if (npending < kMaxPending) pending[npending++] = pid;
+      }
+    });
+    bool any = reap();
+    if ((alive == 0 && (reap_any || npending == 0)) || monotonic_ms() >= until) {
+      // The last ones killed may only now be zombies: reap what is there.
+      for (int tries = 0; tries < 100 && !reap_any && npending > 0; ++tries) {
+        if (!reap()) sleep_ms(5);
+      }
+      if (reap_any) reap();
+      break;
+    }
+    if (!any) sleep_ms(5);
+  }
+  return killed;
+}
+
+// What the keeper tells jetgate when the tree is gone.
+struct KeeperReport {
+  int stage;   // 1: the command ran (status), 2: the keeper could not fork
+  int error;   // errno, when stage is 2
+  int status;  // the command's wait status
+  int left;    // processes still running when the command ended, killed
+};
+
+// The keeper: a child subreaper between jetgate and the command. Returns
+// only through _exit.
+[[noreturn]] void keeper_main(pid_t command_pid, int life_fd, int report_fd) {
+  KeeperReport r{1, 0, 0, 0};
+  bool command_done = false;
+  long pidfd = -1;
+#ifdef SYS_pidfd_open
+  pidfd = ::syscall(SYS_pidfd_open, command_pid, 0);
+#endif
+  for (;;) {
+    pollfd fds[2] = {{life_fd, POLLIN, 0}, {static_cast<int>(pidfd), POLLIN, 0}};
+    int rc = ::poll(fds, pidfd >= 0 ? 2 : 1, pidfd >= 0 ? 100 : 10);
+    int status = 0;
+    pid_t reaped;
+    while ((reaped = ::waitpid(-1, &status, WNOHANG)) > 0)
+      if (reaped == command_pid) {
+        r.status = status;
+        command_done = true;
+      }
+    if (command_done) break;
+    // jetgate is gone (its end of the pipe closed, even by SIGKILL): end it all.
+    if (rc > 0 && fds[0].revents) break;
+  }
+  r.left = kill_children([](pid_t) { return false; },
+                         [&](pid_t pid, int status) {
+                           if (pid == command_pid && !command_done) {
+                             r.status = status;
+                             command_done = true;
+                           }
+                         },
+                         /*reap_any=*/true, 10000);
+  if (!command_done) r.status = SIGKILL;  // jetgate went away first
+  write_all_raw(report_fd, reinterpret_cast<const char*>(&r), sizeof r);
+  ::_exit(0);
+}
+
 // --- In the parent -----------------------------------------------------------
+
+// The children jetgate started itself (run_in_child, run_process's keepers);
+// any other child of jetgate is an orphan it adopted as a subreaper.
+std::mutex& children_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::set<pid_t>& started_children() {
+  static std::set<pid_t> s;
+  return s;
+}
+
+// Not held across fork(): a child must never inherit a locked mutex.
+void remember_child(pid_t pid) {
+  std::lock_guard<std::mutex> lock(children_mutex());
+  started_children().insert(pid);
+}
+
+void forget_child(pid_t pid) {
+  std::lock_guard<std::mutex> lock(children_mutex());
+  started_children().erase(pid);
+}
+
+// jetgate adopts the orphans of a keeper that was killed (a timeout's
+// SIGKILL, or the command killing it); they are killed and reaped here.
+std::size_t kill_adopted_orphans() {
+  std::lock_guard<std::mutex> lock(children_mutex());
+  const auto& ours = started_children();
+  return static_cast<std::size_t>(kill_children([&](pid_t pid) { return ours.count(pid) > 0; },
+                                                [](pid_t, int) {}, /*reap_any=*/false, 5000));
+}
 
 // One captured stream: appended up to cap, the rest read and counted, so a
 // chatty child never blocks on a full pipe.
@@ -311,7 +544,10 @@ struct Streams {
   StdinFeed in;
 };
 
-ChildOutcome supervise(pid_t pid, Streams& s, const ChildLimits& limits, Clock::time_point start) {
+// keeper_fd: where run_process's keeper reports how the command ended (-1 for
+// run_in_child, whose child is the work itself).
+ChildOutcome supervise(pid_t pid, Streams& s, const ChildLimits& limits, Clock::time_point start,
+                       int keeper_fd = -1) {
   ChildOutcome o;
   s.out.text = &o.output;
   s.out.discarded = &o.output_discarded;
@@ -374,6 +610,13 @@ ChildOutcome supervise(pid_t pid, Streams& s, const ChildLimits& limits, Clock::
   signal_group(pid, SIGKILL);
   s.out.read_available();
   s.err.read_available();
+  KeeperReport report{0, 0, 0, 0};
+  if (keeper_fd >= 0) {
+    ssize_t n;
+    while ((n = ::read(keeper_fd, &report, sizeof report)) < 0 && errno == EINTR) {
+    }
+    if (n != static_cast<ssize_t>(sizeof report)) report.stage = 0;
+  }
   o.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   if (stop_signal != 0) {
     o.kind = interrupt != 0 ? ChildOutcome::Kind::interrupted : ChildOutcome::Kind::timed_out;
@@ -381,10 +624,25 @@ ChildOutcome supervise(pid_t pid, Streams& s, const ChildLimits& limits, Clock::
     o.timeout_s = std::chrono::duration<double>(limits.timeout).count();
     o.signal = stuck ? 0 : stop_signal;
   }
-  if (stuck) return o;  // cannot be reaped now; it becomes init's zombie later
+  if (stuck) {
+    forget_child(pid);
+    return o;  // cannot be reaped now; it becomes init's zombie later
+  }
   int status = 0;
   pid_t reaped;
   while ((reaped = ::waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
+  }
+  forget_child(pid);
+  if (keeper_fd >= 0) {
+    if (report.stage == 2)
+      return spawn_failure(fmt::format("cannot fork: {}", std::strerror(report.error)));
+    if (report.stage == 1) {
+      status = report.status;
+      o.left_running = static_cast<std::size_t>(report.left);
+    } else {
+      // The keeper was killed before it could report: its orphans are ours now.
+      o.left_running = kill_adopted_orphans();
+    }
   }
   if (reaped < 0) {
     // Someone else reaped it (SIGCHLD ignored, or a handler calling wait):
@@ -458,6 +716,19 @@ std::vector<std::string> child_environment(const ProcessSpec& spec) {
     if (!dropped) env.emplace_back(entry);
   }
   for (const auto& [k, v] : spec.set_env) env.push_back((k + "=").append(v));
+  if (spec.run_as) {
+    // Their own HOME and name, unless the spec sets them.
+    std::vector<std::pair<std::string, std::string>> own = {
+        {"HOME", spec.run_as->home}, {"USER", spec.run_as->name}, {"LOGNAME", spec.run_as->name}};
+    for (const auto& [k, v] : own) {
+      if (spec.set_env.count(k)) continue;
+      auto prefix = k + "=";
+      env.erase(std::remove_if(env.begin(), env.end(),
+                               [&](const std::string& e) { return e.rfind(prefix, 0) == 0; }),
+                env.end());
+      env.push_back(prefix + v);
+    }
+  }
   return env;
 }
 
@@ -518,6 +789,42 @@ std::string ChildOutcome::describe() const {
   return text;
 }
 
+std::optional<RunAs> lookup_user(const std::string& name_or_uid, std::string& why) {
+  if (name_or_uid.empty()) {
+    why = "the user name is empty";
+    return std::nullopt;
+  }
+  std::vector<char> buf(16384);
+  struct passwd pw {};
+  struct passwd* found = nullptr;
+  bool numeric = std::all_of(name_or_uid.begin(), name_or_uid.end(),
+                             [](char c) { return c >= '0' && c <= '9'; });
+  int rc;
+  if (numeric && name_or_uid.size() <= 9)
+    rc = ::getpwuid_r(static_cast<uid_t>(std::stoul(name_or_uid)), &pw, buf.data(), buf.size(),
+                      &found);
+  else
+    rc = ::getpwnam_r(name_or_uid.c_str(), &pw, buf.data(), buf.size(), &found);
+  if (rc != 0 || found == nullptr) {
+    why = rc != 0 ? std::string(std::strerror(rc)) : "no such user in the user database";
+    return std::nullopt;
+  }
+  RunAs r;
+  r.name = pw.pw_name;
+  r.uid = pw.pw_uid;
+  r.gid = pw.pw_gid;
+  r.home = pw.pw_dir ? pw.pw_dir : "/";
+  int count = 64;
+  std::vector<gid_t> groups(static_cast<std::size_t>(count));
+  if (::getgrouplist(pw.pw_name, pw.pw_gid, groups.data(), &count) < 0) {
+    groups.resize(static_cast<std::size_t>(count));
+    if (::getgrouplist(pw.pw_name, pw.pw_gid, groups.data(), &count) < 0) count = 0;
+  }
+  for (int i = 0; i < count; ++i) r.groups.push_back(groups[static_cast<std::size_t>(i)]);
+  if (r.groups.empty()) r.groups.push_back(r.gid);
+  return r;
+}
+
 ChildOutcome run_in_child(const std::function<std::string()>& fn, const ChildLimits& limits) {
   Pipe result, err;
   if (!make_pipe(result) || !make_pipe(err))
@@ -528,6 +835,7 @@ ChildOutcome run_in_child(const std::function<std::string()>& fn, const ChildLim
   std::fflush(nullptr);
   auto start = Clock::now();
   pid_t pid = ::fork();
+  if (pid > 0) remember_child(pid);
   if (pid < 0) return spawn_failure(fmt::format("cannot fork: {}", std::strerror(errno)));
   if (pid == 0) {
     reset_child_process_state();
@@ -576,51 +884,99 @@ ChildOutcome run_process(const ProcessSpec& spec, const ChildLimits& limits,
   long open_max = ::sysconf(_SC_OPEN_MAX);
   int max_fd = static_cast<int>(std::clamp<long>(open_max, 256, 65536));
 
-  Pipe in, out, err, report;
-  if (!make_pipe(out) || !make_pipe(err) || !make_pipe(report) ||
-      (spec.stdin_text && !make_pipe(in)))
+  Pipe in, out, err, report, life, keeper;
+  if (!make_pipe(out) || !make_pipe(err) || !make_pipe(report) || !make_pipe(life) ||
+      !make_pipe(keeper) || (spec.stdin_text && !make_pipe(in)))
     return spawn_failure(fmt::format("cannot create a pipe: {}", std::strerror(errno)));
   if (!spec.stdin_text) in.read.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  Fd dev_null(::open("/dev/null", O_RDWR | O_CLOEXEC));
+  std::vector<gid_t> groups;
+  if (spec.run_as)
+    for (unsigned g : spec.run_as->groups) groups.push_back(static_cast<gid_t>(g));
 
+  // Orphans of the keeper's tree come to jetgate if the keeper itself is killed.
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
   auto start = Clock::now();
   pid_t pid = ::fork();
+  if (pid > 0) remember_child(pid);
   if (pid < 0) return spawn_failure(fmt::format("cannot fork: {}", std::strerror(errno)));
   if (pid == 0) {
+    // The keeper: its own process group, which the command joins, so a
+    // timeout's SIGTERM to the group reaches the command; the keeper ignores
+    // it and stays to end the tree.
     reset_child_process_state();
-    if (in.read.valid()) ::dup2(in.read.get(), STDIN_FILENO);
-    ::dup2(out.write.get(), STDOUT_FILENO);
-    ::dup2(live.merge_stderr ? out.write.get() : err.write.get(), STDERR_FILENO);
-    ExecFailure failure{0, 0};
-    if (cwd && ::chdir(cwd) != 0) {
-      failure = {0, errno};
-    } else {
-      close_inherited_fds(report.write.get(), max_fd);
-      ::execve(program->c_str(), argv.data(), envp.data());
-      failure = {1, errno};
+    struct sigaction ign {};
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGPIPE}) ::sigaction(sig, &ign, nullptr);
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    const pid_t keeper_pid = ::getpid();
+    pid_t command = ::fork();
+    if (command == 0) {
+      reset_child_process_state(/*own_group=*/false);
+      // The keeper's death (SIGKILL from a timeout, or from the command) ends the command.
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+      if (::getppid() != keeper_pid) ::_exit(kExecFailedExitCode);
+      if (in.read.valid()) ::dup2(in.read.get(), STDIN_FILENO);
+      ::dup2(out.write.get(), STDOUT_FILENO);
+      ::dup2(live.merge_stderr ? out.write.get() : err.write.get(), STDERR_FILENO);
+      ExecFailure failure{0, 0};
+      if (spec.run_as && (::setgroups(groups.size(), groups.data()) != 0 ||
+                          ::setgid(static_cast<gid_t>(spec.run_as->gid)) != 0 ||
+                          ::setuid(static_cast<uid_t>(spec.run_as->uid)) != 0)) {
+        failure = {2, errno};
+      } else if (cwd && ::chdir(cwd) != 0) {
+        failure = {0, errno};
+      } else {
+        close_inherited_fds(report.write.get(), max_fd);
+        ::execve(program->c_str(), argv.data(), envp.data());
+        failure = {1, errno};
+      }
+      write_all_raw(report.write.get(), reinterpret_cast<const char*>(&failure), sizeof failure);
+      ::_exit(kExecFailedExitCode);
     }
-    write_all_raw(report.write.get(), reinterpret_cast<const char*>(&failure), sizeof failure);
-    ::_exit(kExecFailedExitCode);
+    if (command < 0) {
+      KeeperReport r{2, errno, 0, 0};
+      write_all_raw(keeper.write.get(), reinterpret_cast<const char*>(&r), sizeof r);
+      ::_exit(kExecFailedExitCode);
+    }
+    // Nothing of jetgate's stays open here: no pipe end the command's readers
+    // wait on, no lock, no copy of jetgate's end of the life pipe.
+    if (dev_null.valid())
+      for (int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) ::dup2(dev_null.get(), fd);
+    close_fds_except(life.read.get(), keeper.write.get(), max_fd);
+    keeper_main(command, life.read.get(), keeper.write.get());
   }
   ::setpgid(pid, pid);
   in.read.reset();
   out.write.reset();
   err.write.reset();
   report.write.reset();
+  life.read.reset();
+  keeper.write.reset();
 
   if (auto failure = read_exec_report(report.read.get(), start + limits.timeout)) {
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
+    forget_child(pid);
     if (failure->stage == 0)
       return spawn_failure(fmt::format("cannot change to directory {}: {}", *spec.cwd,
                                        std::strerror(failure->error)));
+    if (failure->stage == 2)
+      return spawn_failure(fmt::format("cannot run {} as user {}: {}", spec.argv.front(),
+                                       spec.run_as->name, std::strerror(failure->error)));
     return spawn_failure(fmt::format("{}: cannot run {}: {}", spec.argv.front(), *program,
                                      std::strerror(failure->error)));
   }
   Streams s{{std::move(out.read), nullptr, nullptr, limits.max_output_bytes, &live.on_chunk, false},
             {std::move(err.read), nullptr, nullptr, limits.max_output_bytes, &live.on_chunk, true},
             {std::move(in.write), spec.stdin_text ? std::string_view(*spec.stdin_text) : "", 0}};
-  return supervise(pid, s, limits, start);
+  // life.write stays open (close-on-exec) until the keeper has reported: its
+  // end of file tells the keeper that jetgate is gone.
+  auto outcome = supervise(pid, s, limits, start, keeper.read.get());
+  life.write.reset();
+  return outcome;
 }
 
 }  // namespace jetgate::proc

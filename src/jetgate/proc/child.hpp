@@ -39,6 +39,8 @@ struct ChildOutcome {
   std::size_t output_discarded = 0;  // bytes beyond max_output_bytes, read and dropped
   std::size_t error_discarded = 0;
   double timeout_s = 0;  // the limit, when timed_out (for describe)
+  // Processes the program left running when it ended, which jetgate killed.
+  std::size_t left_running = 0;
   double wall_ms = 0;
   // "exit status 3", "killed by signal 11 (SIGSEGV)", "timed out after 5.0 s", ...
   std::string describe() const;
@@ -55,12 +57,25 @@ struct ChildLimits {
 // On timeout: SIGTERM, then SIGKILL after the grace period.
 ChildOutcome run_in_child(const std::function<std::string()>& fn, const ChildLimits& limits);
 
+// Another user the program runs as (jetgate must be root to switch).
+struct RunAs {
+  std::string name;
+  unsigned uid = 0, gid = 0;
+  std::vector<unsigned> groups;  // supplementary groups
+  std::string home;
+};
+
+// The user named (a name or a numeric uid) as RunAs, or why not.
+std::optional<RunAs> lookup_user(const std::string& name_or_uid, std::string& why);
+
 struct ProcessSpec {
   std::vector<std::string> argv;               // argv[0] searched in PATH
   std::map<std::string, std::string> set_env;  // added to / replacing the environment
   std::vector<std::string> unset_env;
   std::optional<std::string> stdin_text;  // none: /dev/null
   std::optional<std::string> cwd;
+  // Set: the program runs as this user (HOME, USER and LOGNAME are theirs).
+  std::optional<RunAs> run_as;
 };
 
 // Output as it arrives, so it can be shown and saved while the child runs.
@@ -72,6 +87,17 @@ struct LiveOutput {
 };
 
 // Runs an external program; output is its stdout, error_text its stderr.
+//
+// Nothing the program starts outlives the call: it runs under a small keeper
+// process of jetgate's (a child subreaper, PR_SET_CHILD_SUBREAPER) that every
+// orphan of the program's tree is re-parented to, daemons that left the
+// process group with setsid included. When the program exits, times out or
+// jetgate stops it, the keeper kills and reaps every process left in the tree
+// before run_process returns; when jetgate itself dies, even by SIGKILL, the
+// keeper sees its pipe to jetgate close and does the same. The program also
+// gets SIGKILL when the keeper dies (PR_SET_PDEATHSIG). What a program asks
+// another service to start (systemd-run, at, a container daemon) is not in
+// the tree and is out of reach (docs/trust.md).
 ChildOutcome run_process(const ProcessSpec& spec, const ChildLimits& limits,
                          const LiveOutput& live = {});
 

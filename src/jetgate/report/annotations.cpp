@@ -10,25 +10,28 @@ namespace {
 
 std::string escape(std::string_view s, bool property) {
   std::string out;
-  for (char c : to_valid_utf8(s)) {
-    switch (c) {
-      case '%':
-        out += "%25";
-        break;
-      case '\r':
-        out += "%0D";
-        break;
-      case '\n':
-        out += "%0A";
-        break;
-      case ':':
-        out += property ? "%3A" : ":";
-        break;
-      case ',':
-        out += property ? "%2C" : ",";
-        break;
-      default:
-        out += c;
+  for (std::size_t pos = 0; pos < s.size();) {
+    const Utf8Unit u = decode_utf8(s, pos);
+    const std::string_view raw = s.substr(pos, u.length);
+    pos += u.length;
+    const char c = raw.size() == 1 ? raw[0] : '\0';
+    if (c == '%') {
+      out += "%25";
+    } else if (c == '\r') {
+      out += "%0D";
+    } else if (c == '\n') {
+      out += "%0A";
+    } else if (property && c == ':') {
+      out += "%3A";
+    } else if (property && c == ',') {
+      out += "%2C";
+    } else if (c == '[' && out.size() >= 2 && out.compare(out.size() - 2, 2, "##") == 0) {
+      out += "\\u005b";  // the runner's older ##[command] form (report/output_line)
+    } else if (needs_visible_form(u) && c != '\t') {
+      // An annotation shows in the log too: no control reaches it.
+      append_visible_form(out, raw, u);
+    } else {
+      out += raw;
     }
   }
   return out;

@@ -12,7 +12,10 @@ namespace jetgate::report {
 
 // "::error file=README.md,title=jetgate support::message", one line: the
 // message's %, CR and LF are escaped as GitHub documents (%25, %0D, %0A), and a
-// property's also ':' and ',' (%3A, %2C). level: "error", "warning" or "notice".
+// property's also ':' and ',' (%3A, %2C); other controls, bidi and bytes that
+// are not UTF-8 take core/utf8's visible form. level: "error", "warning" or
+// "notice". The line goes out with cli's write_workflow_command, the one line
+// jetgate writes past the workflow-command filter (report/output_line.hpp).
 std::string github_annotation(std::string_view level, std::string_view message,
                               std::string_view file = {}, std::string_view title = {});
 

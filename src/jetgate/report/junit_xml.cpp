@@ -9,12 +9,28 @@
 namespace jetgate::report {
 namespace {
 
-// XML 1.0 allows tab, LF, CR and code points from U+0020 on; a control
-// character would make the document unreadable, so it becomes '?'.
+// XML 1.0's Char (https://www.w3.org/TR/xml/#charsets): tab, LF, CR,
+// U+0020-U+D7FF, U+E000-U+FFFD and U+10000 up. Anything else (a control
+// character, the noncharacters U+FFFE and U+FFFF) would make the document
+// unreadable to every parser, so it becomes '?'; bytes that are not UTF-8
+// become U+FFFD first.
+bool is_xml_char(char32_t c) {
+  return c == 0x9 || c == 0xA || c == 0xD || (c >= 0x20 && c <= 0xD7FF) ||
+         (c >= 0xE000 && c <= 0xFFFD) || (c >= 0x10000 && c <= 0x10FFFF);
+}
+
 std::string xml_text(std::string_view s) {
-  std::string out = to_valid_utf8(s);
-  for (char& c : out)
-    if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') c = '?';
+  const std::string valid = to_valid_utf8(s);
+  std::string out;
+  out.reserve(valid.size());
+  for (std::size_t pos = 0; pos < valid.size();) {
+    const Utf8Unit u = decode_utf8(valid, pos);
+    if (is_xml_char(u.code_point))
+      out.append(valid, pos, u.length);
+    else
+      out += '?';
+    pos += u.length;
+  }
   return out;
 }
 

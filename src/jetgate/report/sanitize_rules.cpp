@@ -291,7 +291,7 @@ const RuleRow kRules[] = {
      "settings naming a secret, in JSON, YAML, INI or env form: \"password\": \"x\", api_key: x, "
      "client_secret=x, ...",
      R"(\b([A-Za-z0-9_.-]{0,64})" JG_SECRET_WORDS
-     R"()(["']?\s*[:=]\s*)("[^"]*"|'[^']*'|[^\s"'\[,}]{1}[^\s,}]*))",
+     R"()(\\?["']?\s*[:=]\s*)(\\"(?:[^"\\]|\\[^"])*\\"|"[^"]*"|'[^']*'|[^\s"'\[,}]{1}[^\s,}]*))",
      true, "$1$2[redacted:token]", value_hides_something},
     {"email", "@", "email", "e-mail addresses",
      R"(\b[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24}\b)",

@@ -19,16 +19,17 @@
 
 namespace jetgate::report {
 
-// For one cell of a Markdown table: escapes as above, and "\" -> "\\",
-// "|" -> "\|", "&" -> "&amp;", "<" -> "&lt;", ">" -> "&gt;"; trimmed of
-// spaces. No text can add a column, a row, HTML or close a comment.
+// For one cell of a Markdown table, or Markdown prose (a list item, a heading,
+// a paragraph): escapes as above, and every ASCII character that could start
+// an element (a link, an image, raw HTML, a code span, emphasis, a heading or
+// list, a GFM autolink, a mention, math, a table column) made inert, so the
+// text renders as itself: "\" "`" "*" "[" "]" "~" "$" "|" backslash-escaped,
+// "&" "<" ">" as entities, "#" "+" "-" "=" escaped at the start, "_" at a
+// word's edge, ":" before "//", "." after "www" and after leading digits, and
+// a word joiner (&#8288;) after an "@" that precedes anything but a space.
+// Trimmed of white space; tab, CR and LF become spaces. Tests render the
+// results with cmark-gfm (tests/unit/markdown_render_test.cpp).
 std::string markdown_cell(std::string_view text);
-
-// For Markdown prose (a list item, a heading, a paragraph): the cell's
-// escapes plus "[", "]", "`" and "*" backslash-escaped, so no text can start
-// a link, an image, a code span or emphasis that swallows what follows.
-// "_" is kept: it is in tokens, paths and ids, and GitHub does not emphasise
-// inside words.
 std::string markdown_inline(std::string_view text);
 
 }  // namespace jetgate::report

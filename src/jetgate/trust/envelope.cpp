@@ -47,17 +47,16 @@ bool is_envelope_name(std::string_view file_name) {
          file_name.substr(file_name.size() - suffix.size()) == suffix;
 }
 
-Result<std::string> sign_evidence_file(const std::string& dir, const std::string& gate,
+Result<std::string> sign_evidence_text(const std::string& dir, const std::string& gate,
+                                       const std::string& evidence_text,
                                        const std::string& repository, const std::string& git_sha,
                                        const SigningKey& key) {
-  auto root = fs::RootFs::open(dir);
-  if (!root) return root.error();
   const std::string file = gate + ".json";
-  // What was written, not what was meant to be: the signature must cover the
-  // file a verifier will read.
-  auto text = root->read(file, kMaxSignedDocumentBytes);
-  if (!text) return make_error(text.error().what, dir + "/" + file, text.error().hint);
-  auto doc = parse_json_text(*text, dir + "/" + file);
+  if (evidence_text.size() > kMaxSignedDocumentBytes)
+    return make_error("the evidence is too large to sign", dir + "/" + file,
+                      "the evidence document must stay under the signed-document limit");
+  // The bytes written, parsed as a verifier will parse the file.
+  auto doc = parse_json_text(evidence_text, dir + "/" + file);
   if (!doc) return doc.error();
   auto envelope = sign_statement(make_statement(repository, git_sha, *doc), key);
   return fs::write_file_atomically(dir, envelope_name(gate), envelope.dump(2) + "\n");

@@ -44,9 +44,12 @@ nlohmann::json sign_statement(const nlohmann::json& statement, const SigningKey&
 std::string envelope_name(const std::string& gate);
 bool is_envelope_name(std::string_view file_name);
 
-// Reads DIR/GATE.json as written, signs it and writes DIR/GATE.dsse.json
+// Signs evidence_text, the bytes jetgate itself wrote to DIR/GATE.json
+// (never the file read back: after the gate's command ran, anything left of
+// it could have rewritten the file), and writes DIR/GATE.dsse.json
 // atomically. Returns the envelope's path.
-Result<std::string> sign_evidence_file(const std::string& dir, const std::string& gate,
+Result<std::string> sign_evidence_text(const std::string& dir, const std::string& gate,
+                                       const std::string& evidence_text,
                                        const std::string& repository, const std::string& git_sha,
                                        const SigningKey& key);
 

@@ -12,6 +12,7 @@
 #include <filesystem>
 
 #include "jetgate/core/json_text.hpp"
+#include "jetgate/core/utf8.hpp"
 #include "jetgate/fs/atomic_write.hpp"
 #include "jetgate/trust/encoding.hpp"
 
@@ -40,8 +41,9 @@ class Fd {
   int fd_;
 };
 
-Result<std::string> read_private_file(const std::string& path) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+Result<std::string> read_private_file(const std::string& path, unsigned* owner = nullptr) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
   if (fd.get() < 0)
     return make_error("cannot open the signing key: " + errno_text(errno), path,
                       "pass the secret key file `jetgate keygen` wrote");
@@ -51,6 +53,7 @@ Result<std::string> read_private_file(const std::string& path) {
   if (!S_ISREG(st.st_mode))
     return make_error("the signing key is not a regular file", path,
                       "pass the secret key file `jetgate keygen` wrote");
+  if (owner) *owner = static_cast<unsigned>(st.st_uid);
   // A key others can read is a key others may have: refuse it rather than
   // sign with something that may no longer be secret.
   if ((st.st_mode & (S_IRWXG | S_IRWXO)) != 0)
@@ -161,7 +164,8 @@ std::optional<std::string> decode_public_key(std::string_view base64) {
 }
 
 Result<SigningKey> load_signing_key(const std::string& path) {
-  auto text = read_private_file(path);
+  unsigned owner = 0;
+  auto text = read_private_file(path, &owner);
   if (!text) return text.error();
   auto parsed = parse_json_text(*text, path);
   sodium_memzero(text->data(), text->size());
@@ -171,6 +175,7 @@ Result<SigningKey> load_signing_key(const std::string& path) {
     auto& s = (*parsed)["seed"].get_ref<std::string&>();
     sodium_memzero(s.data(), s.size());
   }
+  if (key) key->file_owner_ = owner;
   return key;
 }
 
@@ -180,18 +185,20 @@ Result<WrittenKeyPair> write_key_pair(const std::string& path, const std::string
     return make_error(
         "the key's owner is empty", "--owner",
         "name the runner or person the key belongs to, e.g. --owner jetson-orin-runner-1");
+  // The owner goes into JSON, which must be UTF-8: refused here, before any
+  // file exists, rather than half a pair written and an internal error.
+  if (!is_valid_utf8(owner))
+    return make_error("the key's owner is not valid UTF-8", "--owner",
+                      "name the runner or person the key belongs to in UTF-8 text");
   WrittenKeyPair out;
   out.secret_path = path;
   out.public_path = path + kPublicKeySuffix;
   for (const auto& p : {out.secret_path, out.public_path}) {
-    if (!exists_at(p)) continue;
-    if (!force)
+    if (exists_at(p) && !force)
       return make_error("exists: refusing to overwrite a key", p,
                         "pass --force to replace it (signatures by the old key stop verifying once "
                         "the policy drops it)");
-    std::error_code ec;
-    stdfs::remove(p, ec);
-    if (ec) return make_error("cannot remove the old key: " + ec.message(), p);
+    if (auto st = fs::check_output_path(p); !st) return st.error();
   }
   init_sodium();
   std::array<unsigned char, 32> seed{};
@@ -204,7 +211,12 @@ Result<WrittenKeyPair> write_key_pair(const std::string& path, const std::string
       {"format", kSecretKeyFormat}, {"key_id", key.key_id()}, {"seed", seed_b64}};
   std::string text = secret.dump(2) + "\n";
   sodium_memzero(seed_b64.data(), seed_b64.size());
-  auto written = write_secret_file(path, text);
+  // The new pair is written beside the old one first; the old pair is
+  // replaced only once both new files are complete (a full disk leaves the
+  // old pair as it was).
+  const std::string secret_tmp = fmt::format("{}.new-{}.tmp", path, ::getpid());
+  ::unlink(secret_tmp.c_str());
+  auto written = write_secret_file(secret_tmp, text);
   sodium_memzero(text.data(), text.size());
   if (!written) return written.error();
   out.key_id = key.key_id();
@@ -212,8 +224,19 @@ Result<WrittenKeyPair> write_key_pair(const std::string& path, const std::string
       {"key_id", key.key_id()}, {"public_key", to_base64(key.public_key())}, {"owner", owner}};
   stdfs::path pub(out.public_path);
   std::string dir = pub.has_parent_path() ? pub.parent_path().string() : ".";
-  auto pub_written =
-      fs::write_file_atomically(dir, pub.filename().string(), out.public_entry.dump(2) + "\n");
+  auto pub_file = fs::AtomicFile::create(dir, pub.filename().string());
+  Status pub_ready =
+      pub_file ? pub_file->write(out.public_entry.dump(2) + "\n") : Status(pub_file.error());
+  if (!pub_ready) {
+    ::unlink(secret_tmp.c_str());
+    return pub_ready.error();
+  }
+  if (::rename(secret_tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(secret_tmp.c_str());
+    return make_error("cannot put the new secret key in place: " + errno_text(err), path);
+  }
+  auto pub_written = pub_file->commit();
   if (!pub_written) return pub_written.error();
   return out;
 }

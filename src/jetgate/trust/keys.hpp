@@ -32,6 +32,9 @@ struct TrustedKey {
   std::optional<evidence::Date> expires;  // last day its signatures count
 };
 
+class SigningKey;
+Result<SigningKey> load_signing_key(const std::string& path);
+
 // The secret half, loaded for signing; the secret bytes are wiped when it goes.
 class SigningKey {
  public:
@@ -43,8 +46,12 @@ class SigningKey {
   const std::string& key_id() const { return key_id_; }
   std::string public_key() const;                    // raw, 32 bytes
   std::string sign(std::string_view message) const;  // detached Ed25519 signature, 64 bytes
+  // The uid that owns the key file it was loaded from (load_signing_key).
+  std::optional<unsigned> file_owner() const { return file_owner_; }
 
  private:
+  friend Result<SigningKey> load_signing_key(const std::string& path);
+  std::optional<unsigned> file_owner_;
   SigningKey() = default;
   std::array<unsigned char, 64> secret_{};  // libsodium's form: seed then public key
   std::array<unsigned char, 32> public_{};
@@ -55,8 +62,8 @@ class SigningKey {
 std::optional<std::string> decode_public_key(std::string_view base64);
 
 // Reads a secret key file. Refused (an Error with the fix) when the file can
-// be read or written by group or others, is not a regular file, or does not
-// hold a consistent key.
+// be read or written by group or others, is not a regular file (a FIFO is
+// refused without waiting for a writer), or does not hold a consistent key.
 Result<SigningKey> load_signing_key(const std::string& path);
 
 struct WrittenKeyPair {  // NOLINT(bugprone-exception-escape): see .clang-tidy

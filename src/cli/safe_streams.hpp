@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+// std::cout and std::cerr, line by line, through report::safe_output_line:
+// under GitHub Actions no line can start a workflow command, and on a
+// terminal (or a runner's log) no control reaches the screen. Everything jetgate
+// and CLI11 print goes through them, so no caller can forget. jetgate's own
+// workflow commands (annotations) are the one exception and are written with
+// write_workflow_command.
+#pragma once
+
+#include <iosfwd>
+#include <string_view>
+
+namespace jetgate::cli {
+
+// Installs the filters (GITHUB_ACTIONS read here, isatty per stream); the
+// pending text is flushed and the streams restored when it goes.
+class SafeStreams {
+ public:
+  SafeStreams();
+  ~SafeStreams();
+  SafeStreams(const SafeStreams&) = delete;
+  SafeStreams& operator=(const SafeStreams&) = delete;
+};
+
+// Writes line (a workflow command jetgate built, its data escaped by
+// report::github_annotation) and a newline to os, past the filter.
+void write_workflow_command(std::ostream& os, std::string_view line);
+
+}  // namespace jetgate::cli

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+// The grammars of the values `jetgate init` writes into shell lines and
+// ${{ }} expressions of the workflow (issue 21, class 4). Each value is
+// checked against its grammar at the option boundary (validate_init_options),
+// and nothing outside it is written: no quote, '$', '`', ';', newline or
+// leading '-' (a git option) can reach the workflow from an option.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "jetgate/core/result.hpp"
+
+namespace jetgate::init {
+
+// A container image reference as the distribution project defines it
+// (github.com/distribution/reference, reference.go): [HOST[:PORT]/]PATH
+// with a :TAG, an @DIGEST or both; PATH components [a-z0-9]+ joined by
+// '.', '_', '__' or '-'s.
+bool is_image_reference(std::string_view s);
+
+// A branch or tag name that `git check-ref-format --branch` accepts, from a
+// conservative alphabet (letters, digits, '.', '_', '-', '/'), not starting
+// with '-' (git would read an option), at most 200 characters.
+bool is_git_ref_name(std::string_view s);
+
+// An https URL of a git repository: https://HOST[:PORT]/PATH, PATH segments
+// of letters, digits, '.', '_', '~' and '-'.
+bool is_https_repository_url(std::string_view s);
+
+// A relative path inside the repository: segments of letters, digits, '.',
+// '_', '-' and '+', none empty, ".", ".." or starting with '-'.
+bool is_repository_relative_path(std::string_view s);
+
+// Refuses writing ROOT/REL when an existing directory on the way (".github"
+// a symbolic link, say) resolves outside ROOT.
+Status check_inside_project(const std::string& root, const std::string& rel);
+
+}  // namespace jetgate::init

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+// NaN, infinities and negative zero are refused everywhere a number is read
+// (issue 21, class 7): on the command line, where a range check alone lets
+// NaN through, and in every JSON document jetgate reads.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "jetgate/core/json_text.hpp"
+#include "jetgate/evidence/evidence.hpp"
+#include "jetgate/policy/policy.hpp"
+#include "test_support.hpp"
+
+namespace jetgate {
+namespace {
+
+TEST(Numbers, WhyNotPlainNumber) {
+  EXPECT_EQ(why_not_plain_number(0.25), "");
+  EXPECT_EQ(why_not_plain_number(0.0), "");
+  EXPECT_EQ(why_not_plain_number(std::nan("")), "not a number (NaN)");
+  EXPECT_EQ(why_not_plain_number(std::numeric_limits<double>::infinity()), "infinite");
+  EXPECT_EQ(why_not_plain_number(-std::numeric_limits<double>::infinity()), "infinite");
+  EXPECT_EQ(why_not_plain_number(-0.0), "negative zero");
+}
+
+TEST(Numbers, CommandLineNumbersRefuseNanInfinityAndNegativeZero) {
+  for (const char* option :
+       {"--memory-fraction", "--memory-max-gib", "--probe-timeout", "--python-timeout"}) {
+    for (const char* value :
+         {"nan", "NaN", "-nan", "inf", "-inf", "infinity", "1e999", "-0", "-0.0"}) {
+      SCOPED_TRACE(std::string(option) + " " + value);
+      auto r = test::run_jetgate({"probe", option, value}, {"JETGATE_PARSE_ONLY=1"});
+      EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    }
+  }
+  auto r = test::run_jetgate({"probe", "--memory-fraction", "nan"}, {"JETGATE_PARSE_ONLY=1"});
+  EXPECT_NE(r.err.find("not a number (NaN)"), std::string::npos) << r.err;
+  for (const char* ok : {"0.25", "0.9"})
+    EXPECT_EQ(
+        test::run_jetgate({"probe", "--memory-fraction", ok}, {"JETGATE_PARSE_ONLY=1"}).exit_code,
+        0);
+  auto days = test::run_jetgate({"support", "--evidence-dir", ".", "--max-age-days", "-0"},
+                                {"JETGATE_PARSE_ONLY=1"});
+  EXPECT_EQ(days.exit_code, 2) << days.err;
+}
+
+TEST(Numbers, JsonNegativeZeroIsRefusedWhereverItSits) {
+  auto bad = parse_json_text(R"({"a": [1, {"b": -0.0}]})", "doc.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().what.find("/a/1/b"), std::string::npos) << bad.error().what;
+  EXPECT_NE(bad.error().what.find("negative zero"), std::string::npos);
+  EXPECT_TRUE(parse_json_text(R"({"a": 0.0, "b": -0, "c": -1.5})", "doc.json").ok());
+  // JSON has no NaN or infinity at all.
+  EXPECT_FALSE(parse_json_text(R"({"a": NaN})", "doc.json").ok());
+  EXPECT_FALSE(parse_json_text(R"({"a": Infinity})", "doc.json").ok());
+}
+
+TEST(Numbers, APolicyWithNegativeZeroIsRefused) {
+  test::TempDir t;
+  std::filesystem::create_directories(t.path(".git"));
+  auto path = t.write("policy.json", R"({"schema_version": 1, "owner": "o", "cadence": "c",
+    "evidence_retention_days": 9, "maximum_evidence_age_days": 9,
+    "gates": [{"id": "unit", "command": {"argv": ["true"], "junit": "r.xml", "timeout_s": -0.0}}]})");
+  auto p = policy::load_policy_file(path, t.dir());
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.error().message().find("negative zero"), std::string::npos) << p.error().message();
+}
+
+}  // namespace
+}  // namespace jetgate
