@@ -8,7 +8,7 @@
 namespace jetgate::facts {
 namespace {
 
-std::string text_at(const nlohmann::json& j, const char* pointer) {
+std::string platform_text_at(const nlohmann::json& j, const char* pointer) {
   auto p = nlohmann::json::json_pointer(pointer);
   return j.contains(p) && j[p].is_string() ? j[p].get<std::string>() : std::string();
 }
@@ -27,8 +27,8 @@ ExpectedNodes expected_cuda_nodes(const nlohmann::json& platform) {
   auto tegra_ptr = nlohmann::json::json_pointer("/tegra/is_tegra");
   bool tegra = platform.contains(tegra_ptr) && platform[tegra_ptr].is_boolean() &&
                platform[tegra_ptr].get<bool>();
-  std::string soc = text_at(platform, "/tegra/soc");
-  std::string l4t = text_at(platform, "/tegra/l4t");
+  std::string soc = platform_text_at(platform, "/tegra/soc");
+  std::string l4t = platform_text_at(platform, "/tegra/l4t");
   int major = l4t.empty() ? 0 : l4t_major(l4t);
   ExpectedNodes e;
   if (!tegra) {

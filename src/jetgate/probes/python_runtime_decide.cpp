@@ -19,7 +19,7 @@ using Verdict = std::pair<ProbeStatus, std::string>;
 
 constexpr const char* kJetsonTorchDoc =
     "https://docs.nvidia.com/deeplearning/frameworks/install-pytorch-jetson-platform/index.html";
-constexpr const char* kJetsonContainers = "https://github.com/dusty-nv/jetson-containers";
+constexpr const char* kJetsonContainersRepo = "https://github.com/dusty-nv/jetson-containers";
 
 std::string torch_label(const json& torch) {
   return "torch " +
@@ -84,7 +84,7 @@ std::string arch_statement(const ArchReading& arch) {
   return "arch list unavailable, so the kernel checks decided";
 }
 
-bool contains(const std::string& text, std::string_view part) {
+bool mentions(const std::string& text, std::string_view part) {
   return text.find(part) != std::string::npos;
 }
 
@@ -106,7 +106,7 @@ std::string cudnn_fix(const json& f) {
     return fmt::format(
         "use the torch built for this JetPack's cuDNN: NVIDIA's wheel for this JetPack ({}) "
         "or a jetson-containers image matching this L4T release ({})",
-        kJetsonTorchDoc, kJetsonContainers);
+        kJetsonTorchDoc, kJetsonContainersRepo);
   return "make the cuDNN torch was built against the one it loads (the wheel's bundled cuDNN, or "
          "check "
          "LD_LIBRARY_PATH), or install a torch built for the installed cuDNN";
@@ -114,13 +114,13 @@ std::string cudnn_fix(const json& f) {
 
 // The next step for a check that raised, chosen by what the error says.
 std::string fix_for(const std::string& error, const std::string& key, const json& f) {
-  if (contains(error, "no kernel image") || contains(error, "PTX") ||
-      contains(error, "invalid device function"))
+  if (mentions(error, "no kernel image") || mentions(error, "PTX") ||
+      mentions(error, "invalid device function"))
     return torch_arch_fix(f);
-  if (contains(error, "cuDNN") || contains(error, "CUDNN") || contains(error, "cudnn") ||
+  if (mentions(error, "cuDNN") || mentions(error, "CUDNN") || mentions(error, "cudnn") ||
       key == "conv")
     return cudnn_fix(f);
-  if (contains(error, "CUBLAS") || contains(error, "cuBLAS") || contains(error, "cublas"))
+  if (mentions(error, "CUBLAS") || mentions(error, "cuBLAS") || mentions(error, "cublas"))
     return "torch's cuBLAS does not work with this driver: " + torch_arch_fix(f);
   return "check the driver and that this torch was built for this platform: " + torch_arch_fix(f);
 }
@@ -137,7 +137,7 @@ Verdict compute_verdict(const json& f, const std::string& build, const std::stri
     return {ProbeStatus::fail,
             build + " sees " + seen + " but its kernel checks did not finish: " + error + "; " +
                 (arch_missing ? arch_gap(f, arch) + "; " + torch_arch_fix(f)
-                              : fix_for(error, contains(error, "during conv2d") ? "conv" : "", f))};
+                              : fix_for(error, mentions(error, "during conv2d") ? "conv" : "", f))};
   }
   auto checks = torch_checks(compute);
   for (const auto& c : checks) {
@@ -314,7 +314,7 @@ std::string torch_arch_fix(const json& f) {
     return fmt::format(
         "install NVIDIA's PyTorch wheel for this JetPack release ({}) or run in a "
         "jetson-containers or l4t image that matches this L4T release ({})",
-        kJetsonTorchDoc, kJetsonContainers);
+        kJetsonTorchDoc, kJetsonContainersRepo);
   auto cap = device_capability(f["torch"]);
   return fmt::format(
       "install a torch build whose torch.cuda.get_arch_list() includes {} "
