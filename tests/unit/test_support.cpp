@@ -2,6 +2,7 @@
 #include "test_support.hpp"
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -111,6 +112,17 @@ std::string jetgate_binary() {
 }
 std::string jetgate_command() {
   return JETGATE_TEST_COMMAND;
+}
+bool under_emulator() {
+#ifdef JETGATE_TEST_EMULATOR
+  return true;
+#else
+  return false;
+#endif
+}
+bool child_subreaper_supported() {
+  int value = 0;
+  return ::prctl(PR_GET_CHILD_SUBREAPER, &value, 0, 0, 0) == 0;
 }
 
 }  // namespace jetgate::test

@@ -55,4 +55,12 @@ std::string jetgate_binary();
 // it under the emulator, since the kernel cannot exec it without binfmt_misc.
 std::string jetgate_command();
 
+// True when the tests run cross-built under a user-mode emulator (qemu-user):
+// /proc then shows the emulator's command line and environment, not the ones
+// jetgate holds.
+bool under_emulator();
+// Whether the kernel (or emulator) lets a process be a child subreaper;
+// qemu-user answers EINVAL to PR_{GET,SET}_CHILD_SUBREAPER.
+bool child_subreaper_supported();
+
 }  // namespace jetgate::test

@@ -363,12 +363,13 @@ struct KeeperReport {
   int error;   // errno, when stage is 2
   int status;  // the command's wait status
   int left;    // processes still running when the command ended, killed
+  int contained;  // 1: the keeper is a child subreaper (every orphan comes to it)
 };
 
 // The keeper: a child subreaper between jetgate and the command. Returns
 // only through _exit.
-[[noreturn]] void keeper_main(pid_t command_pid, int life_fd, int report_fd) {
-  KeeperReport r{1, 0, 0, 0};
+[[noreturn]] void keeper_main(pid_t command_pid, int life_fd, int report_fd, bool contained) {
+  KeeperReport r{1, 0, 0, 0, contained ? 1 : 0};
   bool command_done = false;
   long pidfd = -1;
 #ifdef SYS_pidfd_open
@@ -610,7 +611,7 @@ ChildOutcome supervise(pid_t pid, Streams& s, const ChildLimits& limits, Clock::
   signal_group(pid, SIGKILL);
   s.out.read_available();
   s.err.read_available();
-  KeeperReport report{0, 0, 0, 0};
+  KeeperReport report{0, 0, 0, 0, 1};
   if (keeper_fd >= 0) {
     ssize_t n;
     while ((n = ::read(keeper_fd, &report, sizeof report)) < 0 && errno == EINTR) {
@@ -639,6 +640,7 @@ ChildOutcome supervise(pid_t pid, Streams& s, const ChildLimits& limits, Clock::
     if (report.stage == 1) {
       status = report.status;
       o.left_running = static_cast<std::size_t>(report.left);
+      o.contained = report.contained == 1;
     } else {
       // The keeper was killed before it could report: its orphans are ours now.
       o.left_running = kill_adopted_orphans();
@@ -909,7 +911,9 @@ ChildOutcome run_process(const ProcessSpec& spec, const ChildLimits& limits,
     ign.sa_handler = SIG_IGN;
     sigemptyset(&ign.sa_mask);
     for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGPIPE}) ::sigaction(sig, &ign, nullptr);
-    ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    // Linux has had it since 3.4; qemu-user refuses it (EINVAL), and then a
+    // daemon that left the session is not the keeper's to end.
+    const bool contained = ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
     const pid_t keeper_pid = ::getpid();
     pid_t command = ::fork();
     if (command == 0) {
@@ -936,7 +940,7 @@ ChildOutcome run_process(const ProcessSpec& spec, const ChildLimits& limits,
       ::_exit(kExecFailedExitCode);
     }
     if (command < 0) {
-      KeeperReport r{2, errno, 0, 0};
+      KeeperReport r{2, errno, 0, 0, contained ? 1 : 0};
       write_all_raw(keeper.write.get(), reinterpret_cast<const char*>(&r), sizeof r);
       ::_exit(kExecFailedExitCode);
     }
@@ -945,7 +949,7 @@ ChildOutcome run_process(const ProcessSpec& spec, const ChildLimits& limits,
     if (dev_null.valid())
       for (int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) ::dup2(dev_null.get(), fd);
     close_fds_except(life.read.get(), keeper.write.get(), max_fd);
-    keeper_main(command, life.read.get(), keeper.write.get());
+    keeper_main(command, life.read.get(), keeper.write.get(), contained);
   }
   ::setpgid(pid, pid);
   in.read.reset();

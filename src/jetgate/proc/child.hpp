@@ -41,6 +41,10 @@ struct ChildOutcome {
   double timeout_s = 0;  // the limit, when timed_out (for describe)
   // Processes the program left running when it ended, which jetgate killed.
   std::size_t left_running = 0;
+  // False when the keeper could not become a child subreaper (qemu-user
+  // refuses PR_SET_CHILD_SUBREAPER): a process that left the program's
+  // session was then out of reach and may still run.
+  bool contained = true;
   double wall_ms = 0;
   // "exit status 3", "killed by signal 11 (SIGSEGV)", "timed out after 5.0 s", ...
   std::string describe() const;
