@@ -27,7 +27,8 @@
 # CI runs `--test --goldens --oldest-cmake aarch64`: the GCC 11 (JetPack 6's compiler)
 # lane, the oldest-CMake check and the aarch64 lane (the whole suite under qemu-user)
 # are that release build itself.
-# JOBS and JETGATE_WERROR (OFF by default, as for any Release build) may be set.
+# JOBS, JETGATE_WERROR (OFF by default, as for any Release build) and extra CMAKE_ARGS
+# (a string) may be set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=${JOBS:-$(nproc)}
@@ -76,6 +77,8 @@ for arch in "${arches[@]}"; do
   args=(-DCMAKE_BUILD_TYPE=Release "-DJETGATE_BUILD_TESTS=$with_tests" -DJETGATE_BUILD_BENCH=OFF
         -DJETGATE_STATIC_RUNTIME=ON
         "-DJETGATE_WERROR=${JETGATE_WERROR:-OFF}")
+  # shellcheck disable=SC2206  # CMAKE_ARGS is a list of words on purpose
+  [ -n "${CMAKE_ARGS:-}" ] && args+=(${CMAKE_ARGS})
   if [ -n "$kernels" ] && [ -f "$kernels/jetgate_kernels.cmake" ]; then
     args+=("-DJETGATE_PREBUILT_KERNELS=$(realpath "$kernels")")
   elif [ -n "$kernels" ]; then

@@ -7,7 +7,7 @@
 # C++20 allows and GCC compiles.
 #
 # Usage: scripts/test-sanitizers.sh [KERNELS_DIR]   (see scripts/test-aarch64.sh)
-# BUILD_DIR (default build-clang) and JOBS may be set.
+# BUILD_DIR (default build-clang), JOBS and extra CMAKE_ARGS (a string) may be set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build-clang}
@@ -22,10 +22,11 @@ fi
 clang_version=${CLANG_VERSION:-16}
 # -O0 with line tables only: readable reports, and the cheapest ASan build of the whole
 # suite on CI's two cores (-O1, the sanitizers' usual advice, compiles a third slower).
+# shellcheck disable=SC2086  # CMAKE_ARGS is a list of words on purpose
 CC=clang-$clang_version CXX=clang++-$clang_version cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O0 -gline-tables-only" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O0 -gline-tables-only" \
   -DJETGATE_WERROR=ON -DJETGATE_SANITIZE=ON -DJETGATE_FUZZ=ON -DJETGATE_BUILD_TESTS=ON \
-  -DJETGATE_BUILD_BENCH=OFF -DJETGATE_MAN_PAGE=OFF "${args[@]}" >/dev/null
+  -DJETGATE_BUILD_BENCH=OFF -DJETGATE_MAN_PAGE=OFF "${args[@]}" ${CMAKE_ARGS:-} >/dev/null
 cmake --build "$build" -j "$jobs"
 # Fail on any report; leaks too. The tests' own children inherit these.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:strict_string_checks=1:check_initialization_order=1:detect_stack_use_after_return=1}

@@ -22,20 +22,16 @@ struct CheckArgs {
   std::string junit;
 };
 
-int usage(const std::string& message) {
-  std::cerr << "jetgate check: " << message << "\n";
-  return kExitUsage;
-}
-
 int run(const CheckArgs& a) {
   // A commit claim without a commit is meaningless: evidence of any commit would do.
   if (!a.claim.evidence_dirs.empty() && a.claim.candidate_sha.empty())
-    return usage("--evidence-dir needs --candidate-sha (e.g. --candidate-sha \"$GITHUB_SHA\")");
+    return usage_error(
+        "check", "--evidence-dir needs --candidate-sha (e.g. --candidate-sha \"$GITHUB_SHA\")");
   for (const auto& id : a.require_gates)
     if (auto st = evidence::validate_gate_id(id, "--require-gate"); !st)
-      return usage(st.error().message());
+      return usage_error("check", st.error().message());
   auto in = resolve_cli_inputs(a.claim);
-  if (!in) return usage(in.error().message());
+  if (!in) return usage_error("check", in.error().message());
   for (const auto& s : in->evidence.skipped)
     std::cerr << "jetgate check: warning: " << s.why << "\n";
   auto result = claims::check_claim(*in, a.require_gates);

@@ -3,6 +3,7 @@
 // docs section into a project's checkout; never over an existing file
 // unless --force.
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -138,6 +139,16 @@ int run_init(InitArgs a) {
     if (s != kExitOk) status = s;
   }
   report(done_files, a.json);
+  for (const auto& w : done_files)
+    if (w.action == "kept" && w.path == init::kInitPolicyPath) {
+      std::ifstream in(std::filesystem::path(a.dir) / w.path, std::ios::binary);
+      std::stringstream text;
+      text << in.rdbuf();
+      if (auto problem = init::kept_policy_problem(text.str(), a.options)) {
+        std::cerr << "jetgate init: " << terminal_safe(*problem) << "\n";
+        status = kExitDoesNotHold;
+      }
+    }
   return status;
 }
 
@@ -166,7 +177,10 @@ Command add_init_command(CLI::App& app) {
                   "Where the test command writes its JUnit XML, relative to the repository")
       ->capture_default_str();
   sub->add_option("--preflight-command", a->options.preflight_command,
-                  "Shell line that installs and imports the project on generic arm64")
+                  "Shell line that installs the project on generic arm64 and checks its "
+                  "dependencies (the default installs into a venv, as PEP 668 requires on "
+                  "ubuntu-24.04); append && .preflight-venv/bin/python -c 'import PKG' to "
+                  "import it too")
       ->capture_default_str();
   sub->add_option("--tracking-issue", a->options.tracking_issue,
                   "Issue URL tracking Jetson support (https://github.com/OWNER/NAME/issues/N)");

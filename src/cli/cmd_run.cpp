@@ -192,6 +192,11 @@ Command add_run_command(CLI::App& app) {
   sub->add_option("--junit", args->junit,
                   "Also write a JUnit XML report: a test case per requirement, probe and test")
       ->type_name("FILE");
+  sub->add_option("--node", args->options.node,
+                  "The board this run speaks for, recorded in the evidence (/lane/node) so that "
+                  "identical boards are judged each on its own; default: $RUNNER_NAME, the "
+                  "GitHub runner's name")
+      ->envname("RUNNER_NAME");
   sub->add_flag(
       "--quiet", args->quiet,
       "Show neither probe progress nor the command's output while it runs (GATE.log keeps it)");

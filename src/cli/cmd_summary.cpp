@@ -27,14 +27,9 @@ struct SummaryArgs {
   bool json = false;
 };
 
-int summary_usage_error(const Error& e) {
-  std::cerr << terminal_safe("jetgate summary: " + e.message()) << "\n";
-  return kExitUsage;
-}
-
 int run_summary(const SummaryArgs& a) {
   auto in = resolve_cli_inputs(a.claim);
-  if (!in) return summary_usage_error(in.error());
+  if (!in) return usage_error("summary", in.error().message());
   for (const auto& s : in->evidence.skipped)
     std::cerr << terminal_safe("jetgate summary: warning: skipped " + s.why) << "\n";
   auto summary = claims::build_gate_summary(*in);

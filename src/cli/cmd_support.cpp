@@ -50,11 +50,6 @@ void say(std::ostream& out, const std::string& line) {
   out << terminal_safe(line) << "\n";
 }
 
-int support_usage_error(const Error& e) {
-  say(std::cerr, "jetgate support: " + e.message());
-  return kExitUsage;
-}
-
 // For --verify: read only, following symbolic links as the system does
 // (a README linked from elsewhere is read where the link points).
 Result<std::string> read_readme(const std::string& path) {
@@ -70,9 +65,9 @@ Result<std::string> read_readme(const std::string& path) {
 int verify_readme(const std::string& path, const claims::SupportMatrix& matrix) {
   std::string where = path == kStdinReadme ? kStdinName : path;
   auto readme = read_readme(path);
-  if (!readme) return support_usage_error(readme.error());
+  if (!readme) return usage_error("support", readme.error().message());
   auto span = claims::find_support_block(*readme, where);
-  if (!span) return support_usage_error(span.error());
+  if (!span) return usage_error("support", span.error().message());
   std::string_view block = std::string_view(*readme).substr(
       span->content_begin, span->content_end - span->content_begin);
   auto violations = claims::verify_block(block, report::render_support_markdown(matrix),
@@ -101,9 +96,9 @@ int verify_readme(const std::string& path, const claims::SupportMatrix& matrix) 
 // `--readme -`: stdin in, the updated README on stdout, the status on stderr.
 int filter_readme(const claims::SupportMatrix& matrix) {
   auto readme = read_stdin(kMaxReadmeBytes);
-  if (!readme) return support_usage_error(readme.error());
+  if (!readme) return usage_error("support", readme.error().message());
   auto span = claims::find_support_block(*readme, kStdinName);
-  if (!span) return support_usage_error(span.error());
+  if (!span) return usage_error("support", span.error().message());
   std::cout << claims::replace_block(*readme, *span, report::render_support_markdown(matrix));
   return kExitOk;
 }
@@ -111,16 +106,17 @@ int filter_readme(const claims::SupportMatrix& matrix) {
 int write_readme(const std::string& path, const claims::SupportMatrix& matrix) {
   if (path == kStdinReadme) return filter_readme(matrix);
   auto file = fs::InPlaceFile::open(path, kMaxReadmeBytes);
-  if (!file) return support_usage_error(file.error());
+  if (!file) return usage_error("support", file.error().message());
   auto span = claims::find_support_block(file->contents(), path);
-  if (!span) return support_usage_error(span.error());
+  if (!span) return usage_error("support", span.error().message());
   std::string updated =
       claims::replace_block(file->contents(), *span, report::render_support_markdown(matrix));
   if (updated == file->contents()) {
     say(std::cout, path + ": support block already up to date");
     return kExitOk;
   }
-  if (auto written = file->replace(updated); !written) return support_usage_error(written.error());
+  if (auto written = file->replace(updated); !written)
+    return usage_error("support", written.error().message());
   say(std::cout, fmt::format("{}: support block updated ({} supported gate/platform claims)", path,
                              claims::supported_claims(matrix).size()));
   return kExitOk;
@@ -128,10 +124,11 @@ int write_readme(const std::string& path, const claims::SupportMatrix& matrix) {
 
 int run_support(const SupportArgs& a) {
   if (a.readme && a.readme->empty())
-    return support_usage_error(
-        make_error("--readme is empty", "", "name the README file, or - for stdin"));
+    return usage_error(
+        "support",
+        make_error("--readme is empty", "", "name the README file, or - for stdin").message());
   auto in = resolve_cli_inputs(a.claim);
-  if (!in) return support_usage_error(in.error());
+  if (!in) return usage_error("support", in.error().message());
   for (const auto& s : in->evidence.skipped)
     say(std::cerr, "jetgate support: warning: skipped " + s.why);
   auto matrix = claims::build_support_matrix(in->evidence, in->rules);

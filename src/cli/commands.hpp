@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <string>
 
 namespace jetgate::cli {
 
@@ -24,5 +25,9 @@ Command add_keygen_command(CLI::App& app);   // cmd_keygen.cpp
 
 Command add_container_command(CLI::App& app);  // cmd_container.cpp
 Command add_init_command(CLI::App& app);       // cmd_init.cpp
+
+// Prints "jetgate COMMAND: MESSAGE" (terminal-safe) on stderr and returns the
+// usage exit status (2): how every subcommand reports unusable input.
+int usage_error(const char* command, const std::string& message);  // usage_error.cpp
 
 }  // namespace jetgate::cli

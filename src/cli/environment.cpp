@@ -19,9 +19,7 @@ report::SanitizeOptions sanitize_options_for_this_machine() {
   report::SanitizeOptions o;
   char host[256] = {};
   if (gethostname(host, sizeof host - 1) == 0 && host[0] != '\0') {
-    std::string h = host;
-    o.hostnames.push_back(h);
-    if (auto dot = h.find('.'); dot != std::string::npos) o.hostnames.push_back(h.substr(0, dot));
+    o.hostnames.emplace_back(host);  // the sanitizer hides its short name too
   }
   for (const char* var : {"USER", "LOGNAME"})
     if (const char* v = std::getenv(var); v && *v) o.users.emplace_back(v);

@@ -11,7 +11,7 @@ namespace jetgate::cli {
 // GITHUB_ACTIONS=true: workflow-command annotations are printed.
 bool github_actions();
 
-// This machine's host name (and its short name) and user names, which the issue body
+// This machine's host name and user names, which the issue body
 // hides like a secret.
 report::SanitizeOptions sanitize_options_for_this_machine();
 

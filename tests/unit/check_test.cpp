@@ -40,6 +40,8 @@ struct Repo {
                         {"git_sha", sha},
                         {"reason", ""},
                         {"exit_code", 0},
+                        {"dirty", false},
+                        {"probes", {{"launch", {{"status", "PASS"}}}}},
                         {"counts",
                          {{"tests", counts.tests},
                           {"failures", counts.failures},

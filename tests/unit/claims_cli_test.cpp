@@ -39,21 +39,19 @@ TEST(ClaimsCli, SupportMarkdownFromEveryKindOfEvidence) {
   EXPECT_TRUE(has(r.out,
                   "| Jetson AGX Orin 64GB | JetPack 6.2 (L4T 36.4.3), CUDA 12.6, torch "
                   "2.5.0a0+872d972e41.nv24.08 | "
-                  "cuda-runtime (2026-11-28), jetson-cuda-runtime (2026-11-29) |"))
+                  "cuda-runtime, jetson-cuda-runtime |"))
       << r.out;
   EXPECT_TRUE(has(r.out,
                   "| NVIDIA H200 (x86_64) | driver 580.159.04, CUDA 13.0, torch 2.11.0+cu130 | "
-                  "cuda-runtime (2026-11-29) |"))
+                  "cuda-runtime |"))
       << r.out;
   EXPECT_TRUE(has(r.out,
                   "| platform not recorded | not recorded | jetson-cuda-runtime | platform not "
                   "recorded in the evidence |"))
       << r.out;
-  EXPECT_TRUE(has(r.out, "| jetson-cuda-runtime | stale (evidence of 2026-11-01) |")) << r.out;
-  EXPECT_TRUE(has(r.out, "| bitsandbytes-runtime | dated in the future (evidence of 2026-12-05) |"))
-      << r.out;
-  EXPECT_TRUE(has(r.out, "| memory-pressure | inconsistent counts (evidence of 2026-11-29) |"))
-      << r.out;
+  EXPECT_TRUE(has(r.out, "| jetson-cuda-runtime | stale |")) << r.out;
+  EXPECT_TRUE(has(r.out, "| bitsandbytes-runtime | dated in the future |")) << r.out;
+  EXPECT_TRUE(has(r.out, "| memory-pressure | inconsistent counts |")) << r.out;
   // Nothing on the Orin Nano holds, so it appears only below "Not claimed".
   auto not_claimed = r.out.find("Not claimed:");
   ASSERT_NE(not_claimed, std::string::npos);
@@ -129,7 +127,7 @@ TEST(ClaimsCli, ReadmeRoundTrip) {
   // A row added by hand claims more than the evidence: one violation line.
   std::string row =
       "| Jetson Orin Nano 8GB | JetPack 6.0 (L4T 36.3.0), CUDA 12.2, torch 2.3.0 | cuda-runtime "
-      "(2026-11-29) |\n";
+      "|\n";
   std::string edited = written;
   edited.insert(edited.find("| NVIDIA H200"), row);
   t.write("README.md", edited);

@@ -224,19 +224,32 @@ TEST(ClaimsIoCli, VerifyRejectsASupportedRowInTheNotClaimedTable) {
       << r.out;
 }
 
-TEST(ClaimsIoCli, VerifyRejectsAbsurdDatesAndEditedRows) {
+// The committed block holds no value that changes while nothing changed: a
+// day later, with the same evidence, --verify still holds (the claim job
+// stays green); edited rows, added dates and claiming less do not.
+TEST(ClaimsIoCli, VerifyHoldsTheNextDayButNotEditedRows) {
   TempDir t;
   auto readme = written_readme(t);
+  EXPECT_FALSE(has(read_file(readme), "(2026-")) << read_file(readme);
+  for (const char* day : {"2026-11-30", "2026-12-05"}) {
+    auto later = run_jetgate({"support", "--today", day, "--evidence-dir",
+                              claims_dir("jetgate-orin"), "--readme", readme, "--verify"});
+    EXPECT_EQ(later.exit_code, 0) << day << "\n" << later.out << later.err;
+  }
   for (const char* to :
-       {"cuda-runtime (1970-01-01)", "cuda-runtime (2026-11-27)", "cuda-runtime"}) {
-    t.write("README.md", read_file(readme));
-    auto r = verify_edited(t, readme, "cuda-runtime (2026-11-28)", to);
+       {"cuda-runtime (1970-01-01)", "cuda-runtime (2026-11-27)", "cuda-rnutime"}) {
+    auto r = verify_edited(t, readme, "cuda-runtime", to);
     EXPECT_EQ(r.exit_code, 1) << to << "\n" << r.out << r.err;
     run_jetgate(support({"--readme", readme}));  // back to the generated block
   }
   // Claiming less than the evidence says is a block that is not what the evidence generates.
-  auto fewer = verify_edited(t, readme, "cuda-runtime (2026-11-28), ", "");
+  auto fewer = verify_edited(t, readme, "cuda-runtime, ", "");
   EXPECT_EQ(fewer.exit_code, 1) << fewer.out;
+  // Evidence that went stale (a real change) makes the block differ: red, as it should.
+  run_jetgate(support({"--readme", readme}));
+  auto stale = run_jetgate({"support", "--today", "2026-12-31", "--evidence-dir",
+                            claims_dir("jetgate-orin"), "--readme", readme, "--verify"});
+  EXPECT_EQ(stale.exit_code, 1) << stale.out << stale.err;
 }
 
 TEST(ClaimsIoCli, GateIdsWithBarsOrNewlinesCannotAddRowsOrCells) {

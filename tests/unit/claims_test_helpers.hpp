@@ -25,6 +25,7 @@ inline nlohmann::json orin_evidence_json(const std::string& generated_at = "2026
       {"exit_code", 0},
       {"counts", {{"tests", 12}, {"failures", 0}, {"errors", 0}, {"skipped", 0}}},
       {"facts_source", "live"},
+      {"dirty", false},
       {"platform",
        {{"arch", "aarch64"},
         {"tegra",

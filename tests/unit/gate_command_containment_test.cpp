@@ -113,8 +113,8 @@ TEST(GateCommandContainment, TheKeysPathReachesNeitherTheEnvironmentNorACommandL
   const std::string proc_out = test::under_emulator() ? "/dev/null" : "seen.txt";
   repo.add_shell_gate("unit",
                       "env > seen.txt; gp=$(awk '{print $4}' /proc/$PPID/stat); "
-                      "for p in $PPID $gp; do tr '\\0' ' ' < /proc/$p/cmdline >> " + proc_out +
-                          "; tr '\\0' ' ' < /proc/$p/environ >> " + proc_out +
+                      "for p in $PPID $gp; do tr '\\0' ' ' < /proc/$p/cmdline >> " +
+                          proc_out + "; tr '\\0' ' ' < /proc/$p/environ >> " + proc_out +
                           " 2>/dev/null; done; " + junit_line());
   ASSERT_EQ(
       test::run_jetgate({"keygen", repo.t.path("secret-runner.key"), "--owner", "o"}).exit_code, 0);
@@ -131,8 +131,9 @@ TEST(GateCommandContainment, TheKeysPathReachesNeitherTheEnvironmentNorACommandL
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     EXPECT_TRUE(std::filesystem::exists(repo.t.path("ev/unit.dsse.json"))) << r.out;
     std::string seen = test::read_file(repo.t.path("seen.txt"));
-    if (!test::under_emulator())  // it did read them
+    if (!test::under_emulator()) {  // it did read them
       EXPECT_NE(seen.find("--evidence-dir"), std::string::npos) << seen;
+    }
     EXPECT_EQ(seen.find("secret-runner.key"), std::string::npos) << seen;
     EXPECT_EQ(seen.find("JETGATE_SIGNING_KEY=/"), std::string::npos) << seen;
   }

@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -55,6 +57,23 @@ struct GateRepo {
   // Keeps git from finding a checkout above the scratch directory (ctest runs under build/).
   std::string ceiling() const {
     return "GIT_CEILING_DIRECTORIES=" + std::filesystem::path(t.dir()).parent_path().string();
+  }
+  // Makes the scratch directory a real git checkout with everything in it
+  // committed (GateRepo(false) first), so a run's evidence shows a clean tree
+  // ("dirty": false); returns HEAD.
+  std::string git_commit_all() const {
+    const std::string q = "'" + t.dir() + "'";
+    if (std::system(("git -C " + q + " init -q && git -C " + q + " add -A && git -C " + q +
+                     " -c user.name=t -c user.email=t@t commit -qm init")
+                        .c_str()) != 0)
+      return {};
+    std::string head;
+    if (FILE* git = ::popen(("git -C " + q + " rev-parse HEAD").c_str(), "r")) {
+      char buf[64] = {};
+      if (std::fgets(buf, sizeof buf, git)) head.assign(buf, 40);
+      ::pclose(git);
+    }
+    return head;
   }
   CliRun run(const std::string& gate, std::vector<std::string> env = {}) const {
     env.push_back(ceiling());

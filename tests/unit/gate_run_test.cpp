@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <memory>
 
 #include "jetgate/evidence/evidence.hpp"
 #include "jetgate/gate/gate_runner.hpp"
+#include "jetgate/policy/gate_definition.hpp"
 #include "test_support.hpp"
 
 namespace jetgate::gate {
@@ -73,7 +75,7 @@ struct Fakes {
       s.sha = kSha;
       return s;
     };
-    d.git_state = [](const std::string&) { return evidence::GitState{kSha, false}; };
+    d.git_state = [](const std::string&) { return evidence::GitState{kSha, false, {}}; };
     d.now = [] { return std::string("2026-11-29T16:23:05Z"); };
     d.interrupted = [] { return 0; };
     return d;
@@ -472,6 +474,101 @@ TEST(GateRunCliTest, DefaultPolicyJetsonGateIsNotRunOffJetson) {
   EXPECT_NE(r.out.find("FAIL    requirement is_tegra = true: is_tegra is false"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("no evidence written"), std::string::npos) << r.out;
+}
+
+// Issue "Holds means the project's own gate ran", item 3: a CI variable that
+// names another commit than the checkout's HEAD never becomes the evidence's
+// commit. run refuses before writing anything.
+TEST(GateRunTest, ACiCommitThatIsNotTheCheckedOutHeadIsRefused) {
+  test::TempDir t;
+  Fakes f;
+  add_good_probes(f);
+  RunDeps d = f.deps();
+  const std::string head = "fedcba9876543210fedcba9876543210fedcba98";
+  d.git_sha = [](const std::string&) {
+    evidence::GitSha s;
+    s.sha = kSha;
+    s.source = "GITHUB_SHA";
+    return s;
+  };
+  d.git_state = [&](const std::string&) { return evidence::GitState{head, false, {}}; };
+  Policy policy;
+  policy.source = "p.json";
+  policy.repo_root = t.dir();
+  RunOptions o;
+  o.evidence_dir = t.path("evidence");
+  auto r = run_gate(gate_from(kJetsonGate), {}, policy, o, d);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().what.find("GITHUB_SHA is " + kSha), std::string::npos) << r.error().what;
+  EXPECT_NE(r.error().what.find("HEAD is " + head), std::string::npos) << r.error().what;
+  EXPECT_FALSE(std::filesystem::exists(t.path("evidence/jetson-cuda-runtime.json")));
+  // The same commit in both, or no CI variable at all: the run goes ahead.
+  d.git_state = [](const std::string&) { return evidence::GitState{kSha, false, {}}; };
+  EXPECT_TRUE(run_gate(gate_from(kJetsonGate), {}, policy, o, d).ok());
+  d.git_sha = [](const std::string&) {
+    evidence::GitSha s;
+    s.sha = kSha;
+    s.source = "git rev-parse HEAD";
+    return s;
+  };
+  d.git_state = [&](const std::string&) { return evidence::GitState{head, false, {}}; };
+  EXPECT_TRUE(run_gate(gate_from(kJetsonGate), {}, policy, o, d).ok());
+}
+
+// Item 2: when git cannot answer, the evidence records "dirty": null and why,
+// and the run warns that it cannot back a claim; unknown after the command
+// (a tree clean before) is not shown clean either.
+TEST(GateRunTest, GitThatCannotAnswerLeavesTheTreeNotShownClean) {
+  for (bool before : {true, false}) {
+    SCOPED_TRACE(before ? "git failed before the command" : "git failed after the command");
+    test::TempDir t;
+    Fakes f;
+    add_good_probes(f);
+    RunDeps d = f.deps();
+    auto calls = std::make_shared<int>(0);
+    d.git_state = [calls, before](const std::string&) {
+      bool fail = before ? *calls == 0 : *calls == 1;
+      ++*calls;
+      if (!fail) return evidence::GitState{kSha, false, {}};
+      return evidence::GitState{
+          kSha, std::nullopt,
+          "git refused the checkout (fatal: detected dubious ownership in repository at "
+          "'/src'): ... git config --global --add safe.directory /src"};
+    };
+    Policy policy;
+    policy.source = "p.json";
+    policy.repo_root = t.dir();
+    RunOptions o;
+    o.evidence_dir = t.path("evidence");
+    auto r = run_gate(gate_from(kJetsonGate), {}, policy, o, d);
+    ASSERT_TRUE(r.ok()) << r.error().message();
+    auto back = evidence::read_evidence(r->path);
+    ASSERT_TRUE(back.ok());
+    EXPECT_TRUE(back->extra.contains("dirty"));
+    EXPECT_TRUE(back->extra["dirty"].is_null());
+    EXPECT_NE(back->extra["git"]["problem"].get<std::string>().find("safe.directory"),
+              std::string::npos);
+    bool warned = false;
+    for (const auto& w : r->warnings)
+      warned = warned ||
+               (w.fact == "/dirty" && w.message.find("cannot back a claim") != std::string::npos &&
+                w.message.find("safe.directory") != std::string::npos);
+    EXPECT_TRUE(warned);
+  }
+}
+
+// Item 1: evidence names the definition of the gate that made it.
+TEST(GateRunTest, EvidenceRecordsTheDigestOfTheGateDefinitionThatRan) {
+  test::TempDir t;
+  Fakes f;
+  add_good_probes(f);
+  Gate g = gate_from(kJetsonGate);
+  auto out = run(g, f, t);
+  auto back = evidence::read_evidence(out.path);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->extra["gate_definition"]["sha256"], definition_sha256(g));
+  EXPECT_EQ(back->extra["gate_definition"]["policy"], "p.json");
+  EXPECT_EQ(definition_sha256(g).size(), 64u);
 }
 
 // A recording of a real board must never produce evidence that claims it:

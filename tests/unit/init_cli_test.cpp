@@ -101,13 +101,29 @@ TEST(InitTemplates, DocsExamplesAreWhatInitWrites) {
   EXPECT_EQ(read_file(source_dir() + "/docs/examples/jetson-gates.yml"), (*files)[1].text);
 }
 
-TEST(InitTemplates, JetPack5HasNoContainerLaneAndSaysWhy) {
+// The workflow builds jetgate on the board; JetPack 5's GCC 9.4 cannot, so
+// init refuses instead of writing an install step that fails on every run.
+TEST(InitTemplates, JetPack5IsRefusedWithTheWayThatWorks) {
   auto o = init::default_init_options();
-  o.jetpacks = {"5.1.2", "6.2"};
+  for (const char* jp : {"5.1.2", "5.1", "4.6.4"}) {
+    o.jetpacks = {jp, "6.2"};
+    auto st = init::validate_init_options(o);
+    ASSERT_FALSE(st.ok()) << jp;
+    EXPECT_EQ(st.error().where, "--jetpack");
+    EXPECT_TRUE(has(st.error().what, std::string("JetPack ") + jp)) << st.error().what;
+    EXPECT_TRUE(has(st.error().what, "docs/building.md")) << st.error().what;
+    EXPECT_TRUE(has(st.error().hint, "release binary")) << st.error().hint;
+    EXPECT_FALSE(init::render_init_files(o).ok()) << jp;
+  }
+  TempDir t;
+  auto r = run_jetgate({"init", "--dir", t.dir(), "--jetpack", "5.1.2"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "cannot build jetgate")) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(t.path(".github/workflows/jetson-gates.yml")));
+  o.jetpacks = {"6.0", "6.2"};
   auto files = init::render_init_files(o);
   ASSERT_TRUE(files.ok());
-  EXPECT_FALSE(has((*files)[1].text, "container-jetson-orin"));
-  EXPECT_TRUE(has((*files)[2].text, "No container lane"));
+  EXPECT_TRUE(has((*files)[1].text, "container-jetson-orin"));
   o.image = "nvcr.io/nvidia/l4t-jetpack:r36.4.0";
   o.jetpacks = {"6.1"};
   files = init::render_init_files(o);
@@ -192,6 +208,23 @@ TEST(InitCli, GeneratedWorkflowRunsStepByStepInAScratchRepo) {
   commit(t);
   EXPECT_EQ(sh("/usr/bin/python3 " + tool() + " e2e " + t.dir() + " " + jetgate_command() + " " +
                JETGATE_FAKE_CUDA),
+            0);
+}
+
+// Issue "Holds means the project's own gate ran", done-when: the claim job of
+// the workflow init writes, run step by step over two days, two boards and two
+// lanes each, on evidence as the board jobs would upload it: green while every
+// lane passes (and a day later with nothing changed), red naming the board and
+// lane when one fails, red naming the lane when one uploads nothing.
+TEST(InitCli, SimulatedTwoDaysTwoBoardsTwoLanes) {
+  if (!python_has("yaml")) GTEST_SKIP() << "python3-yaml is not installed (CI installs it)";
+  TempDir t;
+  make_project(t);
+  auto r = run_jetgate({"init", "--dir", t.dir(), "--board", "agx-orin", "--board", "agx-orin-2",
+                        "--jetpack", "6.2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  commit(t);
+  EXPECT_EQ(sh("/usr/bin/python3 " + tool() + " simulate " + t.dir() + " " + jetgate_command()),
             0);
 }
 

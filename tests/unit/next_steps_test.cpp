@@ -90,7 +90,8 @@ TEST(NextSteps, EverySuggestionRunsAsWrittenInAScratchProject) {
        {GateState::failed, GateState::not_run, GateState::inconsistent, GateState::not_live,
         GateState::dirty, GateState::no_commit, GateState::other_commit, GateState::undated,
         GateState::future_dated, GateState::stale, GateState::missing, GateState::unreadable,
-        GateState::untrusted}) {
+        GateState::untrusted, GateState::not_shown_clean, GateState::other_definition,
+        GateState::requirements_unmet, GateState::incomplete}) {
     GateVerdict v;
     v.state = st;
     std::string next = next_step(v, "unit-tests", ctx);
@@ -103,7 +104,7 @@ TEST(NextSteps, EverySuggestionRunsAsWrittenInAScratchProject) {
                                                                                  << r.err;
     ++ran;
   }
-  EXPECT_EQ(ran, 13);
+  EXPECT_EQ(ran, 17);
   // Without a policy the built-in gates are suggested as `jetgate run GATE --evidence-dir D`:
   // on a machine without a GPU that is a not_run (exit 2 by the gate's contract), with evidence
   // written.

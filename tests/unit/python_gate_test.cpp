@@ -103,7 +103,7 @@ struct PythonFakes {
       return s;
     };
     d.git_state = [](const std::string&) {
-      return evidence::GitState{"0123456789abcdef0123456789abcdef01234567", false};
+      return evidence::GitState{"0123456789abcdef0123456789abcdef01234567", false, {}};
     };
     d.now = [] { return std::string("2026-11-29T16:23:05Z"); };
     d.interrupted = [] { return 0; };

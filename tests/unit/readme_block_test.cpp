@@ -156,10 +156,12 @@ TEST(ClaimsReadmeBlock, GeneratedBlockVerifiesAndIsDeterministic) {
   EXPECT_EQ(block, report::render_support_markdown(orin_matrix()));
   EXPECT_NE(block.find("| Jetson AGX Orin 64GB | JetPack 6.2 (L4T 36.4.3), CUDA 12.6, torch "
                        "2.5.0a0+872d972e41.nv24.08 | "
-                       "cuda-runtime (2026-11-28), jetson-cuda-runtime (2026-11-29) |"),
+                       "cuda-runtime, jetson-cuda-runtime |"),
             std::string::npos)
       << block;
-  EXPECT_NE(block.find("| bnb | stale (evidence of 2026-11-01) |"), std::string::npos) << block;
+  EXPECT_NE(block.find("| bnb | stale |"), std::string::npos) << block;
+  // Nothing in the block changes while nothing changed: no dates.
+  EXPECT_EQ(block.find("(2026-"), std::string::npos) << block;
   EXPECT_TRUE(verify(block, m).empty());
 }
 
@@ -184,7 +186,7 @@ TEST(ClaimsReadmeBlock, ClaimingMoreOrLessThanTheEvidenceIsADifference) {
   std::string prefix =
       "| Jetson AGX Orin 64GB | JetPack 6.2 (L4T 36.4.3), CUDA 12.6, torch "
       "2.5.0a0+872d972e41.nv24.08 | ";
-  std::string row = prefix + "cuda-runtime (2026-11-28), jetson-cuda-runtime (2026-11-29) |";
+  std::string row = prefix + "cuda-runtime, jetson-cuda-runtime |";
   ASSERT_NE(block.find(row), std::string::npos) << block;
   auto with_row = [&](const std::string& replacement) {
     std::string edited = block;
@@ -231,10 +233,9 @@ TEST(ClaimsReadmeBlock, ASupportedRowInTheNotClaimedTableIsAViolation) {
   EXPECT_NE(v[0].find("not-claimed table"), std::string::npos) << v[0];
   // The same with a row of the generated table edited to say "fresh green".
   std::string edited = block;
-  auto pos = edited.find("stale (evidence of 2026-11-01)");
+  auto pos = edited.find("| stale |");
   ASSERT_NE(pos, std::string::npos) << block;
-  edited.replace(pos, std::string("stale (evidence of 2026-11-01)").size(),
-                 "fresh green (evidence of 2026-11-29)");
+  edited.replace(pos, std::string("| stale |").size(), "| fresh green |");
   EXPECT_FALSE(verify(edited, m).empty());
 }
 
@@ -325,7 +326,7 @@ TEST(ClaimsSupportTable, HostileNamesAreEscapedAndVerify) {
                                  {{"platform", {{"tegra", {{"module", "M\u202e <!-- -->"}}}}}}))});
   std::string block = report::render_support_markdown(m);
   EXPECT_NE(block.find("| M\\u202e &lt;!-- --&gt; |"), std::string::npos) << block;
-  EXPECT_NE(block.find("| jetson-cuda-runtime (2026-11-29) |"), std::string::npos) << block;
+  EXPECT_NE(block.find("| jetson-cuda-runtime |"), std::string::npos) << block;
   EXPECT_EQ(block.find("\xE2\x80\xAE"), std::string::npos);
   EXPECT_TRUE(verify(block, m).empty());
 }

@@ -6,13 +6,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "jetgate/gate/requirements.hpp"
 #include "jetgate/policy/policy.hpp"
+#include "jetgate/policy/requirements.hpp"
 #include "test_support.hpp"
 
-namespace jetgate::gate {
+namespace jetgate::policy {
 // The policy model these tests build gates from.
-using namespace jetgate::policy;  // NOLINT(google-build-using-namespace)
 namespace {
 
 nlohmann::json platform_of(const std::string& fixture) {
@@ -91,4 +90,4 @@ TEST(RequirementsFacts, MisspeltOrMistypedKeysAreErrors) {
 }
 
 }  // namespace
-}  // namespace jetgate::gate
+}  // namespace jetgate::policy

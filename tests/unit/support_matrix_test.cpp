@@ -172,8 +172,11 @@ const EvidenceSet& set_of(std::vector<LoadedEvidence> v) {
 }
 
 TEST(ClaimsMatrix, NewestEvidenceDecidesSoANewerFailureWithdrawsSupport) {
-  auto green = orin_evidence_json("2026-11-28T10:00:00Z");
-  auto red = orin_evidence_json("2026-11-29T10:00:00Z", {{"status", "failed"}, {"reason", "oom"}});
+  // One board and lane (its runs merged from several artefact directories).
+  const nlohmann::json lane = {{"node", "orin-1"}, {"kind", "native"}};
+  auto green = orin_evidence_json("2026-11-28T10:00:00Z", {{"lane", lane}});
+  auto red = orin_evidence_json("2026-11-29T10:00:00Z",
+                                {{"status", "failed"}, {"reason", "oom"}, {"lane", lane}});
   auto m = build_support_matrix(set_of({loaded("a/green.json", green), loaded("b/red.json", red)}),
                                 JudgeRules{day("2026-11-29"), 14, "", false});
   ASSERT_EQ(m.rows.size(), 1u);
@@ -183,7 +186,7 @@ TEST(ClaimsMatrix, NewestEvidenceDecidesSoANewerFailureWithdrawsSupport) {
   EXPECT_EQ(m.rows[0].gates[0].evidence_files, 2);
   EXPECT_TRUE(supported_claims(m).empty());
 
-  auto newer_green = orin_evidence_json("2026-11-29T11:00:00Z");
+  auto newer_green = orin_evidence_json("2026-11-29T11:00:00Z", {{"lane", lane}});
   m = build_support_matrix(set_of({loaded("b/red.json", red), loaded("c/green.json", newer_green)}),
                            JudgeRules{day("2026-11-29"), 14, "", false});
   EXPECT_EQ(m.rows[0].gates[0].verdict.state, GateState::fresh_green);

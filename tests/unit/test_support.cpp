@@ -2,8 +2,8 @@
 #include "test_support.hpp"
 
 #include <fcntl.h>
-#include <sys/prctl.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 

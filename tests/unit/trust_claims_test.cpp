@@ -52,7 +52,9 @@ struct Project {
   test::TempDir t;
   trust::SigningKey key = key_from('k');
   trust::SigningKey stranger = key_from('s');
-  nlohmann::json doc = test::orin_evidence_json("2026-11-29T10:00:00Z");
+  // The policy's gates name the launch probe: the evidence has its result.
+  nlohmann::json doc = test::orin_evidence_json("2026-11-29T10:00:00Z",
+                                                {{"probes", {{"launch", {{"status", "PASS"}}}}}});
   Project() { std::filesystem::create_directories(t.path(".git")); }
 
   std::string write_evidence(const nlohmann::json& d, const std::string& gate = kGate) const {
@@ -241,9 +243,13 @@ TEST(TrustClaims, WithoutTrustedKeysNothingChangesButCheckWarns) {
   EXPECT_EQ(state_everywhere(*in), "fresh_green");
   auto checked = check_claim(*in, {kGate});
   EXPECT_TRUE(checked.holds());
-  ASSERT_EQ(checked.warnings.size(), 1u);
-  EXPECT_NE(checked.warnings[0].find("evidence is unsigned (1 of 1 files"), std::string::npos)
-      << checked.warnings[0];
+  // The unsigned warning, and (this evidence records no gate definition) that
+  // it was judged by the re-check alone.
+  ASSERT_EQ(checked.warnings.size(), 2u);
+  EXPECT_NE(checked.warnings.back().find("evidence is unsigned (1 of 1 files"), std::string::npos)
+      << checked.warnings.back();
+  EXPECT_NE(checked.warnings.front().find("does not record which definition"), std::string::npos)
+      << checked.warnings.front();
   EXPECT_EQ(signature_everywhere(*in), (nlohmann::json{{"outcome", "not_checked"},
                                                        {"envelope", false},
                                                        {"key_id", nullptr},
@@ -256,8 +262,8 @@ TEST(TrustClaims, WithoutTrustedKeysNothingChangesButCheckWarns) {
   ASSERT_TRUE(in.ok());
   checked = check_claim(*in, {kGate});
   EXPECT_TRUE(checked.holds());
-  ASSERT_EQ(checked.warnings.size(), 1u);
-  EXPECT_NE(checked.warnings[0].find("signatures are not checked"), std::string::npos);
+  ASSERT_EQ(checked.warnings.size(), 2u);  // and: no gate definition recorded
+  EXPECT_NE(checked.warnings.back().find("signatures are not checked"), std::string::npos);
   EXPECT_EQ(signature_everywhere(*in)["outcome"], "not_checked");
   EXPECT_EQ(signature_everywhere(*in)["envelope"], true);
   EXPECT_TRUE(in->evidence.skipped.empty());

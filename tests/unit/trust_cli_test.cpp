@@ -12,11 +12,14 @@
 namespace jetgate {
 namespace {
 
-const std::string kSha = "3f6c2a1b9d8e7f60514233c4b5a69788f0e1d2c3";
-
 struct SignedRepo : test::GateRepo {
   nlohmann::json trusted = nlohmann::json::array();
-  SignedRepo() { add_shell_gate("unit", "printf '%s' '" + test::kPassingJunit + "' > report.xml"); }
+  std::string sha;  // HEAD of the scratch checkout, which the runs test
+  SignedRepo() : GateRepo(/*fake_git=*/false) {
+    add_shell_gate("unit", "printf '%s' '" + test::kPassingJunit + "' > report.xml");
+    policy();
+    sha = git_commit_all();
+  }
   std::string signed_policy() const {
     nlohmann::json p = nlohmann::json::parse(test::read_file(policy()));
     p["repository"] = "acme/robot";
@@ -28,13 +31,13 @@ struct SignedRepo : test::GateRepo {
                                      signed_policy(), "--evidence-dir", t.path("ev")};
     args.insert(args.end(), extra.begin(), extra.end());
     env.push_back(ceiling());
-    env.push_back("GITHUB_SHA=" + kSha);
+    env.push_back("GITHUB_SHA=" + sha);
     return test::run_jetgate(args, env);
   }
   test::CliRun check(std::vector<std::string> extra = {}) const {
     std::vector<std::string> args = {
         "check",           "--policy", signed_policy(), "--evidence-dir", t.path("ev"),
-        "--candidate-sha", kSha};
+        "--candidate-sha", sha};
     args.insert(args.end(), extra.begin(), extra.end());
     return test::run_jetgate(args);
   }

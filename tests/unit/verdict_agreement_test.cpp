@@ -72,8 +72,17 @@ nlohmann::json random_evidence(std::mt19937& rng, const std::string& gate) {
     j["gpu"] = {{"device_count", 1}, {"devices", {{{"name", "NVIDIA H200"}}}}};
     auto source = pick(rng, std::vector<std::string>{"live", "live", "live", "recorded", ""});
     if (!source.empty()) j["facts_source"] = source;
-    if (coin(rng, 0.3)) j["dirty"] = coin(rng, 0.5);
   }
+  // The policy's gates name the launch probe: its result, or (incomplete) none.
+  if (coin(rng, 0.9)) j["probes"] = {{"launch", {{"status", "PASS"}}}};
+  // A tree shown clean, dirty, not shown (null: git could not answer) or not recorded.
+  const double d = std::uniform_real_distribution<double>(0, 1)(rng);
+  if (d < 0.7)
+    j["dirty"] = false;
+  else if (d < 0.85)
+    j["dirty"] = true;
+  else if (d < 0.95)
+    j["dirty"] = nullptr;
   return j;
 }
 
@@ -259,9 +268,9 @@ TEST(VerdictAgreement, CheckSupportAndSummaryAgreeOnFiveHundredGeneratedEvidence
     }
   }
   // The corpus must reach every verdict, or it proves less than it claims.
-  for (const char* st :
-       {"fresh_green", "failed", "not_run", "inconsistent", "not_live", "dirty", "no_commit",
-        "other_commit", "future_dated", "stale", "missing", "unreadable", "untrusted"})
+  for (const char* st : {"fresh_green", "failed", "not_run", "inconsistent", "not_live", "dirty",
+                         "no_commit", "other_commit", "future_dated", "stale", "missing",
+                         "unreadable", "untrusted", "not_shown_clean", "incomplete"})
     EXPECT_GT(states_seen[st], 0) << st << " never generated";
   EXPECT_GT(judged, 800);
   // Signed evidence must reach green too, or "untrusted" could be all the corpus proves.

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <set>
 
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/evidence/dates.hpp"
@@ -56,7 +58,7 @@ nlohmann::json decision_json(const GateEntry& d) {
 
 // One violation per problem: a failed gate that is also stale says both.
 void add_violations(const GateEntry& d, const CommandContext& ctx, std::vector<Violation>& out) {
-  std::string next = next_step(d.verdict, d.gate, ctx);
+  std::string next = next_step(d.verdict, d.gate, deciding_dir_first(ctx, d.file));
   for (const auto& p : d.verdict.problems) out.push_back({d.gate, p, next});
 }
 
@@ -74,6 +76,32 @@ std::string unsigned_warning(const EvidenceSet& set) {
       "evidence is unsigned ({} of {} files: {}): the policy names no trusted_keys, so whoever can "
       "change the evidence files can change this verdict (docs/trust.md)",
       unsigned_files.size(), set.loaded.size(), fmt::join(unsigned_files, ", "));
+}
+
+// The directory a file was read from, as the user named it ("ev/" and "ev" alike).
+std::string dir_key(const std::string& path) {
+  std::string p = std::filesystem::path(path).lexically_normal().string();
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  return p;
+}
+
+// Each --evidence-dir is a board and lane of the workflow; one that holds no
+// evidence file at all is a lane that produced nothing (its job failed before
+// uploading, or uploaded nothing): named, never silently left out.
+void empty_lanes(const ClaimInputs& in, std::vector<Violation>& out) {
+  std::set<std::string> seen;
+  for (const auto& le : in.evidence.loaded)
+    seen.insert(dir_key(std::filesystem::path(le.file).parent_path().string()));
+  for (const auto& sf : in.evidence.skipped)
+    seen.insert(dir_key(std::filesystem::path(sf.file).parent_path().string()));
+  for (const auto& dir : in.evidence_dirs)
+    if (!seen.count(dir_key(dir)))
+      out.push_back({"evidence",
+                     fmt::format("{} holds no evidence: the board and lane that "
+                                 "write it produced none",
+                                 quoted_text(dir, 200)),
+                     "look at that lane's job log (a failed container build or image pull "
+                     "uploads nothing), then run it again"});
 }
 
 }  // namespace
@@ -114,6 +142,7 @@ CheckResult check_claim(const ClaimInputs& in, const std::vector<std::string>& a
       row.state = holds ? "holds" : "violated";
       row.status = holds ? Outcome::pass : Outcome::fail;
       add_violations(*row.decision, in.commands, r.violations);
+      for (const auto& w : row.decision->verdict.warnings) r.warnings.push_back(g.id + ": " + w);
     }
     if (auto w = waivers.active.find(g.id); w != waivers.active.end()) {
       row.waiver = waiver_json(w->second);
@@ -124,6 +153,7 @@ CheckResult check_claim(const ClaimInputs& in, const std::vector<std::string>& a
     }
     r.gates.push_back(std::move(row));
   }
+  if (judge) empty_lanes(in, r.violations);
   if (judge && !in.rules.signatures_required)
     if (auto w = unsigned_warning(in.evidence); !w.empty()) r.warnings.push_back(w);
   return r;

@@ -60,6 +60,10 @@ Result<ClaimInputs> resolve_claim_inputs(const ClaimOptions& o) {
     auto p = load_policy(o);
     if (!p) return p.error();
     in.policy = std::move(*p);
+    // Evidence of the gates jetgate runs is judged against their definition here.
+    for (const auto& g : in.policy->policy.gates)
+      if (g.runnable())
+        in.rules.definitions.emplace(g.id, policy::expectation_of(g, in.policy->policy.source));
   }
   if (!o.evidence_dirs.empty()) {
     auto age = resolve_max_age(o.max_age_days, in.policy ? &*in.policy : nullptr);

@@ -6,6 +6,7 @@
 #include "jetgate/core/document_keys.hpp"
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/evidence/git_sha.hpp"
+#include "jetgate/policy/requirements.hpp"
 
 namespace jetgate::claims {
 namespace {
@@ -71,6 +72,55 @@ std::string trust_problem(const trust::SignatureCheck& sig, const JudgeRules& ru
          "its trusted_keys";
 }
 
+// Evidence of a gate the policy defines: made by that definition, its
+// requirements met by the facts it records, every probe and the command the
+// gate names present with a result (issue: a smaller gate of the same id must
+// never back the project's claim).
+void definition_findings(const evidence::Evidence& e, const JudgeRules& rules,
+                         std::vector<Finding>& out) {
+  auto it = rules.definitions.find(e.gate);
+  if (it == rules.definitions.end()) return;
+  const policy::GateExpectation& want = it->second;
+  const std::string made_by = keys::string_at(e.extra, keys::kGateDefinitionSha256);
+  if (!made_by.empty() && made_by != want.sha256) {
+    std::string policy = keys::string_at(e.extra, keys::kGateDefinitionPolicy);
+    out.push_back(
+        {GateState::other_definition,
+         fmt::format("made by another definition of gate {} (sha256 {}...{}) than the one in {} "
+                     "(sha256 {}...): run it again under this policy",
+                     e.gate, quoted_text(made_by.substr(0, 12), 16),
+                     policy.empty() ? std::string() : ", policy " + quoted_text(policy, 120),
+                     quoted_text(want.policy_source, 120), want.sha256.substr(0, 12))});
+    return;  // what follows would only repeat that the definitions differ
+  }
+  const nlohmann::json* platform = keys::find(e.extra, keys::kPlatform);
+  const nlohmann::json* gpu = keys::find(e.extra, keys::kGpu);
+  auto outcomes = policy::evaluate_requirements(want.requirements, platform ? *platform : nullptr,
+                                                gpu ? *gpu : nullptr);
+  for (const auto& o : outcomes)
+    if (!o.met)
+      out.push_back({GateState::requirements_unmet,
+                     fmt::format("the facts the evidence records do not meet the policy's "
+                                 "requirement {} (found {})",
+                                 o.requirement, quoted_text(o.why, 200))});
+  for (const auto& probe : want.probes) {
+    const nlohmann::json* result = keys::find(e.extra, ("/probes/" + probe).c_str());
+    if (!result || !result->is_object() || !result->contains("status"))
+      out.push_back({GateState::incomplete,
+                     fmt::format("the evidence has no result of probe {}, which the policy's gate "
+                                 "{} names",
+                                 probe, e.gate)});
+  }
+  if (want.command) {
+    const nlohmann::json* command = keys::find(e.extra, keys::kCommand);
+    if (!command || !command->is_object() || !command->contains("exit_code"))
+      out.push_back({GateState::incomplete,
+                     fmt::format("the evidence has no result of the command the policy's gate {} "
+                                 "names",
+                                 e.gate)});
+  }
+}
+
 std::vector<Finding> findings(const evidence::Evidence& e, const trust::SignatureCheck& sig,
                               const JudgeRules& rules, const GateVerdict& v,
                               const std::optional<Date>& day) {
@@ -86,10 +136,27 @@ std::vector<Finding> findings(const evidence::Evidence& e, const trust::Signatur
   else if (auto why = inconsistency(e); !why.empty())
     out.push_back({GateState::inconsistent, "evidence is inconsistent: " + why});
   if (auto why = liveness_problem(e.extra); !why.empty()) out.push_back({GateState::not_live, why});
-  if (keys::bool_at(e.extra, keys::kDirty).value_or(false))
+  // Evidence jetgate wrote always records "dirty"; another tool's (OBLITERATUS'
+  // run_conditional_gate.py records no facts at all) may not record it, and
+  // is then judged without it, with a warning (judge_evidence). null is git
+  // failing to answer: never clean.
+  const bool jetgate_written =
+      keys::find(e.extra, keys::kJetgate) || keys::find(e.extra, keys::kPlatform);
+  const bool dirty_recorded = e.extra.contains("dirty");
+  if (auto dirty = keys::bool_at(e.extra, keys::kDirty);
+      !dirty && (jetgate_written || dirty_recorded)) {
+    std::string problem = keys::string_at(e.extra, keys::kGitProblem);
+    out.push_back({GateState::not_shown_clean,
+                   std::string("the evidence does not show a clean tree (\"dirty\" is ") +
+                       (e.extra.contains("dirty") ? "null" : "absent") +
+                       "), so the commit it names may not be what was tested" +
+                       (problem.empty() ? std::string() : ": " + quoted_text(problem, 300))});
+  } else if (*dirty) {
     out.push_back({GateState::dirty,
                    "tracked files had uncommitted changes when the gate ran, so the commit the "
                    "evidence names is not what was tested"});
+  }
+  definition_findings(e, rules, out);
   if (!evidence::is_commit_sha(e.git_sha)) {
     // "local" evidence names no commit, so nobody can tell what code it tested.
     out.push_back(
@@ -142,6 +209,14 @@ constexpr StateInfo kStates[] = {
     {GateState::inconsistent, "inconsistent", Outcome::fail, "inconsistent counts"},
     {GateState::not_live, "not_live", Outcome::fail, "facts not read on the machine that ran it"},
     {GateState::dirty, "dirty", Outcome::fail, "uncommitted changes"},
+    {GateState::not_shown_clean, "not_shown_clean", Outcome::fail,
+     "tree not shown clean (git could not answer)"},
+    {GateState::other_definition, "other_definition", Outcome::fail,
+     "made by another definition of the gate"},
+    {GateState::requirements_unmet, "requirements_unmet", Outcome::fail,
+     "recorded facts do not meet the gate's requirements"},
+    {GateState::incomplete, "incomplete", Outcome::fail,
+     "a probe or the command the gate names did not run"},
     {GateState::no_commit, "no_commit", Outcome::fail,
      "no commit recorded (git_sha is not a commit)"},
     {GateState::other_commit, "other_commit", Outcome::fail, "evidence of another commit"},
@@ -185,6 +260,17 @@ GateVerdict judge_evidence(const LoadedEvidence& le, const JudgeRules& rules) {
     v.age_days = evidence::days_between(*day, rules.today);
   }
   auto found = findings(e, le.signature, rules, v, day);
+  if (!e.extra.contains("dirty") && !keys::find(e.extra, keys::kJetgate) &&
+      !keys::find(e.extra, keys::kPlatform))
+    v.warnings.push_back(
+        "the evidence (written by another tool) does not record whether the working tree was "
+        "clean (\"dirty\"), so a tree with uncommitted changes cannot be told apart");
+  if (rules.definitions.count(e.gate) &&
+      keys::string_at(e.extra, keys::kGateDefinitionSha256).empty())
+    v.warnings.push_back(
+        "the evidence does not record which definition of the gate made it (older jetgate, or "
+        "another tool): judged by re-checking the policy's requirements, probes and command on "
+        "what it records; run the gate again to bind it to this definition");
   if (found.empty()) {
     v.state = GateState::fresh_green;
     return v;

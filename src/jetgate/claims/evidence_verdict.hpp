@@ -4,12 +4,15 @@
 // cannot disagree (docs/claims.md, "One verdict"). "Fresh green" is the only
 // state that backs a claim: passed; consistent counts (tests > 0, no
 // failures, errors or skips, exit code 0 where recorded); facts from the live
-// machine; no uncommitted changes; a real commit (the candidate's, when one
+// machine; a tree shown clean ("dirty": false); with a policy, made by the
+// policy's definition of the gate, its requirements met by the facts it
+// records, every probe and the command it names present; a real commit (the candidate's, when one
 // is given); dated in UTC, not in the future, at most max_age_days old; and,
 // when the policy names trusted_keys, signed by one of them that has not
 // expired, over exactly this evidence (trust/verify.hpp).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -17,24 +20,29 @@
 #include "jetgate/claims/freshness.hpp"
 #include "jetgate/core/outcome.hpp"
 #include "jetgate/evidence/evidence.hpp"
+#include "jetgate/policy/gate_definition.hpp"
 
 namespace jetgate::claims {
 
 enum class GateState {
   fresh_green,
-  failed,        // status failed
-  not_run,       // status not_run (requirements unmet)
-  inconsistent,  // status passed, counts or exit code say otherwise
-  not_live,      // facts from a recorded root (or not recorded at all by jetgate evidence)
-  dirty,         // tracked files had uncommitted changes when the gate ran
-  no_commit,     // git_sha "local": names no commit
-  other_commit,  // a real commit, but not the candidate (and no stale-evidence exception)
-  undated,       // generated_at is not a timestamp with a zone
-  future_dated,  // dated after today
-  stale,         // older than max_age_days
-  missing,       // no evidence file for the gate
-  unreadable,    // a file for the gate that is not valid evidence of it
-  untrusted,     // the policy names trusted_keys, and no valid signature by one covers it
+  failed,              // status failed
+  not_run,             // status not_run (requirements unmet)
+  inconsistent,        // status passed, counts or exit code say otherwise
+  not_live,            // facts from a recorded root (or not recorded at all by jetgate evidence)
+  dirty,               // tracked files had uncommitted changes when the gate ran
+  not_shown_clean,     // "dirty" is null or absent: git could not say the tree was clean
+  other_definition,    // made by another definition of the gate than the policy's
+  requirements_unmet,  // the facts it records do not meet the policy's "requires"
+  incomplete,          // a probe or the command the policy's gate names has no result in it
+  no_commit,           // git_sha "local": names no commit
+  other_commit,        // a real commit, but not the candidate (and no stale-evidence exception)
+  undated,             // generated_at is not a timestamp with a zone
+  future_dated,        // dated after today
+  stale,               // older than max_age_days
+  missing,             // no evidence file for the gate
+  unreadable,          // a file for the gate that is not valid evidence of it
+  untrusted,           // the policy names trusted_keys, and no valid signature by one covers it
 };
 
 const char* to_string(GateState s);  // "fresh_green", "stale", ...: the JSON "state"
@@ -51,6 +59,10 @@ struct JudgeRules {
   std::string candidate_sha;         // empty: any real commit; else exactly this one
   bool stale_exception = false;      // a valid stale-evidence exception admits another real commit
   bool signatures_required = false;  // the policy names trusted_keys (docs/trust.md)
+  // The policy's definition of each gate jetgate runs (those with probes or a
+  // command), by gate id; empty without a policy. Evidence of such a gate must
+  // have been made by this definition (policy/gate_definition.hpp).
+  std::map<std::string, policy::GateExpectation> definitions{};
 };
 
 struct GateVerdict {
@@ -59,6 +71,9 @@ struct GateVerdict {
   std::vector<std::string> problems;  // every reason it is not fresh green, worst first
   std::string evidence_date;          // UTC "YYYY-MM-DD" of generated_at; empty when undated
   long age_days = 0;                  // meaningful only when evidence_date is set
+  // What does not change the state but the user should know (evidence from
+  // before gate definitions were recorded, judged by the re-check alone).
+  std::vector<std::string> warnings{};
 };
 
 // The evidence as loaded, with what the loader found about its signature.

@@ -5,9 +5,11 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <tuple>
 #include <utility>
 
 #include "jetgate/claims/platform_key.hpp"
+#include "jetgate/core/document_keys.hpp"
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/evidence/dates.hpp"
 
@@ -62,6 +64,22 @@ const char* to_string(trust::Signature s) {
 }
 
 }  // namespace
+
+std::string lane_of(const LoadedEvidence& le) {
+  const std::string node = keys::string_at(le.evidence.extra, keys::kLaneNode);
+  std::string kind = keys::string_at(le.evidence.extra, keys::kLaneKind);
+  if (kind.empty()) {
+    const nlohmann::json* c = keys::find(le.evidence.extra, keys::kContainerDetected);
+    kind = c && c->is_boolean() && c->get<bool>() ? "container" : "native";
+  }
+  if (!node.empty()) return "node " + node + " (" + kind + ")";
+  // Without a recorded node, the directory it was read from: each board and
+  // lane of a workflow writes its own (jetgate init), and one directory holds
+  // one file per gate.
+  std::string dir = std::filesystem::path(le.file).parent_path().lexically_normal().string();
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return "directory " + (dir.empty() ? std::string(".") : dir) + " (" + kind + ")";
+}
 
 nlohmann::json to_json(const GateEntry& g) {
   nlohmann::json j = {{"gate", g.gate},
@@ -120,18 +138,19 @@ GateEntry decide_gate(const std::string& gate, const std::vector<const LoadedEvi
     return best;
   }
   // The newest file of each platform combination (support's rows: platform
-  // and runtime) decides there; the gate is then the worst of those, so a
-  // newer green run on one board never hides another board's failure.
-  std::map<std::pair<std::string, std::string>, Judged> newest_per_platform;
+  // and runtime) on each board and lane decides there; the gate is then the
+  // worst of those, so a newer green run on one board, or in the native lane,
+  // never hides another board's or the container lane's failure.
+  std::map<std::tuple<std::string, std::string, std::string>, Judged> newest_per_lane;
   for (const auto* le : files) {
     Judged j{le, judge_evidence(*le, rules), {}};
     j.recency = recency_of(*le, j.verdict);
     PlatformKey key = platform_key(le->evidence);
-    auto [it, inserted] = newest_per_platform.try_emplace({key.platform, key.runtime}, j);
+    auto [it, inserted] = newest_per_lane.try_emplace({key.platform, key.runtime, lane_of(*le)}, j);
     if (!inserted && newer_than(j.recency, it->second.recency)) it->second = std::move(j);
   }
   const Judged* decider = nullptr;
-  for (const auto& [platform, j] : newest_per_platform)
+  for (const auto& [lane, j] : newest_per_lane)
     if (!decider || decides_over(j, *decider)) decider = &j;
   best.verdict = decider->verdict;
   best.file = decider->le->file;

@@ -41,6 +41,10 @@ nlohmann::json to_json(const GateEntry& g);
 GateEntry decide_gate(const std::string& gate, const std::vector<const LoadedEvidence*>& files,
                       const std::vector<SkippedFile>& skipped, const JudgeRules& rules);
 
+// The board and lane evidence speaks for: "node NAME (native|container)"
+// when it records /lane/node, else "directory DIR (native|container)".
+std::string lane_of(const LoadedEvidence& le);
+
 // Every loaded evidence of GATE in the set.
 std::vector<const LoadedEvidence*> evidence_of_gate(const EvidenceSet& set,
                                                     const std::string& gate);

@@ -96,7 +96,8 @@ GateSummary build_gate_summary(const ClaimInputs& in) {
     row.decision = decide_gate(row.gate, evidence_of_gate(in.evidence, row.gate),
                                in.evidence.skipped, in.rules);
     if (row.decision.evidence) row.platform = platform_key(*row.decision.evidence);
-    row.next = next_step(row.decision.verdict, row.gate, in.commands);
+    row.next = next_step(row.decision.verdict, row.gate,
+                         deciding_dir_first(in.commands, row.decision.file));
   };
   if (in.policy) {
     s.policy_source = in.policy->policy.source;

@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <filesystem>
+
 #include "jetgate/policy/policy.hpp"
 
 namespace jetgate::claims {
@@ -38,6 +41,21 @@ std::string run_command(const std::string& gate, const CommandContext& ctx) {
   return cmd;
 }
 
+CommandContext deciding_dir_first(const CommandContext& ctx, const std::string& deciding_file) {
+  if (deciding_file.empty()) return ctx;
+  std::string dir = std::filesystem::path(deciding_file).parent_path().string();
+  if (dir.empty()) return ctx;
+  CommandContext out = ctx;
+  out.evidence_dirs.erase(std::remove_if(out.evidence_dirs.begin(), out.evidence_dirs.end(),
+                                         [&](const std::string& d) {
+                                           return std::filesystem::path(d).lexically_normal() ==
+                                                  std::filesystem::path(dir).lexically_normal();
+                                         }),
+                          out.evidence_dirs.end());
+  out.evidence_dirs.insert(out.evidence_dirs.begin(), dir);
+  return out;
+}
+
 std::string next_step(const GateVerdict& v, const std::string& gate, const CommandContext& ctx) {
   std::string cmd = run_command(gate, ctx);
   // Without a runnable command, say what to run in words.
@@ -56,6 +74,16 @@ std::string next_step(const GateVerdict& v, const std::string& gate, const Comma
       return run + " on the machine itself, without --root";
     case GateState::dirty:
       return "commit or stash your changes, then " + run;
+    case GateState::not_shown_clean:
+      return "make git work where the gate runs (installed, and the checkout owned by the user "
+             "running jetgate or listed in safe.directory), then " +
+             run;
+    case GateState::other_definition:
+      return run + " with this policy: the evidence was made by another definition of the gate";
+    case GateState::requirements_unmet:
+      return run + " on a machine that meets the policy's requirements";
+    case GateState::incomplete:
+      return run + " with this policy, so every probe and the command it names run";
     case GateState::no_commit:
       return run + " in a git checkout or CI job";
     case GateState::other_commit:

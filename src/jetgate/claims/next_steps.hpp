@@ -24,6 +24,12 @@ std::string shell_quote(const std::string& word);
 // command can be named (no policy given and the gate is not in the built-in one).
 std::string run_command(const std::string& gate, const CommandContext& ctx);
 
+// ctx with the directory of deciding_file (the evidence that decided a
+// gate: the failing board's) first, so the next step runs the gate into that
+// board's directory, not into the first --evidence-dir. Unchanged when
+// deciding_file is "" (no evidence).
+CommandContext deciding_dir_first(const CommandContext& ctx, const std::string& deciding_file);
+
 // What to do about a verdict; "" for fresh green.
 std::string next_step(const GateVerdict& v, const std::string& gate, const CommandContext& ctx);
 

@@ -16,13 +16,6 @@ namespace {
 constexpr const char* kRegenerate = "regenerate the block with `jetgate support --readme`";
 constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
-}
-
 struct Line {
   std::string_view text;  // without the line ending (and without a BOM on line 1)
   std::size_t begin = 0;  // byte offset of the line
@@ -122,13 +115,13 @@ std::optional<Fence> opening_fence(std::string_view line, int number) {
 bool closes(std::string_view line, const Fence& fence) {
   std::string_view s = strip_containers(line, false);
   std::size_t n = run_of(s, fence.ch);
-  return n >= fence.length && trim(s.substr(n)).empty();
+  return n >= fence.length && trim_blanks(s.substr(n)).empty();
 }
 
 enum class Marker { none, begin, end };
 
 Marker marker_in(std::string_view text) {
-  std::string_view t = trim(text);
+  std::string_view t = trim_blanks(text);
   if (t == kBeginMarker) return Marker::begin;
   if (t == kEndMarker) return Marker::end;
   return Marker::none;
@@ -236,7 +229,7 @@ enum class Kind { blank, prose, header, separator, row };
 class TableTracker {
  public:
   std::pair<Table, Kind> next(std::string_view raw) {
-    std::string_view text = trim(raw);
+    std::string_view text = trim_blanks(raw);
     if (!split_row(text)) {
       table_ = Table::none;
       return {Table::none, text.empty() ? Kind::blank : Kind::prose};
@@ -311,11 +304,11 @@ class BlockVerifier {
     if (table == Table::none)
       return violation(
           number, "a table row outside jetgate's tables, so --verify cannot tell what it claims");
-    auto cells = *split_row(trim(text));
+    auto cells = *split_row(trim_blanks(text));
     if (kind == Kind::separator) {
       auto separator = table == Table::claims ? kClaimsSeparator : kNotClaimedSeparator;
       // The right separator under a header that was already reported needs no line of its own.
-      if (trim(text) != separator)
+      if (trim_blanks(text) != separator)
         violation(number, "expected the table's separator row " + std::string(separator));
       return;
     }

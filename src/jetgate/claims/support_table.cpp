@@ -11,13 +11,6 @@
 namespace jetgate::claims {
 namespace {
 
-std::string_view trim_cell(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
-}
-
 constexpr std::pair<std::string_view, char> kEntities[] = {
     {"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}};
 
@@ -100,7 +93,7 @@ std::string unescape_cell(std::string_view cell) {
 }
 
 std::optional<std::vector<std::string>> split_row(std::string_view line) {
-  line = trim_cell(line);
+  line = trim_blanks(line);
   if (line.size() < 2 || line.front() != '|' || line.back() != '|') return std::nullopt;
   if (line.size() >= 3 && line[line.size() - 2] == '\\') {
     // "\|" at the end is an escaped bar, not the closing one, unless the
@@ -117,7 +110,7 @@ std::optional<std::vector<std::string>> split_row(std::string_view line) {
       current += c;
       current += line[++i];
     } else if (c == '|') {
-      cells.emplace_back(trim_cell(current));
+      cells.emplace_back(trim_blanks(current));
       current.clear();
     } else {
       current += c;
@@ -128,12 +121,13 @@ std::optional<std::vector<std::string>> split_row(std::string_view line) {
 
 Result<std::vector<GateClaim>> parse_gate_cell(std::string_view cell) {
   std::vector<GateClaim> gates;
-  std::string_view rest = trim_cell(cell);
+  std::string_view rest = trim_blanks(cell);
   if (rest.empty())
-    return make_error("the gates cell is empty", "", "list gates as `gate-id (YYYY-MM-DD)`");
+    return make_error("the gates cell is empty", "",
+                      "list the claimed gates by id, comma separated");
   while (!rest.empty()) {
     auto comma = rest.find(',');
-    std::string_view item = trim_cell(rest.substr(0, comma));
+    std::string_view item = trim_blanks(rest.substr(0, comma));
     rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
     GateClaim g;
     auto paren = item.find(" (");
@@ -143,7 +137,7 @@ Result<std::vector<GateClaim>> parse_gate_cell(std::string_view cell) {
           !evidence::parse_iso_date(date.substr(0, date.size() - 1)))
         return make_error(fmt::format("'{}' is not `gate-id (YYYY-MM-DD)`", item));
       g.evidence_date = std::string(date.substr(0, date.size() - 1));
-      item = trim_cell(item.substr(0, paren));
+      item = trim_blanks(item.substr(0, paren));
     }
     if (!evidence::is_valid_gate_id(item))
       return make_error(fmt::format("'{}' is not a gate id", item), "",
@@ -152,6 +146,13 @@ Result<std::vector<GateClaim>> parse_gate_cell(std::string_view cell) {
     gates.push_back(std::move(g));
   }
   return gates;
+}
+
+std::string_view trim_blanks(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
+  return s;
 }
 
 }  // namespace jetgate::claims

@@ -45,6 +45,10 @@ std::string unescape_cell(std::string_view cell);
 // not a table row (does not start and end with an unescaped "|").
 std::optional<std::vector<std::string>> split_row(std::string_view line);
 
+// s without leading spaces and tabs and without trailing spaces, tabs and a
+// CR: how the block's lines and cells are compared.
+std::string_view trim_blanks(std::string_view s);
+
 struct GateClaim {
   std::string gate;
   std::string evidence_date;  // "" when the cell gives none

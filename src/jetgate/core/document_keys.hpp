@@ -127,6 +127,11 @@ using Pointer = nlohmann::json::json_pointer;
   X(kGitShaSource, "/git/sha_source")                                                       \
   X(kGitHeadBefore, "/git/head_before")                                                     \
   X(kGitHeadAfter, "/git/head_after")                                                       \
+  X(kGitProblem, "/git/problem")                                                            \
+  X(kGateDefinitionSha256, "/gate_definition/sha256")                                       \
+  X(kGateDefinitionPolicy, "/gate_definition/policy")                                       \
+  X(kLaneNode, "/lane/node")                                                                \
+  X(kLaneKind, "/lane/kind")                                                                \
   X(kInterrupted, "/interrupted")                                                           \
   X(kCommandLog, "/command/log")                                                            \
   X(kChecks, "/checks")                                                                     \

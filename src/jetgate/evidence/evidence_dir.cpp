@@ -58,8 +58,25 @@ Status prepare_evidence_dir(const std::string& dir) {
 
 Result<RunLock> RunLock::acquire(const std::string& dir, const std::string& gate) {
   if (auto st = validate_gate_id(gate, "gate"); !st) return st.error();
+  return lock_file((std::filesystem::path(dir) / ("." + gate + ".lock")).string(),
+                   fmt::format("another `jetgate run {}` (pid {{}}) is running and will write this "
+                               "gate's evidence",
+                               gate));
+}
+
+Result<RunLock> RunLock::acquire_report(const std::string& report_path) {
+  std::filesystem::path report(report_path);
+  std::error_code ec;
+  std::filesystem::create_directories(report.parent_path(), ec);
+  return lock_file(
+      (report.parent_path() / ("." + report.filename().string() + ".jetgate.lock")).string(),
+      "another `jetgate run` (pid {}) is running a command that writes this JUnit report; "
+      "two runs would read each other's report");
+}
+
+Result<RunLock> RunLock::lock_file(const std::string& path, const std::string& held_by) {
   RunLock lock;
-  lock.path_ = (std::filesystem::path(dir) / ("." + gate + ".lock")).string();
+  lock.path_ = path;
   const std::string shown = to_valid_utf8(lock.path_);
   // O_NOFOLLOW: a planted link must not make jetgate create or lock another file.
   lock.fd_ = ::open(lock.path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
@@ -67,12 +84,12 @@ Result<RunLock> RunLock::acquire(const std::string& dir, const std::string& gate
     return make_error(fmt::format("cannot create the lock file: {}", std::strerror(errno)), shown,
                       kDirHint);
   if (::flock(lock.fd_, LOCK_EX | LOCK_NB) != 0) {
-    if (errno == EWOULDBLOCK)
-      return make_error(
-          fmt::format("another `jetgate run {}` (pid {}) is running and will write this "
-                      "gate's evidence",
-                      gate, read_holder_pid(lock.fd_)),
-          shown, "wait for it to finish, or stop it; then run the gate again");
+    if (errno == EWOULDBLOCK) {
+      std::string what = held_by;
+      if (auto at = what.find("{}"); at != std::string::npos)
+        what.replace(at, 2, read_holder_pid(lock.fd_));
+      return make_error(what, shown, "wait for it to finish, or stop it; then run the gate again");
+    }
     return make_error(fmt::format("cannot lock: {}", std::strerror(errno)), shown, kDirHint);
   }
   std::string pid = fmt::format("{}\n", ::getpid());

@@ -25,6 +25,10 @@ class RunLock {
   // Fails when the directory is not writable, or when another run holds the
   // lock (the message names its pid).
   static Result<RunLock> acquire(const std::string& dir, const std::string& gate);
+  // The lock of a gate command's JUnit report (DIR/.NAME.jetgate.lock beside
+  // it; DIR is made when missing): two runs whose commands write the same
+  // report, into different evidence directories, would each read the other's.
+  static Result<RunLock> acquire_report(const std::string& report_path);
   RunLock(RunLock&& other) noexcept;
   RunLock& operator=(RunLock&&) = delete;
   RunLock(const RunLock&) = delete;
@@ -34,6 +38,8 @@ class RunLock {
 
  private:
   RunLock() = default;
+  // held_by: the message when another process holds it, with {} for its pid.
+  static Result<RunLock> lock_file(const std::string& path, const std::string& held_by);
   int fd_ = -1;
   std::string path_;
 };

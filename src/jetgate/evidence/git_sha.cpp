@@ -64,7 +64,13 @@ GitSha resolve_git_sha(const EnvLookup& env, const GitHead& git_head) {
 
 namespace {
 
-std::optional<std::string> run_git(const std::string& repo_root, std::vector<std::string> args) {
+struct GitAnswer {
+  std::optional<std::string> output;  // stdout when git exited 0
+  int exit_code = -1;                 // -1: git did not run to an exit
+  std::string error;                  // stderr, or why git could not start
+};
+
+GitAnswer ask_git(const std::string& repo_root, std::vector<std::string> args) {
   proc::ProcessSpec spec;
   spec.argv = {"git", "-C", repo_root.empty() ? "." : repo_root};
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
@@ -75,8 +81,27 @@ std::optional<std::string> run_git(const std::string& repo_root, std::vector<std
   limits.timeout = std::chrono::milliseconds(5000);
   limits.max_output_bytes = 1u << 20;
   auto out = proc::run_process(spec, limits);
-  if (out.kind != proc::ChildOutcome::Kind::exited || out.exit_code != 0) return std::nullopt;
-  return out.output;
+  GitAnswer a;
+  if (out.kind != proc::ChildOutcome::Kind::exited) {
+    a.error = out.kind == proc::ChildOutcome::Kind::spawn_failed ? out.error_text : out.describe();
+    return a;
+  }
+  a.exit_code = out.exit_code;
+  a.error = out.error_text;
+  if (out.exit_code == 0) a.output = out.output;
+  return a;
+}
+
+std::optional<std::string> run_git(const std::string& repo_root, std::vector<std::string> args) {
+  return ask_git(repo_root, std::move(args)).output;
+}
+
+// git's first line of complaint, printable and short.
+std::string first_line(const std::string& text) {
+  std::string line = text.substr(0, text.find('\n'));
+  while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+  if (line.size() > 200) line = line.substr(0, 200) + "...";
+  return line;
 }
 
 }  // namespace
@@ -96,10 +121,39 @@ GitState read_git_state_live(const std::string& repo_root) {
     std::string sha = trimmed(*head);
     if (is_commit_sha(sha)) s.head = sha;
   }
-  if (auto status = run_git(
-          repo_root, {"status", "--porcelain", "--untracked-files=no", "--ignore-submodules=none"}))
-    s.dirty = !status->empty();
+  auto status = ask_git(
+      repo_root, {"status", "--porcelain", "--untracked-files=no", "--ignore-submodules=none"});
+  if (status.output)
+    s.dirty = !status.output->empty();
+  else
+    s.problem = git_problem(repo_root, status.exit_code, status.error);
   return s;
+}
+
+std::string git_problem(const std::string& repo_root, int exit_code,
+                        const std::string& git_stderr) {
+  const std::string where = repo_root.empty() ? "." : repo_root;
+  const std::string said = first_line(git_stderr);
+  if (said.find("dubious ownership") != std::string::npos)
+    return fmt::format(
+        "git refused the checkout ({}): it belongs to another user than the one running jetgate; "
+        "run jetgate as the checkout's owner (in a container: docker run --user \"$(id -u):$(id "
+        "-g)\"), or trust it with: git config --global --add safe.directory {}",
+        said, where);
+  if (exit_code < 0)
+    return fmt::format(
+        "git could not run ({}): install git where jetgate runs, so the evidence can show the "
+        "tree is clean",
+        said.empty() ? "not found" : said);
+  if (said.find("not a git repository") != std::string::npos)
+    return fmt::format(
+        "{} is not a git checkout ({}): run jetgate in the project's checkout, or pass its root "
+        "with --repo-root",
+        where, said);
+  return fmt::format(
+      "git status failed in {} (exit status {}{}{}): fix what git says, then run "
+      "the gate again",
+      where, exit_code, said.empty() ? "" : ": ", said);
 }
 
 }  // namespace jetgate::evidence

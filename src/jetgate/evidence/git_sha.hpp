@@ -35,9 +35,15 @@ struct GitState {
   std::optional<std::string> head;  // `git rev-parse HEAD`; nullopt outside git or unreadable
   // Tracked files differ from HEAD (staged or not; untracked files do not
   // count): `git status --porcelain --untracked-files=no` prints anything.
-  // nullopt outside git.
+  // nullopt when git could not answer ("not shown clean": never backs a claim).
   std::optional<bool> dirty;
+  // Why git could not answer, with what to do (git missing, "detected dubious
+  // ownership", not a checkout); empty when dirty is known.
+  std::string problem;
 };
+// What to tell the user when `git status` failed with git_stderr (exit code
+// exit_code, or -1 when git could not be started) in repo_root.
+std::string git_problem(const std::string& repo_root, int exit_code, const std::string& git_stderr);
 // `git -C repo_root ...`, 5 s limit each, without taking git's index lock.
 GitState read_git_state_live(const std::string& repo_root);
 

@@ -9,10 +9,10 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <random>
 #include <utility>
 
 #include "jetgate/core/utf8.hpp"
+#include "jetgate/fs/random_name.hpp"
 
 namespace jetgate::fs {
 namespace {
@@ -20,11 +20,6 @@ namespace {
 Error os_error(const std::string& what, const std::string& where) {
   return make_error(fmt::format("{}: {}", what, std::strerror(errno)), to_valid_utf8(where),
                     "check that the directory exists, is writable and the disk is not full");
-}
-
-std::string random_suffix() {
-  thread_local std::mt19937_64 gen{std::random_device{}()};
-  return fmt::format("{:016x}", gen());
 }
 
 const char* output_kind(mode_t mode) {
@@ -87,7 +82,7 @@ Result<AtomicFile> AtomicFile::create(const std::string& dir, const std::string&
   if (auto st = check_replaceable(f.dir_fd_, name, f.target_); !st) return st.error();
   // O_EXCL: no two writers ever share a temporary file.
   for (int attempt = 0; attempt < 16; ++attempt) {
-    std::string tmp = fmt::format(".{}.{}.{}.tmp", name, ::getpid(), random_suffix());
+    std::string tmp = fmt::format(".{}.{}.{}.tmp", name, ::getpid(), random_hex(16));
     int fd = ::openat(f.dir_fd_, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
                       0644);
     if (fd >= 0) {

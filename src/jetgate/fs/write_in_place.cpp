@@ -13,8 +13,9 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
-#include <random>
 #include <utility>
+
+#include "jetgate/fs/random_name.hpp"
 
 namespace jetgate::fs {
 namespace {
@@ -87,11 +88,6 @@ Status write_all(int fd, std::string_view data, const std::string& where) {
   return Ok{};
 }
 
-std::string recovery_suffix() {
-  thread_local std::mt19937_64 gen{std::random_device{}()};
-  return fmt::format("{:012x}", gen() & 0xFFFFFFFFFFFFull);
-}
-
 // The termination signals a user or CI sends; held back while the file is
 // being overwritten so that Ctrl-C cannot stop it halfway. They are delivered
 // (and act as usual) as soon as the file is whole again.
@@ -123,7 +119,7 @@ Result<RecoveryCopy> write_recovery_copy(int dir_fd, const std::string& dir,
   RecoveryCopy copy{dir_fd, {}, {}};
   for (int attempt = 0; attempt < 16 && copy.name.empty(); ++attempt) {
     std::string name =
-        fmt::format("{}{}-{}.new", recovery_copy_prefix(file_name), ::getpid(), recovery_suffix());
+        fmt::format("{}{}-{}.new", recovery_copy_prefix(file_name), ::getpid(), random_hex(12));
     int fd =
         ::openat(dir_fd, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0 && errno == EEXIST) continue;

@@ -8,7 +8,7 @@
 namespace jetgate::gate {
 namespace {}  // namespace
 
-std::vector<CheckRow> requirement_rows(const std::vector<RequirementOutcome>& outcomes) {
+std::vector<CheckRow> requirement_rows(const std::vector<policy::RequirementOutcome>& outcomes) {
   std::vector<CheckRow> rows;
   for (const auto& o : outcomes) {
     CheckRow r{"requirement", o.requirement, o.met ? Outcome::pass : Outcome::fail, o.why, ""};

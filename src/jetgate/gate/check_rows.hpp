@@ -13,8 +13,8 @@
 
 #include "jetgate/core/outcome.hpp"
 #include "jetgate/gate/command_run.hpp"
-#include "jetgate/gate/requirements.hpp"
 #include "jetgate/gate/thresholds.hpp"
+#include "jetgate/policy/requirements.hpp"
 #include "jetgate/probes/probe_result.hpp"
 
 namespace jetgate::gate {
@@ -27,7 +27,7 @@ struct CheckRow {
   std::string next;    // what to do about it; empty when nothing needs doing
 };
 
-std::vector<CheckRow> requirement_rows(const std::vector<RequirementOutcome>& outcomes);
+std::vector<CheckRow> requirement_rows(const std::vector<policy::RequirementOutcome>& outcomes);
 // A row per probe the gate names, judged by its thresholds (a probe the gate
 // does not threshold still shows its own status).
 std::vector<CheckRow> probe_rows(const std::vector<ProbeOutcome>& outcomes,

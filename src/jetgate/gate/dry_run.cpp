@@ -8,8 +8,9 @@ namespace jetgate::gate {
 DryRun dry_run(const policy::Gate& gate, const nlohmann::json& platform) {
   DryRun d;
   d.gate = gate.id;
-  d.platform = evaluate_requirements(platform_part(gate.requirements), platform, nullptr);
-  const policy::Requirements gpu = gpu_part(gate.requirements);
+  d.platform =
+      policy::evaluate_requirements(policy::platform_part(gate.requirements), platform, nullptr);
+  const policy::Requirements gpu = policy::gpu_part(gate.requirements);
   if (gpu.cuda) d.on_device.push_back("cuda (a CUDA driver that loads, with at least one device)");
   if (gpu.min_cuda_driver) d.on_device.push_back("min_cuda_driver " + *gpu.min_cuda_driver);
   if (gpu.min_memory_bytes)

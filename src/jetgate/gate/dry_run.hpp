@@ -11,17 +11,17 @@
 #include <vector>
 
 #include "jetgate/gate/check_rows.hpp"
-#include "jetgate/gate/requirements.hpp"
 #include "jetgate/policy/policy.hpp"
+#include "jetgate/policy/requirements.hpp"
 
 namespace jetgate::gate {
 
 struct DryRun {
   std::string gate;
-  std::vector<RequirementOutcome> platform;  // judged from the facts
-  std::vector<std::string> on_device;        // requirements only a loaded CUDA driver can answer
+  std::vector<policy::RequirementOutcome> platform;  // judged from the facts
+  std::vector<std::string> on_device;  // requirements only a loaded CUDA driver can answer
   std::vector<std::string> would_run;  // "probe bandwidth", "command: pytest -q (JUnit: r.xml)"
-  bool would_run_here() const { return all_met(platform); }
+  bool would_run_here() const { return policy::all_met(platform); }
 };
 
 DryRun dry_run(const policy::Gate& gate, const nlohmann::json& platform);

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "jetgate/core/document_keys.hpp"
+#include "jetgate/core/json_text.hpp"
 #include "jetgate/core/utf8.hpp"
 #include "jetgate/core/version.hpp"
 #include "jetgate/evidence/evidence_dir.hpp"
@@ -19,8 +20,9 @@
 #include "jetgate/gate/check_rows.hpp"
 #include "jetgate/gate/command_run.hpp"
 #include "jetgate/gate/live_output.hpp"
-#include "jetgate/gate/requirements.hpp"
 #include "jetgate/gate/thresholds.hpp"
+#include "jetgate/policy/gate_definition.hpp"
+#include "jetgate/policy/requirements.hpp"
 #include "jetgate/trust/envelope.hpp"
 
 namespace jetgate::gate {
@@ -39,7 +41,7 @@ std::vector<std::string> cuda_probe_ids(const policy::Gate& gate) {
   return ids;
 }
 
-std::string unmet_reason(const std::vector<RequirementOutcome>& outcomes) {
+std::string unmet_reason(const std::vector<policy::RequirementOutcome>& outcomes) {
   std::vector<std::string> parts;
   for (const auto& o : outcomes)
     if (!o.met) parts.push_back(fmt::format("{} ({})", o.requirement, o.why));
@@ -110,9 +112,18 @@ struct Checkout {
 void record_checkout(Evidence& e, const Checkout& c) {
   e.git_sha = c.sha.sha;
   // Dirty before or after: either way the files tested are not the commit named.
+  // Unknown (git could not answer) before or after: not shown clean.
   std::optional<bool> dirty = c.before.dirty;
-  if (c.after_read && c.after.dirty && *c.after.dirty) dirty = true;
+  if (c.after_read) {
+    if (c.after.dirty && *c.after.dirty)
+      dirty = true;
+    else if (!c.after.dirty && dirty == false)
+      dirty = std::nullopt;
+  }
   e.extra[keys::kDirty] = optional_json(dirty);
+  const std::string& problem = !c.before.problem.empty() ? c.before.problem : c.after.problem;
+  e.extra[keys::kGitProblem] =
+      problem.empty() ? nlohmann::json(nullptr) : nlohmann::json(to_valid_utf8(problem));
   e.extra[keys::kGitShaSource] = c.sha.source;
   e.extra[keys::kGitHeadBefore] = optional_json(c.before.head);
   e.extra[keys::kGitHeadAfter] =
@@ -129,10 +140,27 @@ std::optional<std::string> head_moved(const Checkout& c) {
       c.before.head.value_or("none"), c.after.head.value_or("none"));
 }
 
+// GITHUB_SHA (or CI_COMMIT_SHA) naming another commit than the checked-out
+// HEAD: the evidence would name a commit that was not the one tested.
+std::optional<Error> sha_mismatch(const Checkout& c) {
+  const auto& source = c.sha.source;
+  if (source != "GITHUB_SHA" && source != "CI_COMMIT_SHA") return std::nullopt;
+  if (!c.before.head || *c.before.head == c.sha.sha) return std::nullopt;
+  return make_error(
+      fmt::format("{} is {}, but the checkout's HEAD is {}: the evidence would name a "
+                  "commit that was not the one tested",
+                  source, c.sha.sha, *c.before.head),
+      source,
+      fmt::format("check out {} before running the gate (actions/checkout does), or unset "
+                  "{} when running outside that CI job",
+                  c.sha.sha, source));
+}
+
 // A gate runs only on the live machine (`run --root` is a dry run, cmd_run),
 // so its facts are always "live".
-Evidence base_evidence(const policy::Gate& gate, const PlatformFacts& facts,
-                       const Checkout& checkout) {
+Evidence base_evidence(const policy::Gate& gate, const policy::Policy& policy,
+                       const PlatformFacts& facts, const Checkout& checkout,
+                       const std::string& node) {
   Evidence e;
   e.gate = gate.id;
   e.extra = evidence::facts_head("/", true, facts.platform);
@@ -140,14 +168,25 @@ Evidence base_evidence(const policy::Gate& gate, const PlatformFacts& facts,
   e.extra[keys::kGpu] = nullptr;
   e.extra[keys::kProbes] = nlohmann::json::object();
   e.extra[keys::kInterrupted] = nullptr;
+  // Which definition of the gate ran (policy/gate_definition.hpp): evidence of
+  // another definition with the same id never backs this one's claim.
+  e.extra[keys::kGateDefinitionSha256] = policy::definition_sha256(gate);
+  e.extra[keys::kGateDefinitionPolicy] = to_valid_utf8(policy.source);
+  // Which board and lane: each is judged on its own (claims/gate_decision.cpp).
+  e.extra[keys::kLaneNode] = node.empty() ? nlohmann::json(nullptr) : nlohmann::json(node);
+  const nlohmann::json* in_container = keys::find(e.extra, keys::kContainerDetected);
+  e.extra[keys::kLaneKind] = in_container && in_container->is_boolean() && in_container->get<bool>()
+                                 ? "container"
+                                 : "native";
   record_checkout(e, checkout);
   return e;
 }
 
 // Written before anything runs; the final document replaces it.
-Status write_unfinished_marker(const policy::Gate& gate, const std::string& dir,
-                               const Checkout& checkout, const RunDeps& deps) {
-  Evidence e = base_evidence(gate, PlatformFacts{nullptr, {}}, checkout);
+Status write_unfinished_marker(const policy::Gate& gate, const policy::Policy& policy,
+                               const std::string& dir, const Checkout& checkout,
+                               const std::string& node, const RunDeps& deps) {
+  Evidence e = base_evidence(gate, policy, PlatformFacts{nullptr, {}}, checkout, node);
   e.status = GateStatus::not_run;
   e.generated_at = deps.now();
   e.reason = fmt::format(
@@ -169,7 +208,7 @@ std::string interrupted_reason(int sig) {
 
 // Probes, Python and the command, as far as the requirements and interrupts let them run.
 struct Stages {
-  std::vector<RequirementOutcome> requirements;
+  std::vector<policy::RequirementOutcome> requirements;
   std::map<std::string, probes::ProbeResult> results;
   std::optional<CommandRun> command;
   std::optional<evidence::GateLogRecord> log;
@@ -197,9 +236,9 @@ void run_command_stage(const policy::Gate& gate, const CommandPaths& paths,
 void run_stages(const policy::Gate& gate, const std::optional<CommandPaths>& paths,
                 const PlatformFacts& facts, const RunOptions& options, const RunDeps& deps,
                 Evidence& e, Stages& st) {
-  st.requirements =
-      evaluate_requirements(platform_part(gate.requirements), facts.platform, nullptr);
-  if (!all_met(st.requirements) || deps.interrupted()) return;
+  st.requirements = policy::evaluate_requirements(policy::platform_part(gate.requirements),
+                                                  facts.platform, nullptr);
+  if (!policy::all_met(st.requirements) || deps.interrupted()) return;
   probes::CudaOptions co;
   co.only = cuda_probe_ids(gate);
   co.run_probes = !co.only.empty();
@@ -208,9 +247,10 @@ void run_stages(const policy::Gate& gate, const std::optional<CommandPaths>& pat
   evidence::join_gpu_facts(cuda, e.extra[keys::kPlatform]);
   e.extra[keys::kGpu] = cuda.gpu;
   if (!cuda.notes.empty()) e.extra[keys::kNotes] = cuda.notes;
-  for (auto& o : evaluate_requirements(gpu_part(gate.requirements), facts.platform, cuda.gpu))
+  for (auto& o :
+       policy::evaluate_requirements(policy::gpu_part(gate.requirements), facts.platform, cuda.gpu))
     st.requirements.push_back(std::move(o));
-  if (!all_met(st.requirements)) return;
+  if (!policy::all_met(st.requirements)) return;
   for (auto& r : cuda.probes) st.results[r.id] = std::move(r);
   auto ids = gate.probe_ids();
   auto named = [&](const char* id) { return std::find(ids.begin(), ids.end(), id) != ids.end(); };
@@ -240,7 +280,7 @@ void decide(const policy::Gate& gate, Stages& st, const Checkout& checkout, int 
   }
   if (interrupted != 0) e.extra[keys::kInterrupted] = proc::signal_name_text(interrupted);
   std::vector<CheckRow> rows = requirement_rows(st.requirements);
-  if (!all_met(st.requirements) && interrupted == 0) {
+  if (!policy::all_met(st.requirements) && interrupted == 0) {
     e.status = GateStatus::not_run;
     e.reason = unmet_reason(st.requirements);
     e.extra[keys::kChecks] = to_json(rows);
@@ -310,6 +350,14 @@ Result<std::string> sign_evidence(const Evidence& e, const policy::Policy& polic
 
 }  // namespace
 
+std::string node_name_problem(const std::string& name) {
+  if (name.empty() || name.size() > 100) return "must be 1 to 100 characters";
+  for (char c : name)
+    if (c < 0x20 || c > 0x7e) return "must be printable ASCII (no control characters)";
+  if (name.front() == ' ' || name.back() == ' ') return "must not start or end with a space";
+  return {};
+}
+
 Result<RunOutcome> run_gate(const policy::Gate& gate,
                             const std::vector<policy::PolicyIssue>& gate_issues,
                             const policy::Policy& policy, const RunOptions& options,
@@ -326,6 +374,10 @@ Result<RunOutcome> run_gate(const policy::Gate& gate,
         to_valid_utf8(policy.source),
         "run it with the tool that owns it (OBLITERATUS: scripts/run_conditional_gate.py), "
         "or give it jetgate probes or a command");
+  if (!options.node.empty())
+    if (auto why = node_name_problem(options.node); !why.empty())
+      return make_error(fmt::format("{} {}", quoted_text(options.node, 120), why), "--node",
+                        "name the board as its runner is named, e.g. --node agx-orin-01");
   const std::string repo_root = options.repo_root.empty() ? policy.repo_root : options.repo_root;
   std::optional<CommandPaths> paths;
   if (gate.command) {
@@ -340,12 +392,24 @@ Result<RunOutcome> run_gate(const policy::Gate& gate,
   if (auto st = evidence::prepare_evidence_dir(options.evidence_dir); !st) return st.error();
   auto lock = evidence::RunLock::acquire(options.evidence_dir, gate.id);
   if (!lock) return lock.error();
+  // Two runs of the gate into different evidence directories share the
+  // command's JUnit report: the second is refused while the first runs, or it
+  // could record the first one's report as its own.
+  std::optional<evidence::RunLock> report_lock;
+  if (paths) {
+    auto held = evidence::RunLock::acquire_report(paths->junit);
+    if (!held) return held.error();
+    report_lock.emplace(std::move(*held));
+  }
 
   RunOutcome out;
   Checkout checkout;
   checkout.sha = deps.git_sha(repo_root);
   checkout.before = deps.git_state(repo_root);
-  if (auto st = write_unfinished_marker(gate, options.evidence_dir, checkout, deps); !st)
+  if (auto mismatch = sha_mismatch(checkout)) return *mismatch;
+  if (auto st =
+          write_unfinished_marker(gate, policy, options.evidence_dir, checkout, options.node, deps);
+      !st)
     return st.error();
   // A log or envelope from an earlier run must not sit beside this run's evidence.
   std::error_code ignored;
@@ -356,7 +420,7 @@ Result<RunOutcome> run_gate(const policy::Gate& gate,
 
   PlatformFacts facts = deps.platform(options.root);
   out.warnings = facts.warnings;
-  Evidence e = base_evidence(gate, facts, checkout);
+  Evidence e = base_evidence(gate, policy, facts, checkout, options.node);
   Stages stages;
   run_stages(gate, paths, facts, options, deps, e, stages);
   const int interrupted = deps.interrupted();
@@ -371,6 +435,15 @@ Result<RunOutcome> run_gate(const policy::Gate& gate,
 
   for (const auto& w : checkout.sha.warnings)
     out.warnings.push_back({"/git_sha", "the commit under test", w});
+  if (e.extra[keys::kDirty].is_null() && interrupted == 0) {
+    const std::string& problem =
+        !checkout.before.problem.empty() ? checkout.before.problem : checkout.after.problem;
+    out.warnings.push_back(
+        {"/dirty", "git status",
+         "the evidence does not show a clean tree (\"dirty\": null) and cannot back a claim: " +
+             (problem.empty() ? std::string("git could not say whether tracked files changed")
+                              : problem)});
+  }
   if (e.extra[keys::kDirty] == true)
     out.warnings.push_back(
         {"/dirty", "git status",

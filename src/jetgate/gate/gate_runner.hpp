@@ -67,7 +67,15 @@ struct RunOptions {
   std::function<void(std::string_view line)> command_line;
   // Set: GATE.dsse.json is written beside GATE.json, signed with it (docs/trust.md).
   std::optional<trust::SigningKey> signing_key;
+  // The board this run speaks for (`run --node`, default $RUNNER_NAME):
+  // recorded as /lane/node, so two identical boards are judged each on its
+  // own. Empty: not recorded (the evidence directory then tells lanes apart).
+  std::string node;
 };
+
+// "" when NAME may name a node: 1 to 100 printable ASCII characters, no
+// leading or trailing space; else why not.
+std::string node_name_problem(const std::string& name);
 
 struct RunOutcome {
   evidence::Evidence evidence;

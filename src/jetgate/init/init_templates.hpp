@@ -67,4 +67,12 @@ bool container_lane(const InitOptions& o);
 // Per board: the evidence directory its native and container jobs write.
 std::string board_evidence_dir(const InitBoard& b, bool container);
 
+// A project that already has kInitPolicyPath keeps it; the workflow runs
+// kInitGateId from it. When the kept policy (existing_text) does not define
+// that gate with probes or a command, every board job would fail: the
+// message says so and carries the gate, as JSON, to merge into "gates".
+// nullopt when the kept policy defines the gate.
+std::optional<std::string> kept_policy_problem(std::string_view existing_text,
+                                               const InitOptions& o);
+
 }  // namespace jetgate::init

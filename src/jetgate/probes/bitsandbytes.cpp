@@ -15,8 +15,6 @@ namespace {
 using nlohmann::json;
 using Verdict = std::pair<ProbeStatus, std::string>;
 
-constexpr const char* kJetsonContainers = "https://github.com/dusty-nv/jetson-containers";
-
 struct BnbCheck {
   const char* key;
   const char* label;
@@ -26,10 +24,6 @@ constexpr BnbCheck kChecks[] = {
     {"fp4", "4-bit fp4 quantise/dequantise round trip"},
     {"int8_blockwise", "8-bit blockwise quantise/dequantise round trip"},
     {"int8_matmul", "int8 matmul"}};
-
-bool contains(const std::string& text, std::string_view part) {
-  return text.find(part) != std::string::npos;
-}
 
 std::string device_seen(const json& torch) {
   const json& device = torch["device"];
@@ -41,16 +35,16 @@ std::string device_seen(const json& torch) {
 
 // A library that cannot launch its kernels here says so in one of a few ways.
 std::string kernel_fix(const std::string& error, const json& f) {
-  if (contains(error, "quantize_4bit") && contains(error, "AttributeError"))
+  if (contains_text(error, "quantize_4bit") && contains_text(error, "AttributeError"))
     return "this bitsandbytes has no 4-bit quantisation; 0.39 or later is needed";
-  if (contains(error, "no kernel image") || contains(error, "named symbol not found") ||
-      contains(error, "invalid device function"))
+  if (contains_text(error, "no kernel image") || contains_text(error, "named symbol not found") ||
+      contains_text(error, "invalid device function"))
     return on_tegra(f)
                ? fmt::format(
                      "its library has no kernels for this GPU: build bitsandbytes for it "
                      "(-DCOMPUTE_CAPABILITY) or use a jetson-containers image that ships "
                      "one for this L4T release ({})",
-                     kJetsonContainers)
+                     kJetsonContainersRepo)
                : "its library has no kernels for this GPU: install a bitsandbytes build for it";
   return "check that bitsandbytes was built for this CUDA version and GPU";
 }
@@ -61,8 +55,8 @@ std::optional<Verdict> native_verdict(const json& bnb, const std::string& label)
     return Verdict{ProbeStatus::fail, label + " is installed but was not imported"};
   std::string error = first_line(text_or(native["error"], "unknown error"));
   if (native["loads"] != true) {
-    bool import_failed =
-        native["errors"].contains("import bitsandbytes") || contains(error, "import bitsandbytes");
+    bool import_failed = native["errors"].contains("import bitsandbytes") ||
+                         contains_text(error, "import bitsandbytes");
     return Verdict{ProbeStatus::fail,
                    label +
                        (import_failed ? " cannot be imported: "

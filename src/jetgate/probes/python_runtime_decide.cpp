@@ -19,8 +19,6 @@ using Verdict = std::pair<ProbeStatus, std::string>;
 
 constexpr const char* kJetsonTorchDoc =
     "https://docs.nvidia.com/deeplearning/frameworks/install-pytorch-jetson-platform/index.html";
-constexpr const char* kJetsonContainersRepo = "https://github.com/dusty-nv/jetson-containers";
-
 std::string torch_label(const json& torch) {
   return "torch " +
          text_or(torch["version"], text_or(torch["metadata_version"], "(version unknown)"));
@@ -84,10 +82,6 @@ std::string arch_statement(const ArchReading& arch) {
   return "arch list unavailable, so the kernel checks decided";
 }
 
-bool mentions(const std::string& text, std::string_view part) {
-  return text.find(part) != std::string::npos;
-}
-
 struct NamedCheck {
   const char* key;
   std::string label;
@@ -114,13 +108,14 @@ std::string cudnn_fix(const json& f) {
 
 // The next step for a check that raised, chosen by what the error says.
 std::string fix_for(const std::string& error, const std::string& key, const json& f) {
-  if (mentions(error, "no kernel image") || mentions(error, "PTX") ||
-      mentions(error, "invalid device function"))
+  if (contains_text(error, "no kernel image") || contains_text(error, "PTX") ||
+      contains_text(error, "invalid device function"))
     return torch_arch_fix(f);
-  if (mentions(error, "cuDNN") || mentions(error, "CUDNN") || mentions(error, "cudnn") ||
-      key == "conv")
+  if (contains_text(error, "cuDNN") || contains_text(error, "CUDNN") ||
+      contains_text(error, "cudnn") || key == "conv")
     return cudnn_fix(f);
-  if (mentions(error, "CUBLAS") || mentions(error, "cuBLAS") || mentions(error, "cublas"))
+  if (contains_text(error, "CUBLAS") || contains_text(error, "cuBLAS") ||
+      contains_text(error, "cublas"))
     return "torch's cuBLAS does not work with this driver: " + torch_arch_fix(f);
   return "check the driver and that this torch was built for this platform: " + torch_arch_fix(f);
 }
@@ -136,8 +131,9 @@ Verdict compute_verdict(const json& f, const std::string& build, const std::stri
     std::string error = compute["error"].get<std::string>();
     return {ProbeStatus::fail,
             build + " sees " + seen + " but its kernel checks did not finish: " + error + "; " +
-                (arch_missing ? arch_gap(f, arch) + "; " + torch_arch_fix(f)
-                              : fix_for(error, mentions(error, "during conv2d") ? "conv" : "", f))};
+                (arch_missing
+                     ? arch_gap(f, arch) + "; " + torch_arch_fix(f)
+                     : fix_for(error, contains_text(error, "during conv2d") ? "conv" : "", f))};
   }
   auto checks = torch_checks(compute);
   for (const auto& c : checks) {

@@ -15,6 +15,14 @@
 namespace jetgate::probes::detail {
 
 inline constexpr std::size_t kMaxFactText = 2000;
+// Where the next steps send Jetson users for builds that match JetPack.
+inline constexpr const char* kJetsonContainersRepo =
+    "https://github.com/dusty-nv/jetson-containers";
+
+// Whether text holds part (error text from Python, matched by a known phrase).
+inline bool contains_text(const std::string& text, std::string_view part) {
+  return text.find(part) != std::string::npos;
+}
 
 // Bytes from a process, made safe for a terminal line and for JSON (which
 // must be UTF-8): control characters and non-ASCII bytes become \xNN.

@@ -359,10 +359,10 @@ int kill_children(Skip&& skip, OnReaped&& on_reaped, bool reap_any, long limit_m
 
 // What the keeper tells jetgate when the tree is gone.
 struct KeeperReport {
-  int stage;   // 1: the command ran (status), 2: the keeper could not fork
-  int error;   // errno, when stage is 2
-  int status;  // the command's wait status
-  int left;    // processes still running when the command ended, killed
+  int stage;      // 1: the command ran (status), 2: the keeper could not fork
+  int error;      // errno, when stage is 2
+  int status;     // the command's wait status
+  int left;       // processes still running when the command ended, killed
   int contained;  // 1: the keeper is a child subreaper (every orphan comes to it)
 };
 

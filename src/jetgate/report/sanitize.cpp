@@ -147,7 +147,13 @@ std::vector<KnownValue> known_value_rules(const SanitizeOptions& o) {
     for (const auto& v : values)
       if (!is_generic_name(v)) rules.push_back({id, cls, v, host_labels});
   };
-  add(o.hostnames, "known-host", "host", true);
+  // A host's short name is how logs name it as often as its full name
+  // ("build7" of "build7.example.org"): both are hidden.
+  std::vector<std::string> hosts = o.hostnames;
+  for (const auto& h : o.hostnames)
+    if (auto dot = h.find('.'); dot != std::string::npos && dot > 0)
+      hosts.push_back(h.substr(0, dot));
+  add(hosts, "known-host", "host", true);
   add(o.users, "known-user", "user", false);
   add(o.serials, "known-serial", "serial", false);
   return rules;

@@ -21,7 +21,8 @@ namespace jetgate::report {
 
 struct SanitizeOptions {
   // Values known to identify this machine or person, redacted wherever they
-  // appear as a whole word. Generic names ("ubuntu", "nvidia", "root",
+  // appear as a whole word; a host name's short name ("build7" of
+  // "build7.example.org") too. Generic names ("ubuntu", "nvidia", "root",
   // "runner", ...) and values under 3 characters are ignored: replacing them
   // would mangle the report without hiding anyone.
   std::vector<std::string> hostnames, users, serials;

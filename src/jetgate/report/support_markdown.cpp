@@ -9,24 +9,24 @@
 namespace jetgate::report {
 namespace {
 
+// The block is committed to the README and `support --verify` compares it
+// byte for byte, so it holds only what is claimed and why not: no value that
+// changes while nothing changed (evidence dates, ages). The step summary
+// (`summary`) and the badge carry those.
 std::string why_not_claimed(const claims::MatrixRow& row, const claims::GateEntry& g) {
   if (!row.key.identified) return "platform not recorded in the evidence";
-  std::string state = claims::describe(g.verdict.state);
-  if (g.verdict.evidence_date.empty()) return state;
-  return fmt::format("{} (evidence of {})", state, g.verdict.evidence_date);
+  return claims::describe(g.verdict.state);
 }
 
-// "cuda-runtime (2026-11-28), jetson-cuda-runtime (2026-11-29)"; gate ids
-// are escaped like any cell (a gate is named after its evidence file, and a
-// file name can hold "|" or a newline).
+// "cuda-runtime, jetson-cuda-runtime"; gate ids are escaped like any cell (a
+// gate is named after its evidence file, and a file name can hold "|" or a
+// newline).
 std::string gates_cell(const claims::MatrixRow& row) {
   std::string out;
   for (const auto& g : row.gates) {
     if (!row.key.identified || !claims::backs_claim(g.verdict)) continue;
     if (!out.empty()) out += ", ";
     out += markdown_cell(g.gate);
-    if (!g.verdict.evidence_date.empty())
-      out += " (" + markdown_cell(g.verdict.evidence_date) + ")";
   }
   return out;
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "jetgate/gate/requirements.hpp"
+#include "jetgate/policy/requirements.hpp"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 #include "jetgate/core/document_keys.hpp"
 #include "jetgate/policy/policy_parse_detail.hpp"
 
-namespace jetgate::gate {
+namespace jetgate::policy {
 namespace {
 
 std::string shown(const nlohmann::json* v) {
@@ -31,7 +31,7 @@ RequirementOutcome tegra_outcome(bool want, const nlohmann::json& platform) {
   return {fmt::format("is_tegra = {}", want), met, "is_tegra is " + shown(t)};
 }
 
-bool in_range(const std::string& version, const policy::VersionRange& range) {
+bool in_range(const std::string& version, const VersionRange& range) {
   bool met = true;
   if (range.min) {
     auto c = compare_version_prefix(version, *range.min);
@@ -44,14 +44,14 @@ bool in_range(const std::string& version, const policy::VersionRange& range) {
   return met;
 }
 
-std::string range_label(const char* what, const policy::VersionRange& range) {
+std::string range_label(const char* what, const VersionRange& range) {
   std::string label = what;
   if (range.min) label += " >= " + *range.min;
   if (range.max) label += (range.min ? " and <= " : " <= ") + *range.max;
   return label;
 }
 
-RequirementOutcome l4t_outcome(const policy::VersionRange& range, const nlohmann::json& platform) {
+RequirementOutcome l4t_outcome(const VersionRange& range, const nlohmann::json& platform) {
   const auto* l = keys::find(platform, "/tegra/l4t");
   std::string label = range_label("an L4T release", range);
   if (!l || !l->is_string()) return {label, false, "no L4T release detected"};
@@ -65,8 +65,7 @@ std::string leading_version(const std::string& jetpack) {
 }
 
 // A release that shipped in two JetPacks meets the range when either does.
-RequirementOutcome jetpack_outcome(const policy::VersionRange& range,
-                                   const nlohmann::json& platform) {
+RequirementOutcome jetpack_outcome(const VersionRange& range, const nlohmann::json& platform) {
   std::string label = range_label("a JetPack", range);
   std::vector<std::string> versions;
   if (const auto* list = keys::find(platform, "/tegra/jetpack_versions"); list && list->is_array())
@@ -157,7 +156,7 @@ RequirementOutcome memory_outcome(std::int64_t min, const nlohmann::json& gpu) {
 }  // namespace
 
 std::optional<int> compare_version_prefix(const std::string& version, const std::string& bound) {
-  auto v = policy::detail::parse_version(version), b = policy::detail::parse_version(bound);
+  auto v = detail::parse_version(version), b = detail::parse_version(bound);
   if (!v || !b) return std::nullopt;
   for (std::size_t i = 0; i < b->size(); ++i) {
     long vi = i < v->size() ? (*v)[i] : 0;
@@ -166,7 +165,7 @@ std::optional<int> compare_version_prefix(const std::string& version, const std:
   return 0;
 }
 
-std::vector<RequirementOutcome> evaluate_requirements(const policy::Requirements& r,
+std::vector<RequirementOutcome> evaluate_requirements(const Requirements& r,
                                                       const nlohmann::json& platform,
                                                       const nlohmann::json& gpu) {
   std::vector<RequirementOutcome> out;
@@ -194,8 +193,8 @@ nlohmann::json to_json(const std::vector<RequirementOutcome>& outcomes) {
   return out;
 }
 
-policy::Requirements platform_part(const policy::Requirements& r) {
-  policy::Requirements p;
+Requirements platform_part(const Requirements& r) {
+  Requirements p;
   p.arch = r.arch;
   p.is_tegra = r.is_tegra;
   p.l4t = r.l4t;
@@ -206,12 +205,12 @@ policy::Requirements platform_part(const policy::Requirements& r) {
   return p;
 }
 
-policy::Requirements gpu_part(const policy::Requirements& r) {
-  policy::Requirements g;
+Requirements gpu_part(const Requirements& r) {
+  Requirements g;
   g.cuda = r.cuda;
   g.min_cuda_driver = r.min_cuda_driver;
   g.min_memory_bytes = r.min_memory_bytes;
   return g;
 }
 
-}  // namespace jetgate::gate
+}  // namespace jetgate::policy

@@ -13,7 +13,7 @@
 
 #include "jetgate/policy/policy.hpp"
 
-namespace jetgate::gate {
+namespace jetgate::policy {
 
 struct RequirementOutcome {
   std::string requirement;  // "arch in [aarch64]", "l4t >= 36.0", ...
@@ -21,7 +21,7 @@ struct RequirementOutcome {
   std::string why;  // what was found
 };
 
-std::vector<RequirementOutcome> evaluate_requirements(const policy::Requirements& r,
+std::vector<RequirementOutcome> evaluate_requirements(const Requirements& r,
                                                       const nlohmann::json& platform,
                                                       const nlohmann::json& gpu);
 bool all_met(const std::vector<RequirementOutcome>& outcomes);
@@ -30,12 +30,12 @@ bool all_met(const std::vector<RequirementOutcome>& outcomes);
 // before the GPU is touched: on a machine that is not a Jetson there is no
 // reason to initialise CUDA at all; and the ones only a loaded driver can
 // answer (cuda, min_cuda_driver, min_memory_bytes).
-policy::Requirements platform_part(const policy::Requirements& r);
-policy::Requirements gpu_part(const policy::Requirements& r);
+Requirements platform_part(const Requirements& r);
+Requirements gpu_part(const Requirements& r);
 nlohmann::json to_json(const std::vector<RequirementOutcome>& outcomes);
 
 // Compares version with bound on the bound's components only: "36.4.3" vs
 // "36" -> 0; vs "36.5" -> -1. nullopt when either is not a dotted version.
 std::optional<int> compare_version_prefix(const std::string& version, const std::string& bound);
 
-}  // namespace jetgate::gate
+}  // namespace jetgate::policy
