@@ -224,8 +224,7 @@ TEST(InitCli, SimulatedTwoDaysTwoBoardsTwoLanes) {
                         "--jetpack", "6.2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   commit(t);
-  EXPECT_EQ(sh("/usr/bin/python3 " + tool() + " simulate " + t.dir() + " " + jetgate_command()),
-            0);
+  EXPECT_EQ(sh("/usr/bin/python3 " + tool() + " simulate " + t.dir() + " " + jetgate_command()), 0);
 }
 
 }  // namespace
