@@ -24,7 +24,7 @@ clang_version=${CLANG_VERSION:-16}
 # suite on CI's two cores (-O1, the sanitizers' usual advice, compiles a third slower).
 # shellcheck disable=SC2086  # CMAKE_ARGS is a list of words on purpose
 CC=clang-$clang_version CXX=clang++-$clang_version cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O0 -gline-tables-only" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O0 -gline-tables-only" \
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O0 -gline-tables-only -D_GLIBCXX_ASSERTIONS" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O0 -gline-tables-only" \
   -DJETGATE_WERROR=ON -DJETGATE_SANITIZE=ON -DJETGATE_FUZZ=ON -DJETGATE_BUILD_TESTS=ON \
   -DJETGATE_BUILD_BENCH=OFF -DJETGATE_MAN_PAGE=OFF "${args[@]}" ${CMAKE_ARGS:-} >/dev/null
 cmake --build "$build" -j "$jobs"

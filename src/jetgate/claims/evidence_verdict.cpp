@@ -151,7 +151,7 @@ std::vector<Finding> findings(const evidence::Evidence& e, const trust::Signatur
                        (e.extra.contains("dirty") ? "null" : "absent") +
                        "), so the commit it names may not be what was tested" +
                        (problem.empty() ? std::string() : ": " + quoted_text(problem, 300))});
-  } else if (*dirty) {
+  } else if (dirty && *dirty) {
     out.push_back({GateState::dirty,
                    "tracked files had uncommitted changes when the gate ran, so the commit the "
                    "evidence names is not what was tested"});
