@@ -182,6 +182,11 @@ Command add_init_command(CLI::App& app) {
                   "ubuntu-24.04); append && .preflight-venv/bin/python -c 'import PKG' to "
                   "import it too")
       ->capture_default_str();
+  sub->add_option("--coverage-path", a->options.coverage_paths,
+                  "A file the gate covers (repeatable): the gate's coverage_paths; a push to main "
+                  "then runs the workflow only when one of them, the policy or the workflow "
+                  "changed (default: every push)")
+      ->type_name("FILE");
   sub->add_option("--tracking-issue", a->options.tracking_issue,
                   "Issue URL tracking Jetson support (https://github.com/OWNER/NAME/issues/N)");
   sub->add_option("--owner", a->options.owner, "Who maintains the gates")->capture_default_str();

@@ -131,6 +131,31 @@ TEST(InitTemplates, JetPack5IsRefusedWithTheWayThatWorks) {
   EXPECT_TRUE(has((*files)[1].text, "image=nvcr.io/nvidia/l4t-jetpack:r36.4.0"));
 }
 
+// Push runs the boards only for changes the gate covers, when it names them.
+TEST(InitTemplates, CoveragePathsFilterPushesAndAreTheGatesOwn) {
+  auto o = init::default_init_options();
+  auto files = init::render_init_files(o);
+  ASSERT_TRUE(files.ok());
+  EXPECT_FALSE(has((*files)[1].text, "paths:")) << "without coverage paths every push runs";
+  o.coverage_paths = {"src/robot/cuda_ops.py", "tests/gpu/test_ops.py"};
+  files = init::render_init_files(o);
+  ASSERT_TRUE(files.ok()) << files.error().message();
+  auto policy = nlohmann::json::parse((*files)[0].text);
+  EXPECT_EQ(policy["gates"][0]["coverage_paths"],
+            nlohmann::json({"src/robot/cuda_ops.py", "tests/gpu/test_ops.py"}));
+  const auto& wf = (*files)[1].text;
+  EXPECT_TRUE(has(wf, "    paths:\n      - src/robot/cuda_ops.py\n      - tests/gpu/test_ops.py\n"
+                      "      - ci/conditional-test-policy.json\n"
+                      "      - .github/workflows/jetson-gates.yml\n"))
+      << wf;
+  for (const char* bad : {"../outside.py", "/etc/passwd", "-rf"}) {
+    o.coverage_paths = {bad};
+    auto st = init::validate_init_options(o);
+    ASSERT_FALSE(st.ok()) << bad;
+    EXPECT_EQ(st.error().where, "--coverage-path") << bad;
+  }
+}
+
 TEST(InitTemplates, BadOptionsNameTheOption) {
   auto check = [](auto change, const char* option) {
     auto o = init::default_init_options();

@@ -159,6 +159,13 @@ Status validate_init_options(const InitOptions& o) {
                           " must be a relative path inside the repository: segments of letters, "
                           "digits, '.', '_', '+' and '-', none '..' or starting with '-'",
                       "--test-junit");
+  for (const auto& path : o.coverage_paths)
+    if (!is_relative_inside(path) || !is_repository_relative_path(path))
+      return make_error(quoted_text(path) +
+                            " must be a relative path of a file inside the repository: segments "
+                            "of letters, digits, '.', '_', '+' and '-', none '..' or starting "
+                            "with '-'",
+                        "--coverage-path");
   if (!o.tracking_issue.empty() && !policy::is_canonical_issue_url(o.tracking_issue, std::nullopt))
     return make_error("\"" + o.tracking_issue + "\" is not https://github.com/OWNER/NAME/issues/N",
                       "--tracking-issue");
@@ -221,6 +228,7 @@ std::string render_init_policy(const InitOptions& o) {
   gate["requires"] = requires_;
   gate["probes"] = probe_checks(o.ml);
   gate["command"] = {{"argv", o.test_command}, {"timeout_s", 1800}, {"junit", o.test_junit}};
+  if (!o.coverage_paths.empty()) gate["coverage_paths"] = o.coverage_paths;
   nlohmann::ordered_json policy = {
       {"$schema", "https://github.com/jetgate/jetgate/docs/policy.schema.json"},
       {"schema_version", 1},

@@ -40,6 +40,10 @@ struct InitOptions {
   bool ml = false;                         // also the python_runtime and bitsandbytes probes
   std::string jetgate_repo;                // where the jobs get jetgate's source
   std::string jetgate_ref;                 // its tag or branch
+  // Files of the project the gate covers (the gate's coverage_paths). Set, a
+  // push to main runs the workflow only when one of them, the policy or the
+  // workflow changed; empty, every push does.
+  std::vector<std::string> coverage_paths;
 };
 
 // The defaults of every option (runner labels, test command, ...).

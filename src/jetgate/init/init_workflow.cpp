@@ -313,7 +313,16 @@ std::string render_init_workflow(const InitOptions& o) {
   // "on" is a boolean to YAML 1.1 readers (PyYAML): quoted, it stays a key.
   y << YAML::Key << YAML::DoubleQuoted << "on" << YAML::Value << YAML::BeginMap;
   y << YAML::Key << "push" << YAML::Value << YAML::BeginMap << YAML::Key << "branches"
-    << YAML::Value << YAML::Flow << YAML::BeginSeq << "main" << YAML::EndSeq << YAML::EndMap;
+    << YAML::Value << YAML::Flow << YAML::BeginSeq << "main" << YAML::EndSeq;
+  if (!o.coverage_paths.empty()) {
+    // The gate's coverage paths, and what defines the gate: a push that
+    // changes none of them does not occupy the boards (the schedule still
+    // re-proves the claim).
+    y << YAML::Key << "paths" << YAML::Value << YAML::BeginSeq;
+    for (const auto& p : o.coverage_paths) y << p;
+    y << kInitPolicyPath << kInitWorkflowPath << YAML::EndSeq;
+  }
+  y << YAML::EndMap;
   // Pull requests: the hosted preflight on every push to one; the boards only
   // when a maintainer labels it (board_condition).
   y << YAML::Key << "pull_request" << YAML::Value << YAML::BeginMap << YAML::Key << "types"
