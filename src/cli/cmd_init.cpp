@@ -145,7 +145,14 @@ int run_init(InitArgs a) {
       std::stringstream text;
       text << in.rdbuf();
       if (auto problem = init::kept_policy_problem(text.str(), a.options)) {
-        std::cerr << "jetgate init: " << terminal_safe(*problem) << "\n";
+        // One line at a time: the gate to merge is indented JSON.
+        std::istringstream lines(*problem);
+        std::string line;
+        bool first = true;
+        while (std::getline(lines, line)) {
+          std::cerr << (first ? "jetgate init: " : "") << terminal_safe(line) << "\n";
+          first = false;
+        }
         status = kExitDoesNotHold;
       }
     }

@@ -3,13 +3,16 @@
 // a command that commits moves HEAD and fails the gate; uncommitted changes
 // to tracked files are recorded as "dirty".
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 
 #include "gate_command_support.hpp"
 #include "jetgate/evidence/evidence.hpp"
+#include "jetgate/evidence/git_sha.hpp"
 
 namespace jetgate {
 namespace {
@@ -109,6 +112,57 @@ TEST(GateCommandGitTest, OutsideGitDirtyIsNull) {
   ASSERT_TRUE(e.ok());
   ASSERT_TRUE(e->extra.contains("dirty"));
   EXPECT_TRUE(e->extra["dirty"].is_null());
+  // ...and says why and what to do, in the evidence and on stderr.
+  EXPECT_NE(e->extra["git"]["problem"].get<std::string>().find("is not a git checkout"),
+            std::string::npos)
+      << e->extra["git"].dump();
+  EXPECT_NE(r.err.find("cannot back a claim"), std::string::npos) << r.err;
+}
+
+// "detected dubious ownership": what the container lane meets when it runs as
+// root over the runner user's checkout. Real git, a checkout owned by another
+// user: the state is unknown, the reason names safe.directory, and the
+// generated lane's GIT_CONFIG_COUNT/safe.directory makes git answer again.
+TEST(GateCommandGitTest, ACheckoutOfAnotherOwnerIsExplainedAndSafeDirectoryFixesIt) {
+  if (!have_git()) GTEST_SKIP() << "git is not installed";
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give the checkout to another user";
+  GitRepo repo;
+  ASSERT_EQ(std::system(("chown -R 65534:65534 '" + repo.t.dir() + "'").c_str()), 0);
+  auto refused = evidence::read_git_state_live(repo.t.dir());
+  EXPECT_FALSE(refused.dirty.has_value());
+  EXPECT_NE(refused.problem.find("safe.directory"), std::string::npos) << refused.problem;
+  EXPECT_NE(refused.problem.find("dubious ownership"), std::string::npos) << refused.problem;
+  ::setenv("GIT_CONFIG_COUNT", "1", 1);
+  ::setenv("GIT_CONFIG_KEY_0", "safe.directory", 1);
+  ::setenv("GIT_CONFIG_VALUE_0", repo.t.dir().c_str(), 1);
+  auto trusted = evidence::read_git_state_live(repo.t.dir());
+  for (const char* v : {"GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0"})
+    ::unsetenv(v);
+  ASSERT_EQ(std::system(("chown -R 0:0 '" + repo.t.dir() + "'").c_str()), 0);
+  EXPECT_EQ(trusted.dirty, std::optional<bool>(false)) << trusted.problem;
+  EXPECT_TRUE(trusted.problem.empty()) << trusted.problem;
+  EXPECT_EQ(trusted.head, std::optional<std::string>(repo.head));
+}
+
+TEST(GateCommandGitTest, EachWayGitCanFailSaysWhatToDo) {
+  EXPECT_NE(evidence::git_problem("/src", 128,
+                                  "fatal: detected dubious ownership in repository at '/src'\n"
+                                  "To add an exception for this directory, call:\n")
+                .find("git config --global --add safe.directory /src"),
+            std::string::npos);
+  EXPECT_NE(
+      evidence::git_problem("/src", -1, "execvp: No such file or directory").find("install git"),
+      std::string::npos);
+  EXPECT_NE(evidence::git_problem("/tmp/x", 128,
+                                  "fatal: not a git repository (or any of the parent "
+                                  "directories): .git")
+                .find("--repo-root"),
+            std::string::npos);
+  std::string other = evidence::git_problem("/src", 129, "error: unknown option");
+  EXPECT_NE(other.find("exit status 129"), std::string::npos) << other;
+  EXPECT_NE(other.find("unknown option"), std::string::npos) << other;
+  // git's complaint is cut to one line of at most 200 characters.
+  EXPECT_LT(evidence::git_problem("/src", 1, std::string(5000, 'x')).size(), 400u);
 }
 
 }  // namespace

@@ -131,12 +131,47 @@ TEST(InitTemplates, JetPack5IsRefusedWithTheWayThatWorks) {
   EXPECT_TRUE(has((*files)[1].text, "image=nvcr.io/nvidia/l4t-jetpack:r36.4.0"));
 }
 
+// A fork's pull request never runs on the boards unasked; each board runs one
+// job at a time; the jetgate build is cached by the commit JETGATE_REF names;
+// the preflight installs into a venv (PEP 668).
+TEST(InitTemplates, BoardsRunWhenAskedOneAtATimeFromACacheOfTheCommit) {
+  auto o = init::default_init_options();
+  o.boards = {{"agx-orin", std::nullopt}, {"orin-nano", std::nullopt}};
+  auto files = init::render_init_files(o);
+  ASSERT_TRUE(files.ok());
+  const auto& wf = (*files)[1].text;
+  const std::string asked =
+      "github.event_name != 'pull_request' || (github.event.action == 'labeled' && "
+      "github.event.label.name == 'jetson-ci')";
+  std::size_t n = 0;
+  for (std::size_t at = wf.find(asked); at != std::string::npos; at = wf.find(asked, at + 1)) ++n;
+  EXPECT_EQ(n, 4u + 1u) << "every board and container job, and the claim job:\n" << wf;
+  EXPECT_TRUE(has(wf, "types: [opened, synchronize, reopened, labeled]")) << wf;
+  EXPECT_TRUE(has(wf,
+                  "concurrency:\n      group: jetson-board-agx-orin\n      "
+                  "cancel-in-progress: false"))
+      << wf;
+  EXPECT_TRUE(has(wf, "group: jetson-board-orin-nano"));
+  EXPECT_FALSE(has(wf, "env.JETGATE_REF }}")) << "the cache key must not be the ref's name";
+  EXPECT_TRUE(has(wf,
+                  "key: jetgate-${{ runner.os }}-${{ runner.arch }}-${{ "
+                  "steps.jetgate-commit.outputs.sha }}"));
+  EXPECT_TRUE(has(wf, "git ls-remote \"$JETGATE_REPO\""));
+  EXPECT_TRUE(has(wf, "python3 -m venv .preflight-venv")) << wf;
+  EXPECT_FALSE(has(wf, "run: python3 -m pip install"));
+  // The preflight runs on every pull request: it has no condition.
+  auto preflight = wf.substr(wf.find("preflight-arm64:"),
+                             wf.find("jetson-agx-orin:") - wf.find("preflight-arm64:"));
+  EXPECT_FALSE(has(preflight, "if: github.event_name")) << preflight;
+}
+
 // Push runs the boards only for changes the gate covers, when it names them.
 TEST(InitTemplates, CoveragePathsFilterPushesAndAreTheGatesOwn) {
   auto o = init::default_init_options();
   auto files = init::render_init_files(o);
   ASSERT_TRUE(files.ok());
-  EXPECT_FALSE(has((*files)[1].text, "paths:")) << "without coverage paths every push runs";
+  EXPECT_TRUE(has((*files)[1].text, "  push:\n    branches: [main]\n  pull_request:"))
+      << "without coverage paths every push runs";
   o.coverage_paths = {"src/robot/cuda_ops.py", "tests/gpu/test_ops.py"};
   files = init::render_init_files(o);
   ASSERT_TRUE(files.ok()) << files.error().message();
@@ -144,9 +179,10 @@ TEST(InitTemplates, CoveragePathsFilterPushesAndAreTheGatesOwn) {
   EXPECT_EQ(policy["gates"][0]["coverage_paths"],
             nlohmann::json({"src/robot/cuda_ops.py", "tests/gpu/test_ops.py"}));
   const auto& wf = (*files)[1].text;
-  EXPECT_TRUE(has(wf, "    paths:\n      - src/robot/cuda_ops.py\n      - tests/gpu/test_ops.py\n"
-                      "      - ci/conditional-test-policy.json\n"
-                      "      - .github/workflows/jetson-gates.yml\n"))
+  EXPECT_TRUE(has(wf,
+                  "    paths:\n      - src/robot/cuda_ops.py\n      - tests/gpu/test_ops.py\n"
+                  "      - ci/conditional-test-policy.json\n"
+                  "      - .github/workflows/jetson-gates.yml\n"))
       << wf;
   for (const char* bad : {"../outside.py", "/etc/passwd", "-rf"}) {
     o.coverage_paths = {bad};
@@ -234,6 +270,33 @@ TEST(InitCli, GeneratedWorkflowRunsStepByStepInAScratchRepo) {
   EXPECT_EQ(sh("/usr/bin/python3 " + tool() + " e2e " + t.dir() + " " + jetgate_command() + " " +
                JETGATE_FAKE_CUDA),
             0);
+}
+
+// A project that already has ci/conditional-test-policy.json keeps it; when it
+// has no runnable jetson-cuda-runtime, init says so and prints the gate to merge.
+TEST(InitCli, AKeptPolicyWithoutTheGateIsSaidWithTheGateToMerge) {
+  TempDir t;
+  make_project(t);
+  t.write("ci/conditional-test-policy.json",
+          read_file(fixtures_dir() + "/gates/obliteratus/ci/"
+                                     "conditional-test-policy.json"));
+  auto r = run_jetgate({"init", "--dir", t.dir(), "--board", "agx-orin", "--jetpack", "6.2"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "ci/conditional-test-policy.json: exists, kept")) << r.out;
+  EXPECT_TRUE(has(r.err, "has no gate jetson-cuda-runtime with probes or a command")) << r.err;
+  auto json_at = r.err.find('{');
+  ASSERT_NE(json_at, std::string::npos) << r.err;
+  auto gate = nlohmann::json::parse(r.err.substr(json_at), nullptr, false);
+  ASSERT_FALSE(gate.is_discarded()) << r.err;
+  EXPECT_EQ(gate["id"], "jetson-cuda-runtime");
+  EXPECT_TRUE(gate.contains("probes") && gate.contains("command")) << gate.dump();
+  // A kept policy that does define the gate: nothing to say.
+  TempDir ok;
+  make_project(ok);
+  ASSERT_EQ(run_jetgate({"init", "--dir", ok.dir(), "--board", "agx-orin"}).exit_code, 0);
+  auto again = run_jetgate({"init", "--dir", ok.dir(), "--board", "agx-orin"});
+  EXPECT_EQ(again.exit_code, 1);  // kept files
+  EXPECT_FALSE(has(again.err, "has no gate")) << again.err;
 }
 
 // Issue "Holds means the project's own gate ran", done-when: the claim job of
