@@ -177,8 +177,8 @@ MUTANTS = [
            "if (!command && false)",
            "evidence in which the gate's command never ran holds"),
     Mutant("dirty-null-backs-claim", "src/jetgate/claims/evidence_verdict.cpp",
-           "if (auto dirty = keys::bool_at(e.extra, keys::kDirty); !dirty) {",
-           "if (auto dirty = keys::bool_at(e.extra, keys::kDirty); !dirty && false) {",
+           "      !dirty && (jetgate_written || dirty_recorded)) {",
+           "      !dirty && false) {",
            "a tree git could not inspect (dirty: null) counts as clean"),
     Mutant("dirty-unknown-after-ignored", "src/jetgate/gate/gate_runner.cpp",
            "    else if (!c.after.dirty && dirty == false)\n      dirty = std::nullopt;",
@@ -318,7 +318,8 @@ def main():
     # fastest, and with ccache every file the mutant does not touch is a cache hit.
     cmake_args = ["cmake", "-S", str(tree), "-B", str(tree / "build"), "-DCMAKE_BUILD_TYPE=None",
                   "-DCMAKE_CXX_FLAGS=-O0 -g0", "-DCMAKE_C_FLAGS=-O0 -g0", "-DJETGATE_PCH=OFF",
-                  "-DJETGATE_WERROR=ON", "-DJETGATE_BUILD_BENCH=OFF", "-DJETGATE_MAN_PAGE=OFF"]
+                  "-DJETGATE_WERROR=ON", "-DJETGATE_BUILD_TESTS=ON", "-DJETGATE_BUILD_BENCH=OFF",
+                  "-DJETGATE_MAN_PAGE=OFF"]
     if shutil.which("ccache"):
         # Restoring a file after its mutant is then a cache hit, not a recompile.
         cmake_args += ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_C_COMPILER_LAUNCHER=ccache"]

@@ -53,10 +53,10 @@ TEST(GateCommandContainment, ADaemonTheCommandLeftIsGoneBeforeTheEvidenceIsWritt
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_GT(daemon, 0);
   if (!test::child_subreaper_supported()) {
-    // The emulator cannot contain the daemon; jetgate must say so.
-    EXPECT_NE(test::read_file(repo.t.path("ev/unit.log")).find("refused PR_SET_CHILD_SUBREAPER"),
-              std::string::npos)
-        << test::read_file(repo.t.path("ev/unit.log"));
+    // The emulator cannot contain the daemon; jetgate must say so (stderr and the evidence).
+    EXPECT_NE(r.err.find("refused PR_SET_CHILD_SUBREAPER"), std::string::npos) << r.err;
+    EXPECT_NE(test::read_file(repo.t.path("ev/unit.json")).find("refused PR_SET_CHILD_SUBREAPER"),
+              std::string::npos);
     kill_if_alive(daemon);
     GTEST_SKIP() << "no child subreaper here (qemu-user): containment is tested natively";
   }

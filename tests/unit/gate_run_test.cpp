@@ -502,6 +502,12 @@ TEST(GateRunTest, ACiCommitThatIsNotTheCheckedOutHeadIsRefused) {
   EXPECT_NE(r.error().what.find("GITHUB_SHA is " + kSha), std::string::npos) << r.error().what;
   EXPECT_NE(r.error().what.find("HEAD is " + head), std::string::npos) << r.error().what;
   EXPECT_FALSE(std::filesystem::exists(t.path("evidence/jetson-cuda-runtime.json")));
+  // Whole commits are compared: one that differs only in its last digit is another commit.
+  const std::string near = kSha.substr(0, 39) + (kSha.back() == '7' ? "8" : "7");
+  d.git_state = [&](const std::string&) { return evidence::GitState{near, false, {}}; };
+  auto near_miss = run_gate(gate_from(kJetsonGate), {}, policy, o, d);
+  ASSERT_FALSE(near_miss.ok());
+  EXPECT_NE(near_miss.error().what.find("HEAD is " + near), std::string::npos);
   // The same commit in both, or no CI variable at all: the run goes ahead.
   d.git_state = [](const std::string&) { return evidence::GitState{kSha, false, {}}; };
   EXPECT_TRUE(run_gate(gate_from(kJetsonGate), {}, policy, o, d).ok());

@@ -55,6 +55,9 @@ struct CommandRun {
   double wall_ms = 0;
   std::optional<JunitCounts> junit;   // when the report was read
   std::vector<std::string> problems;  // why it does not pass; empty: it passes
+  // False where the system refused a child subreaper (qemu-user): a process
+  // the command moved to another session may have outlived it. run warns.
+  bool contained = true;
 };
 
 // on_output receives the command's stdout and stderr, merged in the order

@@ -433,6 +433,12 @@ Result<RunOutcome> run_gate(const policy::Gate& gate,
   if (stages.log)
     out.log_path = (std::filesystem::path(options.evidence_dir) / stages.log->file).string();
 
+  if (stages.command && !stages.command->contained)
+    out.warnings.push_back(
+        {"/command", "run",
+         "this system refused PR_SET_CHILD_SUBREAPER (qemu-user does): a process the command "
+         "moved to another session (setsid) may still be running; run jetgate natively to "
+         "contain the command (docs/trust.md)"});
   for (const auto& w : checkout.sha.warnings)
     out.warnings.push_back({"/git_sha", "the commit under test", w});
   if (e.extra[keys::kDirty].is_null() && interrupted == 0) {

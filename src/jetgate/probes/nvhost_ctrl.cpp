@@ -98,10 +98,15 @@ IoctlCheck check(const char* name, unsigned nr, unsigned long request) {
 // The outcome of a failed call from its errno.
 void failed(IoctlCheck& c, int err, const std::string& for_cuda) {
   c.error = err;
-  if (err == ENOTTY || err == EINVAL) {
+  // ENOSYS: what qemu-user answers for an ioctl it does not translate, and
+  // what some drivers return for a request they do not implement.
+  if (err == ENOTTY || err == EINVAL || err == ENOSYS) {
     c.outcome = IoctlOutcome::not_implemented;
     c.detail = fmt::format("{} ({}): the node does not implement request {}",
-                           err == ENOTTY ? "ENOTTY" : "EINVAL", std::strerror(err), c.nr);
+                           err == ENOTTY   ? "ENOTTY"
+                           : err == EINVAL ? "EINVAL"
+                                           : "ENOSYS",
+                           std::strerror(err), c.nr);
   } else if (err == EPERM || err == EACCES) {
     c.outcome = IoctlOutcome::refused;
     c.detail = fmt::format(
