@@ -178,7 +178,7 @@ MUTANTS = [
            "evidence in which the gate's command never ran holds"),
     Mutant("dirty-null-backs-claim", "src/jetgate/claims/evidence_verdict.cpp",
            "      !dirty && (jetgate_written || dirty_recorded)) {",
-           "      !dirty && false) {",
+           "      !dirty && (jetgate_written || dirty_recorded) && false) {",
            "a tree git could not inspect (dirty: null) counts as clean"),
     Mutant("dirty-unknown-after-ignored", "src/jetgate/gate/gate_runner.cpp",
            "    else if (!c.after.dirty && dirty == false)\n      dirty = std::nullopt;",
