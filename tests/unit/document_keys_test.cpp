@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 #include "test_support.hpp"
@@ -196,6 +197,22 @@ TEST(DocumentKeys, TheWalkerFindsAnUndocumentedKey) {
   doc["platform"]["tegra"]["eeprom"] = {{"anything", 1}};
   undocumented_keys(doc, "", named_pointers(), missing);
   EXPECT_EQ(missing, (std::set<std::string>{"/platform/arch_typo", "/platform_extra"}));
+}
+
+// A sub-document's writer spells a key relative to the object it builds.
+TEST(DocumentKeys, RelativeGivesTheKeyInsideItsParent) {
+  EXPECT_EQ(keys::relative(keys::kTegraL4tSource, keys::kPlatformTegra).to_string(), "/l4t_source");
+  EXPECT_EQ(keys::relative(keys::kTegraDriverModules, keys::kPlatform).to_string(),
+            "/tegra/driver/modules");
+  EXPECT_EQ(keys::relative(keys::kDriverVersion, keys::kGpu).to_string(), "/driver/version");
+}
+
+TEST(DocumentKeys, RelativeRefusesAKeyOutsideTheParent) {
+  EXPECT_THROW(keys::relative(keys::kArch, keys::kPlatformTegra), std::logic_error);
+  EXPECT_THROW(keys::relative(keys::kPlatformTegra, keys::kPlatformTegra), std::logic_error);
+  // A shared prefix is not a parent: /platform/tegra/is_tegra is not below /platform/tegra/is.
+  EXPECT_THROW(keys::relative(keys::kIsTegra, keys::Pointer("/platform/tegra/is")),
+               std::logic_error);
 }
 
 }  // namespace

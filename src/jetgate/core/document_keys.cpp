@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "jetgate/core/document_keys.hpp"
 
+#include <stdexcept>
+
 namespace jetgate::keys {
 
 const std::vector<NamedKey>& all_keys() {
@@ -11,6 +13,13 @@ const std::vector<NamedKey>& all_keys() {
       NamedKey{"kDeviceCapability", "/gpu/devices/N/compute_capability"}};
 #undef JETGATE_LIST_KEY
   return keys;
+}
+
+Pointer relative(const Pointer& key, const Pointer& parent) {
+  const std::string k = key.to_string(), p = parent.to_string();
+  if (k.size() <= p.size() || k.compare(0, p.size(), p) != 0 || k[p.size()] != '/')
+    throw std::logic_error(k + " does not lie below " + p);
+  return Pointer(k.substr(p.size()));
 }
 
 const nlohmann::json* find(const nlohmann::json& doc, const Pointer& p) {

@@ -50,6 +50,7 @@ using Pointer = nlohmann::json::json_pointer;
   X(kContainerHostL4t, "/platform/container/host_l4t")                                      \
   X(kContainerHostL4tMajors, "/platform/container/host_l4t_majors")                         \
   X(kContainerL4tCheck, "/platform/container/l4t_check")                                    \
+  X(kPlatformTegra, "/platform/tegra")                                                      \
   X(kIsTegra, "/platform/tegra/is_tegra")                                                   \
   X(kTegraSigns, "/platform/tegra/signs")                                                   \
   X(kL4t, "/platform/tegra/l4t")                                                            \
@@ -77,6 +78,7 @@ using Pointer = nlohmann::json::json_pointer;
   X(kTegraCudaArch, "/platform/tegra/cuda_arch")                                            \
   X(kTegraSocFamily, "/platform/tegra/soc_family")                                          \
   X(kTegraSerialNumber, "/platform/tegra/serial_number")                                    \
+  X(kTegraDriver, "/platform/tegra/driver")                                                 \
   X(kTegraDriverModules, "/platform/tegra/driver/modules")                                  \
   X(kTegraDriverDeviceNodes, "/platform/tegra/driver/device_nodes")                         \
   X(kTegraDriverCdi, "/platform/tegra/driver/cdi")                                          \
@@ -162,6 +164,7 @@ using Pointer = nlohmann::json::json_pointer;
   X(kExitCode, "/exit_code")                                                                \
   X(kCounts, "/counts")                                                                     \
   X(kDriverLoaded, "/gpu/driver/loaded")                                                    \
+  X(kDriverLibrary, "/gpu/driver/library")                                                  \
   X(kDriverError, "/gpu/driver/error")                                                      \
   X(kDriverVersion, "/gpu/driver/version")                                                  \
   X(kDeviceCount, "/gpu/device_count")                                                      \
@@ -191,6 +194,12 @@ struct NamedKey {
 // Every key above, for the tests that hold this list, the schema document and
 // the documents jetgate writes together.
 const std::vector<NamedKey>& all_keys();
+
+// The pointer of `key` inside the object at `parent`, for a writer (or reader) of a
+// sub-document, the object that lands at (or was read from) `parent`:
+// relative(kTegraL4tSource, kPlatformTegra) is "/l4t_source". A key that does not lie
+// below `parent` is a programming error: std::logic_error (DocumentKeys.Relative*).
+Pointer relative(const Pointer& key, const Pointer& parent);
 
 // The value at p, or nullptr when any step is missing or the value is null. Never throws.
 const nlohmann::json* find(const nlohmann::json& doc, const Pointer& p);

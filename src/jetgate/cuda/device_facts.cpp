@@ -5,6 +5,7 @@
 
 #include <array>
 
+#include "jetgate/core/document_keys.hpp"
 #include "jetgate/cuda/context.hpp"
 #include "jetgate/proc/open_files.hpp"
 
@@ -16,11 +17,29 @@ double theoretical_bandwidth_gbps(long long memory_clock_khz, long long bus_widt
          (static_cast<double>(bus_width_bits) / 8.0) / 1e9;
 }
 
+namespace {
+
+// A documented key inside the object that lands at /gpu.
+keys::Pointer in_gpu(const keys::Pointer& key) {
+  return keys::relative(key, keys::kGpu);
+}
+
+// /gpu before the driver is asked anything: the device count unknown, not zero.
+nlohmann::json gpu_json(bool loaded, nlohmann::json library, nlohmann::json error) {
+  nlohmann::json gpu = nlohmann::json::object();
+  gpu[in_gpu(keys::kDriverLoaded)] = loaded;
+  gpu[in_gpu(keys::kDriverLibrary)] = std::move(library);
+  gpu[in_gpu(keys::kDriverVersion)] = nullptr;
+  gpu[in_gpu(keys::kDriverError)] = std::move(error);
+  gpu[in_gpu(keys::kDeviceCount)] = nullptr;
+  gpu[in_gpu(keys::kDevices)] = nlohmann::json::array();
+  return gpu;
+}
+
+}  // namespace
+
 nlohmann::json gpu_facts_without_driver(const std::string& reason) {
-  return {{"driver",
-           {{"loaded", false}, {"library", nullptr}, {"version", nullptr}, {"error", reason}}},
-          {"device_count", nullptr},  // unknown without a driver, not zero
-          {"devices", nlohmann::json::array()}};
+  return gpu_json(false, nullptr, reason);
 }
 
 namespace {
@@ -74,11 +93,11 @@ nlohmann::json device_facts(const Driver& driver, int ordinal) {
   }
   std::array<char, 256> name{};
   rc = driver.api().device_get_name(name.data(), static_cast<int>(name.size() - 1), dev);
-  d["name"] = rc == kCudaSuccess ? nlohmann::json(std::string(name.data())) : nullptr;
+  d[keys::kDeviceName] = rc == kCudaSuccess ? nlohmann::json(std::string(name.data())) : nullptr;
   AttributeReader attr{driver, dev, errors};
   auto major = attr.read(kAttrComputeCapabilityMajor, "compute capability major");
   auto minor = attr.read(kAttrComputeCapabilityMinor, "compute capability minor");
-  d["compute_capability"] =
+  d[keys::kDeviceCapability] =
       major.is_number() && minor.is_number()
           ? nlohmann::json(fmt::format("{}.{}", major.get<int>(), minor.get<int>()))
           : nullptr;
@@ -104,7 +123,7 @@ nlohmann::json device_facts(const Driver& driver, int ordinal) {
   std::size_t total = 0;
   rc = driver.api().device_total_mem(&total, dev);
   if (rc == kCudaSuccess)
-    d["total_memory_bytes"] = total;
+    d[keys::kDeviceMemoryBytes] = total;
   else
     errors.push_back(fmt::format("cuDeviceTotalMem: {}", driver.describe(rc)));
   add_memory_info(driver, dev, d, errors);
@@ -115,28 +134,25 @@ nlohmann::json device_facts(const Driver& driver, int ordinal) {
 }  // namespace
 
 nlohmann::json collect_gpu_facts(const Driver& driver) {
-  nlohmann::json gpu = {
-      {"driver",
-       {{"loaded", true}, {"library", driver.library()}, {"version", nullptr}, {"error", nullptr}}},
-      {"device_count", nullptr},
-      {"devices", nlohmann::json::array()}};
+  nlohmann::json gpu = gpu_json(true, driver.library(), nullptr);
   int version = 0;
   if (driver.api().driver_get_version(&version) == kCudaSuccess && version > 0)
-    gpu["driver"]["version"] = format_cuda_version(version);
+    gpu[in_gpu(keys::kDriverVersion)] = format_cuda_version(version);
   if (CUresult init_rc = driver.api().init(0); init_rc != kCudaSuccess) {
-    gpu["driver"]["error"] = driver.error("cuInit", init_rc).message();
+    gpu[in_gpu(keys::kDriverError)] = driver.error("cuInit", init_rc).message();
     // The driver counted and found none; any other failure leaves it unknown.
-    if (init_rc == kCudaErrorNoDevice) gpu["device_count"] = 0;
+    if (init_rc == kCudaErrorNoDevice) gpu[in_gpu(keys::kDeviceCount)] = 0;
     return gpu;
   }
   int count = 0;
   CUresult rc = driver.api().device_get_count(&count);
   if (rc != kCudaSuccess) {
-    gpu["driver"]["error"] = driver.error("cuDeviceGetCount", rc).message();
+    gpu[in_gpu(keys::kDriverError)] = driver.error("cuDeviceGetCount", rc).message();
     return gpu;
   }
-  gpu["device_count"] = count;
-  for (int i = 0; i < count; ++i) gpu["devices"].push_back(device_facts(driver, i));
+  gpu[in_gpu(keys::kDeviceCount)] = count;
+  auto& devices = gpu[in_gpu(keys::kDevices)];
+  for (int i = 0; i < count; ++i) devices.push_back(device_facts(driver, i));
   return gpu;
 }
 

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "jetgate/core/document_keys.hpp"
 #include "jetgate/evidence/power_notes.hpp"
 #include "jetgate/facts/container_host.hpp"
 #include "jetgate/facts/cuda_nodes.hpp"
@@ -12,11 +13,20 @@ namespace jetgate::evidence {
 
 namespace {
 
+// A documented key inside the /platform and /gpu objects these functions join.
+keys::Pointer in_platform(const keys::Pointer& key) {
+  return keys::relative(key, keys::kPlatform);
+}
+keys::Pointer in_gpu(const keys::Pointer& key) {
+  return keys::relative(key, keys::kGpu);
+}
+
 // The nodes the CUDA child held open with a context on the probe device, against
 // the ones this platform should use: /platform/tegra/driver/cuda_nodes, and a
 // note for `probe`'s text naming each one missing.
 void note_cuda_nodes(probes::CudaSection& section, nlohmann::json& platform) {
-  const auto ptr = nlohmann::json::json_pointer("/devices/0/open_device_nodes");
+  // /gpu/devices/N/open_device_nodes is documented in probes.md with the rest of /gpu.
+  const auto ptr = in_gpu(keys::kDevices) / 0 / "open_device_nodes";
   if (!section.gpu.contains(ptr)) return;
   auto cmp = facts::compare_cuda_nodes(platform, section.gpu[ptr]);
   if (cmp.is_null()) return;
@@ -27,8 +37,8 @@ void note_cuda_nodes(probes::CudaSection& section, nlohmann::json& platform) {
                             cmp["platform"].get<std::string>() + " uses (" +
                             cmp["source"].get<std::string>() + ")");
   }
-  if (platform.contains("tegra") && platform["tegra"].contains("driver"))
-    platform["tegra"]["driver"]["cuda_nodes"] = std::move(cmp);
+  if (platform.contains(in_platform(keys::kTegraDriver)))
+    platform[in_platform(keys::kTegraDriverCudaNodes)] = std::move(cmp);
 }
 
 }  // namespace
@@ -36,11 +46,11 @@ void note_cuda_nodes(probes::CudaSection& section, nlohmann::json& platform) {
 void join_gpu_facts(probes::CudaSection& section, nlohmann::json& platform) {
   cite_power_facts(section, platform);
   std::optional<std::string> driver;
-  const auto ptr = nlohmann::json::json_pointer("/driver/version");
+  const auto ptr = in_gpu(keys::kDriverVersion);
   if (section.gpu.contains(ptr) && section.gpu[ptr].is_string())
     driver = section.gpu[ptr].get<std::string>();
   auto check = facts::check_container_l4t(platform, driver);
-  if (!check.is_null()) platform["container"]["l4t_check"] = std::move(check);
+  if (!check.is_null()) platform[in_platform(keys::kContainerL4tCheck)] = std::move(check);
   note_cuda_nodes(section, platform);
 }
 

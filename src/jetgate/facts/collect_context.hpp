@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "jetgate/core/document_keys.hpp"
 #include "jetgate/facts/platform.hpp"
 #include "jetgate/facts/warning.hpp"
 #include "jetgate/fs/root_fs.hpp"
@@ -56,6 +57,16 @@ class CollectContext {
 };
 
 nlohmann::json json_or_null(const std::optional<std::string>& v);
+
+// A documented key inside the objects the collectors build: `out` lands at /platform,
+// collect_tegra's object at /platform/tegra (keys::relative, which throws for a key
+// outside them).
+inline keys::Pointer in_platform(const keys::Pointer& key) {
+  return keys::relative(key, keys::kPlatform);
+}
+inline keys::Pointer in_tegra(const keys::Pointer& key) {
+  return keys::relative(key, keys::kPlatformTegra);
+}
 
 // Collectors, one per group of the report. Each writes its keys into `out`.
 void collect_host(CollectContext& ctx, nlohmann::json& out);         // arch, kernel, os, memory

@@ -34,10 +34,11 @@ bool is_mount_point(std::string_view mountinfo, std::string_view path) {
   return false;
 }
 
-std::optional<std::string> text_at(const nlohmann::json& j, const char* pointer) {
-  auto p = nlohmann::json::json_pointer(pointer);
-  if (!j.contains(p) || !j[p].is_string()) return std::nullopt;
-  return j[p].get<std::string>();
+// The string at a documented key of the /platform object, or nullopt.
+std::optional<std::string> text_at(const nlohmann::json& platform, const keys::Pointer& key) {
+  const auto* v = keys::find(platform, in_platform(key));
+  if (!v || !v->is_string()) return std::nullopt;
+  return v->get<std::string>();
 }
 
 // "12.6.68" -> "12.6".
@@ -63,13 +64,12 @@ std::string majors_text(const std::vector<int>& majors) {
 
 }  // namespace
 
-void collect_container_l4t(CollectContext& ctx, const nlohmann::json& platform,
-                           nlohmann::json& container) {
+void collect_container_l4t(CollectContext& ctx, nlohmann::json& platform) {
   bool from_host = false;
   if (auto info = ctx.read("/proc/self/mountinfo", "/platform/container/nv_tegra_release_from_host",
                            1u << 20))
     from_host = is_mount_point(*info, kReleaseFile);
-  container["nv_tegra_release_from_host"] = from_host;
+  platform[in_platform(keys::kContainerNvTegraReleaseFromHost)] = from_host;
 
   // The image's own release: its nvidia-l4t-core package, else its own
   // /etc/nv_tegra_release (only when that is not the host's, bind-mounted).
@@ -77,40 +77,41 @@ void collect_container_l4t(CollectContext& ctx, const nlohmann::json& platform,
   const auto& dpkg = ctx.dpkg();
   if (auto it = dpkg.find("nvidia-l4t-core"); it != dpkg.end())
     if ((image_l4t = l4t_from_package_version(it->second))) image_source = "dpkg:nvidia-l4t-core";
-  auto release = text_at(platform, "/tegra/l4t");
-  bool release_from_file = text_at(platform, "/tegra/l4t_source") == std::string(kReleaseFile);
+  auto release = text_at(platform, keys::kL4t);
+  bool release_from_file = text_at(platform, keys::kTegraL4tSource) == std::string(kReleaseFile);
   if (from_host && release_from_file)
     host_l4t = release;
   else if (!image_l4t && release_from_file) {
     image_l4t = release;
     image_source = kReleaseFile;
   }
-  container["image_l4t"] = json_or_null(image_l4t);
-  container["image_l4t_source"] = json_or_null(image_source);
-  container["host_l4t"] = json_or_null(host_l4t);
+  platform[in_platform(keys::kContainerImageL4t)] = json_or_null(image_l4t);
+  platform[in_platform(keys::kContainerImageL4tSource)] = json_or_null(image_source);
+  platform[in_platform(keys::kContainerHostL4t)] = json_or_null(host_l4t);
 
   nlohmann::json majors = nlohmann::json::array();
   const auto& table = builtin_container_table();
-  if (auto kernel = text_at(platform, "/kernel/release"); kernel && table)
+  if (auto kernel = text_at(platform, keys::kKernelRelease); kernel && table)
     for (int m : table->l4t_majors_of_kernel(*kernel)) majors.push_back(m);
-  container["host_l4t_majors"] = majors;
+  platform[in_platform(keys::kContainerHostL4tMajors)] = majors;
 }
 
 nlohmann::json check_container_l4t(const nlohmann::json& platform,
                                    const std::optional<std::string>& driver_cuda) {
-  if (!platform.value(nlohmann::json::json_pointer("/container/detected"), false)) return nullptr;
+  if (!keys::bool_at(platform, in_platform(keys::kContainerDetected)).value_or(false))
+    return nullptr;
   const auto& table = builtin_container_table();
   if (!table) return nullptr;
-  auto image_l4t = text_at(platform, "/container/image_l4t");
-  auto host_l4t = text_at(platform, "/container/host_l4t");
-  auto image_cuda = major_minor(text_at(platform, "/cuda/toolkit_version"));
+  auto image_l4t = text_at(platform, keys::kContainerImageL4t);
+  auto host_l4t = text_at(platform, keys::kContainerHostL4t);
+  auto image_cuda = major_minor(text_at(platform, keys::kCudaToolkitVersion));
   auto driver = major_minor(driver_cuda);
   std::vector<int> majors;
-  auto mp = nlohmann::json::json_pointer("/container/host_l4t_majors");
-  if (platform.contains(mp) && platform[mp].is_array())
-    for (const auto& m : platform[mp])
+  if (const auto* list = keys::find(platform, in_platform(keys::kContainerHostL4tMajors));
+      list && list->is_array())
+    for (const auto& m : *list)
       if (m.is_number_integer()) majors.push_back(m.get<int>());
-  auto kernel = text_at(platform, "/kernel/release").value_or("?");
+  auto kernel = text_at(platform, keys::kKernelRelease).value_or("?");
 
   std::vector<std::string> problems;
   if (image_l4t && host_l4t && !table->compatible(*host_l4t, *image_l4t))
@@ -150,7 +151,7 @@ nlohmann::json check_container_l4t(const nlohmann::json& platform,
           {"image_cuda", json_or_null(image_cuda)},
           {"host_l4t", json_or_null(host_l4t)},
           {"host_l4t_majors", majors},
-          {"host_kernel", json_or_null(text_at(platform, "/kernel/release"))},
+          {"host_kernel", json_or_null(text_at(platform, keys::kKernelRelease))},
           {"driver_cuda", json_or_null(driver)},
           {"problems", j_problems},
           {"fix", fix}};

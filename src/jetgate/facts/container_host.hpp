@@ -20,9 +20,9 @@ class CollectContext;
 
 // Adds to /platform/container (when a container is detected): image_l4t,
 // image_l4t_source, host_l4t, nv_tegra_release_from_host, host_l4t_majors
-// (from the kernel). platform holds /kernel and /tegra already.
-void collect_container_l4t(CollectContext& ctx, const nlohmann::json& platform,
-                           nlohmann::json& container);
+// (from the kernel). platform, the /platform object, holds /kernel and /tegra
+// already.
+void collect_container_l4t(CollectContext& ctx, nlohmann::json& platform);
 
 // The verdict on image vs host, from the /platform object and the host
 // driver's CUDA version ("12.6", from /gpu/driver/version): null outside a

@@ -3,20 +3,21 @@
 
 #include <algorithm>
 
+#include "jetgate/core/document_keys.hpp"
 #include "jetgate/facts/container_images.hpp"
 
 namespace jetgate::facts {
 namespace {
 
-std::string platform_text_at(const nlohmann::json& j, const char* pointer) {
-  auto p = nlohmann::json::json_pointer(pointer);
-  return j.contains(p) && j[p].is_string() ? j[p].get<std::string>() : std::string();
+// A documented key inside the /platform object these functions read.
+keys::Pointer platform_key(const keys::Pointer& key) {
+  return keys::relative(key, keys::kPlatform);
 }
 
 bool module_loaded(const nlohmann::json& platform, const std::string& name) {
-  auto p = nlohmann::json::json_pointer("/tegra/driver/modules");
-  if (!platform.contains(p) || !platform[p].is_array()) return false;
-  return std::any_of(platform[p].begin(), platform[p].end(), [&](const nlohmann::json& m) {
+  const auto* modules = keys::find(platform, platform_key(keys::kTegraDriverModules));
+  if (!modules || !modules->is_array()) return false;
+  return std::any_of(modules->begin(), modules->end(), [&](const nlohmann::json& m) {
     return m.is_object() && m.value("name", "") == name;
   });
 }
@@ -24,11 +25,9 @@ bool module_loaded(const nlohmann::json& platform, const std::string& name) {
 }  // namespace
 
 ExpectedNodes expected_cuda_nodes(const nlohmann::json& platform) {
-  auto tegra_ptr = nlohmann::json::json_pointer("/tegra/is_tegra");
-  bool tegra = platform.contains(tegra_ptr) && platform[tegra_ptr].is_boolean() &&
-               platform[tegra_ptr].get<bool>();
-  std::string soc = platform_text_at(platform, "/tegra/soc");
-  std::string l4t = platform_text_at(platform, "/tegra/l4t");
+  bool tegra = keys::bool_at(platform, platform_key(keys::kIsTegra)).value_or(false);
+  std::string soc = keys::string_at(platform, platform_key(keys::kSoc));
+  std::string l4t = keys::string_at(platform, platform_key(keys::kL4t));
   int major = l4t.empty() ? 0 : l4t_major(l4t);
   ExpectedNodes e;
   if (!tegra) {

@@ -134,8 +134,9 @@ void collect_gpu_stack(CollectContext& ctx, nlohmann::json& tegra) {
   nlohmann::json nodes = nlohmann::json::array();
   for (auto p : kGpuNodes) nodes.push_back(node_json(ctx, std::string(p)));
   for (const auto& p : numbered_nvidia_nodes(ctx)) nodes.push_back(node_json(ctx, p));
-  tegra["driver"] = {
-      {"modules", modules_json(ctx)}, {"device_nodes", nodes}, {"cdi", cdi_json(ctx)}};
+  tegra[in_tegra(keys::kTegraDriverModules)] = modules_json(ctx);
+  tegra[in_tegra(keys::kTegraDriverDeviceNodes)] = std::move(nodes);
+  tegra[in_tegra(keys::kTegraDriverCdi)] = cdi_json(ctx);
 }
 
 }  // namespace jetgate::facts

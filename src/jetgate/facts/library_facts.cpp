@@ -191,19 +191,19 @@ Found vulkan(CollectContext& ctx) {
 void collect_libraries(CollectContext& ctx, nlohmann::json& out) {
   auto dnn = cudnn(ctx), trt = tensorrt(ctx), v = vpi(ctx), vk = vulkan(ctx);
   auto cv = opencv(ctx);
-  out["libraries"] = {{"cudnn", json_or_null(dnn.version)},
-                      {"tensorrt", json_or_null(trt.version)},
-                      {"vpi", json_or_null(v.version)},
-                      {"opencv", json_or_null(cv.version.version)},
-                      {"opencv_cuda", cv.cuda ? nlohmann::json(*cv.cuda) : nlohmann::json(nullptr)},
-                      {"vulkan", json_or_null(vk.version)},
-                      {"sources",
-                       {{"cudnn", json_or_null(dnn.source)},
-                        {"tensorrt", json_or_null(trt.source)},
-                        {"vpi", json_or_null(v.source)},
-                        {"opencv", json_or_null(cv.version.source)},
-                        {"opencv_cuda", json_or_null(cv.cuda_source)},
-                        {"vulkan", json_or_null(vk.source)}}}};
+  out[in_platform(keys::kLibrariesCudnn)] = json_or_null(dnn.version);
+  out[in_platform(keys::kLibrariesTensorrt)] = json_or_null(trt.version);
+  out[in_platform(keys::kLibrariesVpi)] = json_or_null(v.version);
+  out[in_platform(keys::kLibrariesOpencv)] = json_or_null(cv.version.version);
+  out[in_platform(keys::kLibrariesOpencvCuda)] =
+      cv.cuda ? nlohmann::json(*cv.cuda) : nlohmann::json(nullptr);
+  out[in_platform(keys::kLibrariesVulkan)] = json_or_null(vk.version);
+  out[in_platform(keys::kLibrariesSourcesCudnn)] = json_or_null(dnn.source);
+  out[in_platform(keys::kLibrariesSourcesTensorrt)] = json_or_null(trt.source);
+  out[in_platform(keys::kLibrariesSourcesVpi)] = json_or_null(v.source);
+  out[in_platform(keys::kLibrariesSourcesOpencv)] = json_or_null(cv.version.source);
+  out[in_platform(keys::kLibrariesSourcesOpencvCuda)] = json_or_null(cv.cuda_source);
+  out[in_platform(keys::kLibrariesSourcesVulkan)] = json_or_null(vk.source);
 }
 
 }  // namespace jetgate::facts

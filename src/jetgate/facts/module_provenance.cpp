@@ -135,10 +135,15 @@ nlohmann::json str_or_null(const std::map<std::string, std::string>& m, const st
                                     : nlohmann::json(nullptr);
 }
 
-std::optional<int> major_of_l4t(const nlohmann::json& tegra) {
-  if (tegra.contains("l4t") && tegra["l4t"].is_string())
-    return l4t_major(tegra["l4t"].get<std::string>());
+std::optional<int> major_of_l4t(const nlohmann::json& platform) {
+  if (const auto* l4t = keys::find(platform, in_platform(keys::kL4t)); l4t && l4t->is_string())
+    return l4t_major(l4t->get<std::string>());
   return std::nullopt;
+}
+
+// The object collect_module_provenance fills lands at /platform/tegra/driver.
+keys::Pointer in_driver(const keys::Pointer& key) {
+  return keys::relative(key, keys::kTegraDriver);
 }
 
 std::string what_taint_means(const ModuleTaint& t) {
@@ -311,18 +316,18 @@ Result<std::map<std::string, std::string>> read_module_info(std::string_view byt
 
 void collect_module_provenance(CollectContext& ctx, const nlohmann::json& platform,
                                nlohmann::json& driver) {
-  driver["provenance"] = nlohmann::json::array();
-  driver["expected_modules"] = nlohmann::json::array();
-  auto kp = nlohmann::json::json_pointer("/kernel/release");
+  auto& provenance = driver[in_driver(keys::kTegraDriverProvenance)] = nlohmann::json::array();
+  auto& expected = driver[in_driver(keys::kTegraDriverExpectedModules)] = nlohmann::json::array();
   std::optional<std::string> release;
-  if (platform.contains(kp) && platform[kp].is_string())
-    release = fact_text(platform[kp].get<std::string>(), 128);
+  if (const auto* kr = keys::find(platform, in_platform(keys::kKernelRelease));
+      kr && kr->is_string())
+    release = fact_text(kr->get<std::string>(), 128);
   if (release && release->find('/') != std::string::npos) release.reset();
-  const nlohmann::json tegra = platform.value("tegra", nlohmann::json::object());
 
   std::vector<std::string> loaded;
   bool nvgpu_module = false;
-  for (const auto& m : driver.value("modules", nlohmann::json::array()))
+  const auto* modules = keys::find(driver, in_driver(keys::kTegraDriverModules));
+  for (const auto& m : modules ? *modules : nlohmann::json::array())
     if (m.contains("name") && m["name"].is_string()) {
       loaded.push_back(m["name"].get<std::string>());
       nvgpu_module = nvgpu_module || loaded.back() == "nvgpu";
@@ -347,9 +352,8 @@ void collect_module_provenance(CollectContext& ctx, const nlohmann::json& platfo
 
   // The modules this SoC and stack should load.
   std::vector<std::string> names = loaded;
-  auto soc = tegra.contains("soc") && tegra["soc"].is_string() ? tegra["soc"].get<std::string>()
-                                                               : std::string();
-  auto major = major_of_l4t(tegra);
+  auto soc = keys::string_at(platform, in_platform(keys::kSoc));
+  auto major = major_of_l4t(platform);
   const StackRule* rule = nullptr;
   for (const auto& r : stack_rules()) {
     if (r.soc != soc) continue;
@@ -388,7 +392,7 @@ void collect_module_provenance(CollectContext& ctx, const nlohmann::json& platfo
                      (e.cuda ? ", and CUDA needs it" : "") + reason);
       }
       if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-      driver["expected_modules"].push_back(j);
+      expected.push_back(j);
     }
   }
 
@@ -460,7 +464,7 @@ void collect_module_provenance(CollectContext& ctx, const nlohmann::json& platfo
                                      " is missing or empty"
                                : "not in " + ctx.root().display(moddir + "/modules.dep");
     }
-    driver["provenance"].push_back(p);
+    provenance.push_back(p);
   }
 }
 

@@ -75,7 +75,7 @@ void keep_valid_utf8(PlatformReport& report, nlohmann::json& platform) {
 }  // namespace
 
 void collect_host(CollectContext& ctx, nlohmann::json& out) {
-  out["arch"] = json_or_null(machine_arch(ctx));
+  out[in_platform(keys::kArch)] = json_or_null(machine_arch(ctx));
 
   std::optional<std::string> release;
   if (auto t = ctx.read("/proc/sys/kernel/osrelease", "/platform/kernel/release")) {
@@ -87,33 +87,32 @@ void collect_host(CollectContext& ctx, nlohmann::json& out) {
     utsname u{};
     if (::uname(&u) == 0) release = u.release;
   }
-  out["kernel"] = {{"release", json_or_null(release)}};
+  out[in_platform(keys::kKernelRelease)] = json_or_null(release);
 
-  nlohmann::json os = {{"id", nullptr},
-                       {"version_id", nullptr},
-                       {"pretty_name", nullptr},
-                       {"version_codename", nullptr}};
+  for (const auto* key :
+       {&keys::kOsId, &keys::kOsVersionId, &keys::kOsPrettyName, &keys::kOsVersionCodename})
+    out[in_platform(*key)] = nullptr;
   auto text = ctx.read("/etc/os-release", "/platform/os/id");
   if (!text) text = ctx.read("/usr/lib/os-release", "/platform/os/id");
   if (text) {
     auto kv = parse_os_release(*text);
-    for (auto [key, field] : {std::pair{"ID", "id"},
-                              {"VERSION_ID", "version_id"},
-                              {"PRETTY_NAME", "pretty_name"},
-                              {"VERSION_CODENAME", "version_codename"}})
-      if (auto it = kv.find(key); it != kv.end() && !it->second.empty()) os[field] = it->second;
+    for (auto [name, key] : {std::pair{"ID", &keys::kOsId},
+                             {"VERSION_ID", &keys::kOsVersionId},
+                             {"PRETTY_NAME", &keys::kOsPrettyName},
+                             {"VERSION_CODENAME", &keys::kOsVersionCodename}})
+      if (auto it = kv.find(name); it != kv.end() && !it->second.empty())
+        out[in_platform(*key)] = it->second;
   }
-  out["os"] = os;
 
   auto mem = mem_total_bytes(ctx);
-  out["memory"] = {{"total_bytes", mem ? nlohmann::json(*mem) : nlohmann::json(nullptr)}};
+  out[in_platform(keys::kMemoryTotalBytes)] = mem ? nlohmann::json(*mem) : nlohmann::json(nullptr);
 
   if (ctx.options().show_serial) {
     std::optional<std::string> host;
     if (auto h = ctx.read("/proc/sys/kernel/hostname", "/platform/hostname")) host = fact_text(*h);
     if (!host)
       if (auto e = ctx.read("/etc/hostname", "/platform/hostname")) host = fact_text(*e);
-    out["hostname"] = json_or_null(host);
+    out[in_platform(keys::kHostname)] = json_or_null(host);
   }
 }
 

@@ -25,8 +25,13 @@ std::optional<int> cores_in(const std::string& name) {
   return std::stoi(m->str(1));
 }
 
-std::optional<std::int64_t> hz_at(const nlohmann::json& j, const char* pointer) {
-  const auto* v = keys::find(j, pointer);
+// A documented key inside the /platform object power_advice reads.
+const nlohmann::json* value_at(const nlohmann::json& platform, const keys::Pointer& key) {
+  return keys::find(platform, keys::relative(key, keys::kPlatform));
+}
+
+std::optional<std::int64_t> hz_at(const nlohmann::json& platform, const keys::Pointer& key) {
+  const auto* v = value_at(platform, key);
   if (!v || !v->is_number_integer()) return std::nullopt;
   return v->get<std::int64_t>();
 }
@@ -37,12 +42,12 @@ long mhz(std::int64_t hz) {
 
 // "EMC at 2133 of 3199 MHz" when the clock runs below its ceiling.
 std::optional<std::string> clock_below_max(const nlohmann::json& p, const char* name,
-                                           const char* cur_ptr,
-                                           std::initializer_list<const char*> max_ptrs) {
-  auto cur = hz_at(p, cur_ptr);
+                                           const keys::Pointer& cur_key,
+                                           std::initializer_list<const keys::Pointer*> max_keys) {
+  auto cur = hz_at(p, cur_key);
   std::optional<std::int64_t> max;
-  for (const char* ptr : max_ptrs)
-    if (auto v = hz_at(p, ptr); v && (!max || *v > *max)) max = v;
+  for (const auto* key : max_keys)
+    if (auto v = hz_at(p, *key); v && (!max || *v > *max)) max = v;
   if (!cur || !max || *cur <= 0 || mhz(*cur) >= mhz(*max)) return std::nullopt;
   return std::string(name) + " at " + std::to_string(mhz(*cur)) + " of " +
          std::to_string(mhz(*max)) + " MHz";
@@ -130,14 +135,14 @@ std::optional<std::int64_t> highest_frequency(std::string_view text) {
 }
 
 std::optional<std::string> power_advice(const nlohmann::json& platform) {
-  const auto* tegra = keys::find(platform, "/tegra/is_tegra");
+  const auto* tegra = value_at(platform, keys::kIsTegra);
   if (!tegra || !tegra->is_boolean() || !tegra->get<bool>()) return std::nullopt;
   std::vector<std::string> findings;
   std::optional<std::string> command;
 
-  const auto* id = keys::find(platform, "/power/nvpmodel/mode_id");
-  const auto* name = keys::find(platform, "/power/nvpmodel/mode_name");
-  const auto* fastest = keys::find(platform, "/power/nvpmodel/fastest_mode_id");
+  const auto* id = value_at(platform, keys::kPowerNvpmodelModeId);
+  const auto* name = value_at(platform, keys::kPowerNvpmodelModeName);
+  const auto* fastest = value_at(platform, keys::kPowerNvpmodelFastestModeId);
   if (id && id->is_number_integer() && fastest && fastest->is_number_integer() &&
       id->get<int>() != fastest->get<int>()) {
     std::string shown = name && name->is_string() ? name->get<std::string>()
@@ -145,12 +150,12 @@ std::optional<std::string> power_advice(const nlohmann::json& platform) {
     findings.push_back("power mode " + shown);
     command = "sudo nvpmodel -m " + std::to_string(fastest->get<int>()) + " && sudo jetson_clocks";
   }
-  if (auto emc = clock_below_max(platform, "EMC", "/power/emc/cur_hz", {"/power/emc/max_hz"}))
+  if (auto emc = clock_below_max(platform, "EMC", keys::kPowerEmcCurHz, {&keys::kPowerEmcMaxHz}))
     findings.push_back(*emc);
-  if (auto gpu = clock_below_max(platform, "GPU", "/power/gpu/cur_hz",
-                                 {"/power/gpu/max_hz", "/power/gpu/available_max_hz"}))
+  if (auto gpu = clock_below_max(platform, "GPU", keys::kPowerGpuCurHz,
+                                 {&keys::kPowerGpuMaxHz, &keys::kPowerGpuAvailableMaxHz}))
     findings.push_back(*gpu);
-  const auto* clocks = keys::find(platform, "/power/jetson_clocks/in_effect");
+  const auto* clocks = value_at(platform, keys::kPowerJetsonClocksInEffect);
   bool clocks_off = clocks && clocks->is_boolean() && !clocks->get<bool>();
   if (findings.empty() && !clocks_off) return std::nullopt;
   if (findings.empty()) findings.push_back("jetson_clocks not in effect");

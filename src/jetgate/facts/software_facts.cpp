@@ -58,14 +58,15 @@ void collect_container(CollectContext& ctx, nlohmann::json& out) {
       if (sign) break;
     }
   }
-  out["container"] = {{"detected", sign.has_value()}, {"sign", json_or_null(sign)}};
-  if (sign) collect_container_l4t(ctx, out, out["container"]);
+  out[in_platform(keys::kContainerDetected)] = sign.has_value();
+  out[in_platform(keys::kContainerSign)] = json_or_null(sign);
+  if (sign) collect_container_l4t(ctx, out);
 }
 
 void collect_cuda_stack(CollectContext& ctx, nlohmann::json& out) {
   auto toolkit = cuda_toolkit(ctx);
-  out["cuda"] = {{"toolkit_version", json_or_null(toolkit.version)},
-                 {"source", json_or_null(toolkit.source)}};
+  out[in_platform(keys::kCudaToolkitVersion)] = json_or_null(toolkit.version);
+  out[in_platform(keys::kCudaSource)] = json_or_null(toolkit.source);
 
   std::optional<std::string> driver;
   if (auto t = ctx.read("/proc/driver/nvidia/version", "/platform/nvidia_driver/version")) {
@@ -76,7 +77,7 @@ void collect_cuda_stack(CollectContext& ctx, nlohmann::json& out) {
       ctx.warn("/platform/nvidia_driver/version", ctx.root().display("/proc/driver/nvidia/version"),
                v.error().message());
   }
-  out["nvidia_driver"] = {{"version", json_or_null(driver)}};
+  out[in_platform(keys::kNvidiaDriverVersion)] = json_or_null(driver);
 }
 
 }  // namespace jetgate::facts

@@ -131,21 +131,22 @@ void set_jetpack(nlohmann::json& t, const std::vector<std::string>& values,
     auto n = jetpack_number(j);
     if (std::find(numbers.begin(), numbers.end(), n) == numbers.end()) numbers.push_back(n);
   }
-  t["jetpack"] = values.size() == 1 ? nlohmann::json(values.front()) : nlohmann::json(nullptr);
-  t["jetpack_candidates"] = values;
-  t["jetpack_versions"] = numbers;
-  t["jetpack_ambiguous"] = values.size() > 1;
-  t["jetpack_source"] = source;
+  t[in_tegra(keys::kJetpack)] =
+      values.size() == 1 ? nlohmann::json(values.front()) : nlohmann::json(nullptr);
+  t[in_tegra(keys::kTegraJetpackCandidates)] = values;
+  t[in_tegra(keys::kTegraJetpackVersions)] = numbers;
+  t[in_tegra(keys::kTegraJetpackAmbiguous)] = values.size() > 1;
+  t[in_tegra(keys::kTegraJetpackSource)] = source;
 }
 
 void add_jetpack(CollectContext& ctx, const L4tFinding& found, bool is_tegra, nlohmann::json& t) {
   const std::optional<std::string>& l4t = found.version;
-  t["l4t_kind"] = nullptr;
-  t["jetpack"] = nullptr;
-  t["jetpack_candidates"] = nullptr;
-  t["jetpack_versions"] = nullptr;
-  t["jetpack_ambiguous"] = nullptr;
-  t["jetpack_source"] = nullptr;
+  t[in_tegra(keys::kTegraL4tKind)] = nullptr;
+  t[in_tegra(keys::kJetpack)] = nullptr;
+  t[in_tegra(keys::kTegraJetpackCandidates)] = nullptr;
+  t[in_tegra(keys::kTegraJetpackVersions)] = nullptr;
+  t[in_tegra(keys::kTegraJetpackAmbiguous)] = nullptr;
+  t[in_tegra(keys::kTegraJetpackSource)] = nullptr;
   if (!is_tegra) return;
   const auto& table = builtin_jetpack_table();
   if (!table.ok()) {
@@ -158,7 +159,7 @@ void add_jetpack(CollectContext& ctx, const L4tFinding& found, bool is_tegra, nl
     packaged = jetpack_from_package_version(it->second);
   const JetpackRelease* row = l4t ? table->find(*l4t) : nullptr;
   if (row) {
-    t["l4t_kind"] = row->kind;
+    t[in_tegra(keys::kTegraL4tKind)] = row->kind;
     if (!row->jetpack.empty()) {
       // The nvidia-jetpack package settles which of an ambiguous release's JetPacks it is.
       if (row->ambiguous() && packaged)
@@ -237,9 +238,9 @@ std::optional<ModuleFinding> find_module(CollectContext& ctx,
 
 void check_memory(CollectContext& ctx, const nlohmann::json& out, const std::string& part,
                   int memory_gb) {
-  auto ptr = nlohmann::json::json_pointer("/memory/total_bytes");
-  if (!out.contains(ptr) || !out.at(ptr).is_number_integer()) return;
-  double gib = static_cast<double>(out.at(ptr).get<long long>()) / (1024.0 * 1024.0 * 1024.0);
+  const auto* total = keys::find(out, in_platform(keys::kMemoryTotalBytes));
+  if (!total || !total->is_number_integer()) return;
+  double gib = static_cast<double>(total->get<long long>()) / (1024.0 * 1024.0 * 1024.0);
   // MemTotal leaves out firmware carve-outs: a 8GB module shows about 7.4 GiB.
   if (gib >= 0.8 * memory_gb && gib <= 1.05 * memory_gb) return;
   ctx.warn("/platform/tegra/module", ctx.root().display("/proc/meminfo"),
@@ -255,12 +256,12 @@ void add_module(CollectContext& ctx, const std::vector<std::string>& compatible,
   auto finding = find_module(ctx, compatible);
   std::string eeprom_source;
   auto eeprom = read_module_eeprom(ctx, eeprom_source);
-  t["eeprom"] = nullptr;
+  t[in_tegra(keys::kTegraEeprom)] = nullptr;
   if (eeprom) {
-    t["eeprom"] = {{"part_number", eeprom->part_number},
-                   {"board_id", eeprom->board_id},
-                   {"sku", eeprom->sku},
-                   {"source", eeprom_source}};
+    t[in_tegra(keys::kTegraEeprom)] = {{"part_number", eeprom->part_number},
+                                       {"board_id", eeprom->board_id},
+                                       {"sku", eeprom->sku},
+                                       {"source", eeprom_source}};
     if (finding && finding->part_number != eeprom->p_number())
       ctx.warn("/platform/tegra/part_number", eeprom_source,
                "the module EEPROM names " + eeprom->p_number() + " but the device tree (" +
@@ -280,14 +281,16 @@ void add_module(CollectContext& ctx, const std::vector<std::string>& compatible,
     variant = finding->variant;
     carrier = finding->carrier;
   }
-  t["part_number"] = json_or_null(part);
-  t["part_number_source"] = json_or_null(source);
-  t["module"] = json_or_null(part ? module_name(*part) : std::nullopt);
+  t[in_tegra(keys::kPartNumber)] = json_or_null(part);
+  t[in_tegra(keys::kTegraPartNumberSource)] = json_or_null(source);
+  t[in_tegra(keys::kModule)] = json_or_null(part ? module_name(*part) : std::nullopt);
   auto memory = part ? module_memory_gb(*part) : std::nullopt;
-  t["module_memory_gb"] = memory ? nlohmann::json(*memory) : nlohmann::json(nullptr);
-  t["module_variant"] = json_or_null(variant);
-  t["carrier"] = json_or_null(carrier);
-  t["carrier_name"] = json_or_null(carrier ? carrier_name(*carrier) : std::nullopt);
+  t[in_tegra(keys::kTegraModuleMemoryGb)] =
+      memory ? nlohmann::json(*memory) : nlohmann::json(nullptr);
+  t[in_tegra(keys::kTegraModuleVariant)] = json_or_null(variant);
+  t[in_tegra(keys::kTegraCarrier)] = json_or_null(carrier);
+  t[in_tegra(keys::kTegraCarrierName)] =
+      json_or_null(carrier ? carrier_name(*carrier) : std::nullopt);
   if (part && memory) check_memory(ctx, out, *part, *memory);
 }
 
@@ -313,42 +316,45 @@ void collect_tegra(CollectContext& ctx, nlohmann::json& out) {
       signs.push_back("/sys/devices/soc0/family is " + *family);
   }
   bool is_tegra = !signs.empty();
-  t["is_tegra"] = is_tegra;
-  t["signs"] = signs;
+  t[in_tegra(keys::kIsTegra)] = is_tegra;
+  t[in_tegra(keys::kTegraSigns)] = signs;
 
   std::optional<std::string> kernel_release;
-  auto kp = nlohmann::json::json_pointer("/kernel/release");
-  if (out.contains(kp) && out[kp].is_string()) kernel_release = out[kp].get<std::string>();
+  if (const auto* kr = keys::find(out, in_platform(keys::kKernelRelease)); kr && kr->is_string())
+    kernel_release = kr->get<std::string>();
   L4tFinding l4t;
   if (is_tegra) l4t = find_l4t(ctx, kernel_release);
-  t["l4t"] = json_or_null(l4t.version);
-  t["l4t_source"] = json_or_null(l4t.source);
-  t["l4t_series_from_kernel"] = json_or_null(l4t.kernel_series);
-  t["l4t_candidates"] = !l4t.version && !l4t.candidates.empty() ? nlohmann::json(l4t.candidates)
-                                                                : nlohmann::json(nullptr);
-  t["release_line"] = json_or_null(l4t.release_line);
+  t[in_tegra(keys::kL4t)] = json_or_null(l4t.version);
+  t[in_tegra(keys::kTegraL4tSource)] = json_or_null(l4t.source);
+  t[in_tegra(keys::kTegraL4tSeriesFromKernel)] = json_or_null(l4t.kernel_series);
+  t[in_tegra(keys::kTegraL4tCandidates)] = !l4t.version && !l4t.candidates.empty()
+                                               ? nlohmann::json(l4t.candidates)
+                                               : nlohmann::json(nullptr);
+  t[in_tegra(keys::kTegraReleaseLine)] = json_or_null(l4t.release_line);
   add_jetpack(ctx, l4t, is_tegra, t);
 
-  t["model"] = json_or_null(dt_string(ctx, "model", "/platform/tegra/model"));
-  t["compatible"] = compatible;
-  t["soc"] = json_or_null(is_tegra ? soc : std::nullopt);
+  t[in_tegra(keys::kBoardModel)] = json_or_null(dt_string(ctx, "model", "/platform/tegra/model"));
+  t[in_tegra(keys::kTegraCompatible)] = compatible;
+  t[in_tegra(keys::kSoc)] = json_or_null(is_tegra ? soc : std::nullopt);
   if (is_tegra) {
     add_module(ctx, compatible, out, t);
   } else {
-    for (auto key : {"part_number", "part_number_source", "module", "module_memory_gb",
-                     "module_variant", "carrier", "carrier_name", "eeprom"})
-      t[key] = nullptr;
+    for (const auto* key : {&keys::kPartNumber, &keys::kTegraPartNumberSource, &keys::kModule,
+                            &keys::kTegraModuleMemoryGb, &keys::kTegraModuleVariant,
+                            &keys::kTegraCarrier, &keys::kTegraCarrierName, &keys::kTegraEeprom})
+      t[in_tegra(*key)] = nullptr;
   }
-  t["cuda_arch"] = json_or_null(soc && is_tegra ? cuda_arch_for_soc(*soc) : std::nullopt);
-  t["soc_family"] = json_or_null(family);
+  t[in_tegra(keys::kTegraCudaArch)] =
+      json_or_null(soc && is_tegra ? cuda_arch_for_soc(*soc) : std::nullopt);
+  t[in_tegra(keys::kTegraSocFamily)] = json_or_null(family);
   if (ctx.options().show_serial)
-    t["serial_number"] =
+    t[in_tegra(keys::kTegraSerialNumber)] =
         json_or_null(dt_string(ctx, "serial-number", "/platform/tegra/serial_number"));
 
   collect_gpu_stack(ctx, t);
-  nlohmann::json view = {{"kernel", out.value("kernel", nlohmann::json::object())}, {"tegra", t}};
-  collect_module_provenance(ctx, view, t["driver"]);
-  out["tegra"] = std::move(t);
+  // The provenance reads the kernel release and the SoC from the platform it lands in.
+  auto& tegra = out[in_platform(keys::kPlatformTegra)] = std::move(t);
+  collect_module_provenance(ctx, out, tegra[in_tegra(keys::kTegraDriver)]);
 }
 
 }  // namespace jetgate::facts
