@@ -85,6 +85,7 @@ using Pointer = nlohmann::json::json_pointer;
   X(kTegraDriverProvenance, "/platform/tegra/driver/provenance")                            \
   X(kTegraDriverExpectedModules, "/platform/tegra/driver/expected_modules")                 \
   X(kTegraDriverCudaNodes, "/platform/tegra/driver/cuda_nodes")                             \
+  X(kPowerNvpmodel, "/platform/power/nvpmodel")                                             \
   X(kPowerNvpmodelModeId, "/platform/power/nvpmodel/mode_id")                               \
   X(kPowerNvpmodelModeName, "/platform/power/nvpmodel/mode_name")                           \
   X(kPowerNvpmodelModeSource, "/platform/power/nvpmodel/mode_source")                       \
@@ -93,19 +94,23 @@ using Pointer = nlohmann::json::json_pointer;
   X(kPowerNvpmodelFastestModeId, "/platform/power/nvpmodel/fastest_mode_id")                \
   X(kPowerNvpmodelFastestModeName, "/platform/power/nvpmodel/fastest_mode_name")            \
   X(kPowerNvpmodelModes, "/platform/power/nvpmodel/modes")                                  \
+  X(kPowerJetsonClocks, "/platform/power/jetson_clocks")                                    \
   X(kPowerJetsonClocksInEffect, "/platform/power/jetson_clocks/in_effect")                  \
   X(kPowerJetsonClocksEvidence, "/platform/power/jetson_clocks/evidence")                   \
+  X(kPowerGpu, "/platform/power/gpu")                                                       \
   X(kPowerGpuCurHz, "/platform/power/gpu/cur_hz")                                           \
   X(kPowerGpuMinHz, "/platform/power/gpu/min_hz")                                           \
   X(kPowerGpuMaxHz, "/platform/power/gpu/max_hz")                                           \
   X(kPowerGpuAvailableMaxHz, "/platform/power/gpu/available_max_hz")                        \
   X(kPowerGpuGovernor, "/platform/power/gpu/governor")                                      \
   X(kPowerGpuSource, "/platform/power/gpu/source")                                          \
+  X(kPowerEmc, "/platform/power/emc")                                                       \
   X(kPowerEmcCurHz, "/platform/power/emc/cur_hz")                                           \
   X(kPowerEmcMinHz, "/platform/power/emc/min_hz")                                           \
   X(kPowerEmcMaxHz, "/platform/power/emc/max_hz")                                           \
   X(kPowerEmcCapHz, "/platform/power/emc/cap_hz")                                           \
   X(kPowerEmcSource, "/platform/power/emc/source")                                          \
+  X(kPowerCpu, "/platform/power/cpu")                                                       \
   X(kPowerCpuMinHz, "/platform/power/cpu/min_hz")                                           \
   X(kPowerCpuMaxHz, "/platform/power/cpu/max_hz")                                           \
   X(kPowerCpuCpuinfoMaxHz, "/platform/power/cpu/cpuinfo_max_hz")                            \

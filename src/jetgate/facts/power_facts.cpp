@@ -18,6 +18,15 @@ json hz_or_null(const std::optional<std::int64_t>& v) {
   return v ? json(*v) : json(nullptr);
 }
 
+// The object that lands at `at` (/platform/power/gpu), from its documented keys
+// (kPowerGpuCurHz) and their values, in the order given.
+json section(const keys::Pointer& at,
+             std::initializer_list<std::pair<const keys::Pointer*, json>> fields) {
+  json j = json::object();
+  for (const auto& [key, value] : fields) j[keys::relative(*key, at)] = value;
+  return j;
+}
+
 // sysfs and debugfs clock files are world-readable on some releases and root-only
 // on others: a permission failure is reported once per group, not per file.
 struct QuietReader {
@@ -70,14 +79,16 @@ json nvpmodel_json(CollectContext& ctx) {
   if (mode && !current)
     ctx.warn("/platform/power/nvpmodel/mode_name", ctx.root().display(conf_path),
              "mode " + std::to_string(*mode) + " is not defined in the configuration");
-  return {{"mode_id", mode ? json(*mode) : json(nullptr)},
-          {"mode_name", current ? json(current->name) : json(nullptr)},
-          {"mode_source", mode ? json(mode_source) : json(nullptr)},
-          {"default_mode_id", deflt ? json(deflt->id) : json(nullptr)},
-          {"default_mode_name", deflt ? json(deflt->name) : json(nullptr)},
-          {"fastest_mode_id", fastest ? json(fastest->id) : json(nullptr)},
-          {"fastest_mode_name", fastest ? json(fastest->name) : json(nullptr)},
-          {"modes", modes}};
+  return section(
+      keys::kPowerNvpmodel,
+      {{&keys::kPowerNvpmodelModeId, mode ? json(*mode) : json(nullptr)},
+       {&keys::kPowerNvpmodelModeName, current ? json(current->name) : json(nullptr)},
+       {&keys::kPowerNvpmodelModeSource, mode ? json(mode_source) : json(nullptr)},
+       {&keys::kPowerNvpmodelDefaultModeId, deflt ? json(deflt->id) : json(nullptr)},
+       {&keys::kPowerNvpmodelDefaultModeName, deflt ? json(deflt->name) : json(nullptr)},
+       {&keys::kPowerNvpmodelFastestModeId, fastest ? json(fastest->id) : json(nullptr)},
+       {&keys::kPowerNvpmodelFastestModeName, fastest ? json(fastest->name) : json(nullptr)},
+       {&keys::kPowerNvpmodelModes, modes}});
 }
 
 bool is_gpu_devfreq(const std::string& name) {
@@ -105,12 +116,13 @@ json gpu_json(CollectContext& ctx) {
   if (auto t = r.read(*dir + "/available_frequencies")) available = highest_frequency(*t);
   std::optional<std::string> governor;
   if (auto t = r.read(*dir + "/governor")) governor = fact_text(*t);
-  json j = {{"cur_hz", hz_or_null(r.integer(*dir + "/cur_freq"))},
-            {"min_hz", hz_or_null(r.integer(*dir + "/min_freq"))},
-            {"max_hz", hz_or_null(r.integer(*dir + "/max_freq"))},
-            {"available_max_hz", hz_or_null(available)},
-            {"governor", json_or_null(governor)},
-            {"source", *dir}};
+  json j =
+      section(keys::kPowerGpu, {{&keys::kPowerGpuCurHz, hz_or_null(r.integer(*dir + "/cur_freq"))},
+                                {&keys::kPowerGpuMinHz, hz_or_null(r.integer(*dir + "/min_freq"))},
+                                {&keys::kPowerGpuMaxHz, hz_or_null(r.integer(*dir + "/max_freq"))},
+                                {&keys::kPowerGpuAvailableMaxHz, hz_or_null(available)},
+                                {&keys::kPowerGpuGovernor, json_or_null(governor)},
+                                {&keys::kPowerGpuSource, *dir}});
   if (r.denied)
     ctx.warn("/platform/power/gpu", ctx.root().display(*dir),
              "permission denied; run as root to read the GPU clocks");
@@ -148,11 +160,11 @@ json emc_json(CollectContext& ctx) {
                "read it");
     return nullptr;
   }
-  return {{"cur_hz", hz_or_null(cur)},
-          {"min_hz", hz_or_null(min)},
-          {"max_hz", hz_or_null(max)},
-          {"cap_hz", hz_or_null(cap)},
-          {"source", json_or_null(source)}};
+  return section(keys::kPowerEmc, {{&keys::kPowerEmcCurHz, hz_or_null(cur)},
+                                   {&keys::kPowerEmcMinHz, hz_or_null(min)},
+                                   {&keys::kPowerEmcMaxHz, hz_or_null(max)},
+                                   {&keys::kPowerEmcCapHz, hz_or_null(cap)},
+                                   {&keys::kPowerEmcSource, json_or_null(source)}});
 }
 
 json cpu_json(CollectContext& ctx) {
@@ -165,37 +177,44 @@ json cpu_json(CollectContext& ctx) {
   auto max = to_hz(r.integer(dir + "/scaling_max_freq"));
   auto hw = to_hz(r.integer(dir + "/cpuinfo_max_freq"));
   if (!min && !max && !hw) return nullptr;
-  return {{"min_hz", hz_or_null(min)},
-          {"max_hz", hz_or_null(max)},
-          {"cpuinfo_max_hz", hz_or_null(hw)},
-          {"source", dir}};
+  return section(keys::kPowerCpu, {{&keys::kPowerCpuMinHz, hz_or_null(min)},
+                                   {&keys::kPowerCpuMaxHz, hz_or_null(max)},
+                                   {&keys::kPowerCpuCpuinfoMaxHz, hz_or_null(hw)},
+                                   {&keys::kPowerCpuSource, dir}});
 }
 
 // jetson_clocks pins the clocks to the maximum the power mode allows, so the
 // sign that it is in effect is min = max for the GPU (and the CPU when readable).
 json jetson_clocks_json(const json& gpu, const json& cpu) {
-  auto pinned = [](const json& j) -> std::optional<bool> {
-    if (!j.is_object() || !j["min_hz"].is_number_integer() || !j["max_hz"].is_number_integer())
-      return std::nullopt;
-    return j["min_hz"].get<std::int64_t>() == j["max_hz"].get<std::int64_t>();
+  // min = max in a section (the GPU's at /platform/power/gpu), or nullopt.
+  auto pinned = [](const json& j, const keys::Pointer& at, const keys::Pointer& min_key,
+                   const keys::Pointer& max_key) -> std::optional<bool> {
+    const auto* min = keys::find(j, keys::relative(min_key, at));
+    const auto* max = keys::find(j, keys::relative(max_key, at));
+    if (!min || !max || !min->is_number_integer() || !max->is_number_integer()) return std::nullopt;
+    return min->get<std::int64_t>() == max->get<std::int64_t>();
   };
-  auto g = pinned(gpu), c = pinned(cpu);
-  if (!g) return {{"in_effect", nullptr}, {"evidence", nullptr}};
+  auto g = pinned(gpu, keys::kPowerGpu, keys::kPowerGpuMinHz, keys::kPowerGpuMaxHz);
+  auto c = pinned(cpu, keys::kPowerCpu, keys::kPowerCpuMinHz, keys::kPowerCpuMaxHz);
+  if (!g)
+    return section(keys::kPowerJetsonClocks, {{&keys::kPowerJetsonClocksInEffect, nullptr},
+                                              {&keys::kPowerJetsonClocksEvidence, nullptr}});
   bool on = *g && c.value_or(true);
   std::string evidence = std::string("GPU min ") + (*g ? "=" : "<") + " max";
   if (c) evidence += std::string(", CPU min ") + (*c ? "=" : "<") + " max";
-  return {{"in_effect", on}, {"evidence", evidence}};
+  return section(keys::kPowerJetsonClocks, {{&keys::kPowerJetsonClocksInEffect, on},
+                                            {&keys::kPowerJetsonClocksEvidence, evidence}});
 }
 
 }  // namespace
 
 void collect_power(CollectContext& ctx, json& out) {
   json gpu = gpu_json(ctx), cpu = cpu_json(ctx);
-  out["power"] = {{"nvpmodel", nvpmodel_json(ctx)},
-                  {"jetson_clocks", jetson_clocks_json(gpu, cpu)},
-                  {"gpu", gpu},
-                  {"emc", emc_json(ctx)},
-                  {"cpu", cpu}};
+  out[in_platform(keys::kPowerNvpmodel)] = nvpmodel_json(ctx);
+  out[in_platform(keys::kPowerJetsonClocks)] = jetson_clocks_json(gpu, cpu);
+  out[in_platform(keys::kPowerGpu)] = gpu;
+  out[in_platform(keys::kPowerEmc)] = emc_json(ctx);
+  out[in_platform(keys::kPowerCpu)] = cpu;
 }
 
 }  // namespace jetgate::facts
