@@ -24,13 +24,13 @@ void CollectContext::load_sidecar() {
   const std::string path = "/jetgate-root.json";
   auto text = root_.read(path, 1u << 20);
   if (!text.ok()) {
-    if (root_.exists(path)) warn("/platform/arch", root_.display(path), text.error().what);
+    if (root_.exists(path)) warn(keys::kArch, root_.display(path), text.error().what);
     return;
   }
   // The error's position is "SOURCE:LINE:COLUMN"; the warning names the source already.
   auto j = parse_json_text(*text, "", kSidecarMaxDepth);
   if (!j || !j->is_object()) {
-    warn("/platform/arch", root_.display(path),
+    warn(keys::kArch, root_.display(path),
          (j ? std::string("not a JSON object")
             : j.error().what + " at line:column " + j.error().where.substr(1)) +
              "; expected {\"machine\": \"aarch64\", \"nodes\": {...}} (not read)");
@@ -39,7 +39,7 @@ void CollectContext::load_sidecar() {
   sidecar_ = std::move(*j);
 }
 
-std::optional<std::string> CollectContext::read(const std::string& path, const std::string& fact,
+std::optional<std::string> CollectContext::read(const std::string& path, const keys::Pointer& fact,
                                                 std::size_t max_bytes) {
   auto text = root_.read(path, max_bytes);
   if (text.ok()) return std::move(text).value();
@@ -48,13 +48,13 @@ std::optional<std::string> CollectContext::read(const std::string& path, const s
   return std::nullopt;
 }
 
-void CollectContext::warn(const std::string& fact, const std::string& source,
+void CollectContext::warn(const keys::Pointer& fact, const std::string& source,
                           const std::string& message) {
-  warnings_.push_back(Warning{fact, source, message});
+  warnings_.push_back(Warning{fact.to_string(), source, message});
 }
 
 std::optional<std::string> CollectContext::read_device_tree(const std::string& property,
-                                                            const std::string& fact) {
+                                                            const keys::Pointer& fact) {
   if (auto t = read("/proc/device-tree/" + property, fact, std::size_t{64} * 1024)) return t;
   return read("/sys/firmware/devicetree/base/" + property, fact, std::size_t{64} * 1024);
 }
@@ -62,7 +62,7 @@ std::optional<std::string> CollectContext::read_device_tree(const std::string& p
 const std::map<std::string, std::string>& CollectContext::dpkg() {
   if (!dpkg_) {
     dpkg_.emplace();
-    if (auto status = read("/var/lib/dpkg/status", "/platform/tegra/l4t", kDpkgStatusMax))
+    if (auto status = read("/var/lib/dpkg/status", keys::kL4t, kDpkgStatusMax))
       *dpkg_ = parse_dpkg_status(*status);
   }
   return *dpkg_;

@@ -29,13 +29,14 @@ class CollectContext {
 
   // The file's text, or nullopt. A missing file is silent (most facts are
   // optional); any other failure becomes a warning about `fact`.
-  std::optional<std::string> read(const std::string& path, const std::string& fact,
+  std::optional<std::string> read(const std::string& path, const keys::Pointer& fact,
                                   std::size_t max_bytes = fs::kDefaultMaxBytes);
-  void warn(const std::string& fact, const std::string& source, const std::string& message);
+  void warn(const keys::Pointer& fact, const std::string& source, const std::string& message);
 
   // A device-tree property, from /proc/device-tree or its target
   // /sys/firmware/devicetree/base (containers and recorders may keep only one).
-  std::optional<std::string> read_device_tree(const std::string& property, const std::string& fact);
+  std::optional<std::string> read_device_tree(const std::string& property,
+                                              const keys::Pointer& fact);
 
   // Installed dpkg packages (name -> version), read once; empty without dpkg.
   const std::map<std::string, std::string>& dpkg();

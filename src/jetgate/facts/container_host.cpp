@@ -66,8 +66,8 @@ std::string majors_text(const std::vector<int>& majors) {
 
 void collect_container_l4t(CollectContext& ctx, nlohmann::json& platform) {
   bool from_host = false;
-  if (auto info = ctx.read("/proc/self/mountinfo", "/platform/container/nv_tegra_release_from_host",
-                           1u << 20))
+  if (auto info =
+          ctx.read("/proc/self/mountinfo", keys::kContainerNvTegraReleaseFromHost, 1u << 20))
     from_host = is_mount_point(*info, kReleaseFile);
   platform[in_platform(keys::kContainerNvTegraReleaseFromHost)] = from_host;
 

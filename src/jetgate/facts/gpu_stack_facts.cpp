@@ -55,7 +55,7 @@ nlohmann::json node_json(CollectContext& ctx, const std::string& path) {
 
 nlohmann::json modules_json(CollectContext& ctx) {
   nlohmann::json loaded = nlohmann::json::array();
-  auto text = ctx.read("/proc/modules", "/platform/tegra/driver/modules");
+  auto text = ctx.read("/proc/modules", keys::kTegraDriverModules);
   if (!text) return loaded;
   for (const auto& m : parse_proc_modules(*text)) {
     if (!is_gpu_module(m.name)) continue;
@@ -98,7 +98,7 @@ nlohmann::json cdi_json(CollectContext& ctx) {
                               {"device_nodes", nlohmann::json::array()},
                               {"missing_nodes", nullptr},
                               {"error", nullptr}};
-      auto text = ctx.read(path, "/platform/tegra/driver/cdi");
+      auto text = ctx.read(path, keys::kTegraDriverCdi);
       if (!text) {
         entry["error"] = "unreadable";
         specs.push_back(entry);
@@ -107,7 +107,7 @@ nlohmann::json cdi_json(CollectContext& ctx) {
       auto spec = parse_cdi_spec(*text);
       if (!spec.ok()) {
         entry["error"] = spec.error().message();
-        ctx.warn("/platform/tegra/driver/cdi", ctx.root().display(path), spec.error().message());
+        ctx.warn(keys::kTegraDriverCdi, ctx.root().display(path), spec.error().message());
         specs.push_back(entry);
         continue;
       }

@@ -35,7 +35,7 @@ struct Defines {
   const char* patch;
 };
 
-Found version_from_headers(CollectContext& ctx, const std::string& fact,
+Found version_from_headers(CollectContext& ctx, const keys::Pointer& fact,
                            const std::vector<std::string>& headers, Defines d) {
   for (const auto& h : headers) {
     auto text = ctx.read(h, fact);
@@ -103,7 +103,7 @@ Found first_found(std::initializer_list<Found> tries) {
 
 Found cudnn(CollectContext& ctx) {
   auto f = version_from_headers(
-      ctx, "/platform/libraries/cudnn",
+      ctx, keys::kLibrariesCudnn,
       header_candidates({"cudnn_version.h", "cudnn_version_v9.h", "cudnn_version_v8.h", "cudnn.h"}),
       {"CUDNN_MAJOR", "CUDNN_MINOR", "CUDNN_PATCHLEVEL"});
   if (f.version) return f;
@@ -114,7 +114,7 @@ Found cudnn(CollectContext& ctx) {
 
 // NvInferVersion.h came with TensorRT 5; TensorRT 3 and 4 define the version in NvInfer.h.
 Found tensorrt(CollectContext& ctx) {
-  auto f = version_from_headers(ctx, "/platform/libraries/tensorrt",
+  auto f = version_from_headers(ctx, keys::kLibrariesTensorrt,
                                 header_candidates({"NvInferVersion.h", "NvInfer.h"}),
                                 {"NV_TENSORRT_MAJOR", "NV_TENSORRT_MINOR", "NV_TENSORRT_PATCH"});
   if (f.version) return f;
@@ -150,9 +150,8 @@ std::vector<std::string> opencv_headers(const std::string& file) {
 
 OpenCv opencv(CollectContext& ctx) {
   OpenCv o;
-  o.version =
-      version_from_headers(ctx, "/platform/libraries/opencv", opencv_headers("core/version.hpp"),
-                           {"CV_VERSION_MAJOR", "CV_VERSION_MINOR", "CV_VERSION_REVISION"});
+  o.version = version_from_headers(ctx, keys::kLibrariesOpencv, opencv_headers("core/version.hpp"),
+                                   {"CV_VERSION_MAJOR", "CV_VERSION_MINOR", "CV_VERSION_REVISION"});
   if (!o.version.version)
     o.version = first_found({version_from_libraries(ctx, library_dirs(), "libopencv_core.so."),
                              version_from_dpkg(ctx, {"libopencv", "libopencv-core4.5d",
@@ -166,7 +165,7 @@ OpenCv opencv(CollectContext& ctx) {
     return o;
   }
   for (const auto& h : opencv_headers("cvconfig.h"))
-    if (auto text = ctx.read(h, "/platform/libraries/opencv_cuda")) {
+    if (auto text = ctx.read(h, keys::kLibrariesOpencvCuda)) {
       // Linear in the file's size: a cvconfig.h of one long run of spaces is read
       // like any other (core/pattern.hpp).
       static const Pattern have_cuda(

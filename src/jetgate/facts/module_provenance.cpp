@@ -336,10 +336,9 @@ void collect_module_provenance(CollectContext& ctx, const nlohmann::json& platfo
   std::string moddir = release ? "/lib/modules/" + *release : "";
   std::map<std::string, std::string> dep, builtin;
   if (release) {
-    if (auto t = ctx.read(moddir + "/modules.dep", "/platform/tegra/driver/provenance", 8u << 20))
+    if (auto t = ctx.read(moddir + "/modules.dep", keys::kTegraDriverProvenance, 8u << 20))
       dep = parse_modules_dep(*t);
-    if (auto t =
-            ctx.read(moddir + "/modules.builtin", "/platform/tegra/driver/provenance", 4u << 20))
+    if (auto t = ctx.read(moddir + "/modules.builtin", keys::kTegraDriverProvenance, 4u << 20))
       for (auto line : split_lines(*t))
         if (auto n = module_name_of_path(trim(line))) builtin.emplace(*n, std::string(trim(line)));
   }
@@ -348,7 +347,7 @@ void collect_module_provenance(CollectContext& ctx, const nlohmann::json& platfo
   // syslog (readable by the adm group on Ubuntu; dmesg itself may be restricted).
   const char* log_path = ctx.root().is_live() ? "/var/log/kern.log" : "/jetgate-kernel-log.txt";
   if (ctx.root().exists(log_path))
-    log = ctx.read(log_path, "/platform/tegra/driver/expected_modules", 8u << 20);
+    log = ctx.read(log_path, keys::kTegraDriverExpectedModules, 8u << 20);
 
   // The modules this SoC and stack should load.
   std::vector<std::string> names = loaded;
@@ -386,7 +385,7 @@ void collect_module_provenance(CollectContext& ctx, const nlohmann::json& platfo
         else if (!log)
           reason = "; no kernel log was readable (/var/log/kern.log; `dmesg | grep " + name +
                    "` shows why)";
-        ctx.warn("/platform/tegra/driver/expected_modules", name,
+        ctx.warn(keys::kTegraDriverExpectedModules, name,
                  std::string("module ") + name + " (" + std::string(e.why) + ") is expected on " +
                      soc + " with this stack but is not loaded" +
                      (e.cuda ? ", and CUDA needs it" : "") + reason);
@@ -419,17 +418,17 @@ void collect_module_provenance(CollectContext& ctx, const nlohmann::json& platfo
                         {"vermagic_matches_kernel", nullptr},
                         {"error", nullptr}};
     std::string sys = "/sys/module/" + name;
-    if (auto t = ctx.read(sys + "/taint", "/platform/tegra/driver/provenance", 4096)) {
+    if (auto t = ctx.read(sys + "/taint", keys::kTegraDriverProvenance, 4096)) {
       auto taint = parse_module_taint(*t);
       if (taint) {
         p["taint"] = taint->flags;
         p["taint_meaning"] = what_taint_means(*taint);
       }
     }
-    if (auto t = ctx.read(sys + "/srcversion", "/platform/tegra/driver/provenance", 4096))
+    if (auto t = ctx.read(sys + "/srcversion", keys::kTegraDriverProvenance, 4096))
       p["loaded_srcversion"] = json_or_null(fact_text(*t, 64));
     if (p["version"].is_null())
-      if (auto t = ctx.read(sys + "/version", "/platform/tegra/driver/provenance", 4096))
+      if (auto t = ctx.read(sys + "/version", keys::kTegraDriverProvenance, 4096))
         p["version"] = json_or_null(fact_text(*t, 128));
     if (builtin.count(name)) {
       p["in_tree"] = true;

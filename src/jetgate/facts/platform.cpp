@@ -25,20 +25,20 @@ std::optional<std::string> machine_arch(CollectContext& ctx) {
   if (ctx.root().is_live()) {
     utsname u{};
     if (::uname(&u) == 0) return normalize_arch(u.machine);
-    ctx.warn("/platform/arch", "uname()", "uname failed");
+    ctx.warn(keys::kArch, "uname()", "uname failed");
     return std::nullopt;
   }
   const auto& side = ctx.sidecar();
   if (side.contains("machine") && side["machine"].is_string())
     if (auto a = normalize_arch(side["machine"].get<std::string>())) return a;
-  ctx.warn("/platform/arch", ctx.root().display("/jetgate-root.json"),
+  ctx.warn(keys::kArch, ctx.root().display("/jetgate-root.json"),
            "a recorded root keeps the machine architecture in jetgate-root.json as "
            "{\"machine\": \"aarch64\"}; add it (scripts/jetgate-record-root.sh writes it)");
   return std::nullopt;
 }
 
 std::optional<long long> mem_total_bytes(CollectContext& ctx) {
-  auto text = ctx.read("/proc/meminfo", "/platform/memory/total_bytes");
+  auto text = ctx.read("/proc/meminfo", keys::kMemoryTotalBytes);
   if (!text) return std::nullopt;
   for (auto line : split_lines(*text)) {
     if (line.rfind("MemTotal:", 0) != 0) continue;
@@ -48,7 +48,7 @@ std::optional<long long> mem_total_bytes(CollectContext& ctx) {
     if (ec == std::errc() && kb > 0 && trim(std::string_view(p, v.data() + v.size() - p)) == "kB")
       return kb * 1024;
   }
-  ctx.warn("/platform/memory/total_bytes", ctx.root().display("/proc/meminfo"),
+  ctx.warn(keys::kMemoryTotalBytes, ctx.root().display("/proc/meminfo"),
            "no \"MemTotal: <n> kB\" line");
   return std::nullopt;
 }
@@ -56,7 +56,7 @@ std::optional<long long> mem_total_bytes(CollectContext& ctx) {
 // Bytes that are not UTF-8 (a hostile /proc/modules, a dpkg version, a CDI
 // file name, the root path) become U+FFFD, and a warning says where.
 void keep_valid_utf8(PlatformReport& report, nlohmann::json& platform) {
-  for (const auto& at : replace_invalid_utf8(platform, "/platform"))
+  for (const auto& at : replace_invalid_utf8(platform, keys::kPlatform.to_string()))
     report.warnings.push_back(Warning{
         at, "the value at " + at, "held bytes that are not UTF-8; they were replaced with U+FFFD"});
   for (std::size_t i = 0; i < report.warnings.size(); ++i) {
@@ -78,10 +78,10 @@ void collect_host(CollectContext& ctx, nlohmann::json& out) {
   out[in_platform(keys::kArch)] = json_or_null(machine_arch(ctx));
 
   std::optional<std::string> release;
-  if (auto t = ctx.read("/proc/sys/kernel/osrelease", "/platform/kernel/release")) {
+  if (auto t = ctx.read("/proc/sys/kernel/osrelease", keys::kKernelRelease)) {
     release = fact_text(*t, 128);
     if (!release)
-      ctx.warn("/platform/kernel/release", ctx.root().display("/proc/sys/kernel/osrelease"),
+      ctx.warn(keys::kKernelRelease, ctx.root().display("/proc/sys/kernel/osrelease"),
                "not a kernel release string");
   } else if (ctx.root().is_live()) {
     utsname u{};
@@ -92,8 +92,8 @@ void collect_host(CollectContext& ctx, nlohmann::json& out) {
   for (const auto* key :
        {&keys::kOsId, &keys::kOsVersionId, &keys::kOsPrettyName, &keys::kOsVersionCodename})
     out[in_platform(*key)] = nullptr;
-  auto text = ctx.read("/etc/os-release", "/platform/os/id");
-  if (!text) text = ctx.read("/usr/lib/os-release", "/platform/os/id");
+  auto text = ctx.read("/etc/os-release", keys::kOsId);
+  if (!text) text = ctx.read("/usr/lib/os-release", keys::kOsId);
   if (text) {
     auto kv = parse_os_release(*text);
     for (auto [name, key] : {std::pair{"ID", &keys::kOsId},
@@ -109,9 +109,9 @@ void collect_host(CollectContext& ctx, nlohmann::json& out) {
 
   if (ctx.options().show_serial) {
     std::optional<std::string> host;
-    if (auto h = ctx.read("/proc/sys/kernel/hostname", "/platform/hostname")) host = fact_text(*h);
+    if (auto h = ctx.read("/proc/sys/kernel/hostname", keys::kHostname)) host = fact_text(*h);
     if (!host)
-      if (auto e = ctx.read("/etc/hostname", "/platform/hostname")) host = fact_text(*e);
+      if (auto e = ctx.read("/etc/hostname", keys::kHostname)) host = fact_text(*e);
     out[in_platform(keys::kHostname)] = json_or_null(host);
   }
 }
@@ -121,7 +121,7 @@ PlatformReport collect_platform(const fs::RootFs& root, const CollectOptions& op
   CollectContext ctx(root, options, report.warnings);
   if (!root.is_live() && !root.exists("/jetgate-root.json") && !root.exists("/etc") &&
       !root.exists("/proc") && !root.exists("/sys"))
-    ctx.warn("/platform", root.display("/"),
+    ctx.warn(keys::kPlatform, root.display("/"),
              "holds none of /etc, /proc, /sys or jetgate-root.json: is this a recorded machine? "
              "(scripts/jetgate-record-root.sh makes one)");
   nlohmann::json p = nlohmann::json::object();

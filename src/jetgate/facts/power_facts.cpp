@@ -47,23 +47,23 @@ struct QuietReader {
 
 json nvpmodel_json(CollectContext& ctx) {
   const std::string conf_path = "/etc/nvpmodel.conf";
-  auto conf_text = ctx.read(conf_path, "/platform/power/nvpmodel");
+  auto conf_text = ctx.read(conf_path, keys::kPowerNvpmodel);
   if (!conf_text) return nullptr;
   auto conf = parse_nvpmodel_conf(*conf_text);
   if (conf.modes.empty()) {
-    ctx.warn("/platform/power/nvpmodel", ctx.root().display(conf_path),
+    ctx.warn(keys::kPowerNvpmodel, ctx.root().display(conf_path),
              "no \"< POWER_MODEL ID=n NAME=... >\" line; is this an nvpmodel configuration?");
     return nullptr;
   }
   std::optional<int> mode;
   std::string mode_source;
   const std::string status_path = "/var/lib/nvpmodel/status";
-  if (auto status = ctx.read(status_path, "/platform/power/nvpmodel/mode_id", 4096)) {
+  if (auto status = ctx.read(status_path, keys::kPowerNvpmodelModeId, 4096)) {
     mode = parse_nvpmodel_status(*status);
     if (mode)
       mode_source = status_path;
     else
-      ctx.warn("/platform/power/nvpmodel/mode_id", ctx.root().display(status_path),
+      ctx.warn(keys::kPowerNvpmodelModeId, ctx.root().display(status_path),
                "no \"pmode:NNNN\" in it");
   }
   if (!mode && conf.default_id) {
@@ -77,7 +77,7 @@ json nvpmodel_json(CollectContext& ctx) {
   const auto* fastest = conf.fastest();
   const auto* deflt = conf.default_id ? conf.find(*conf.default_id) : nullptr;
   if (mode && !current)
-    ctx.warn("/platform/power/nvpmodel/mode_name", ctx.root().display(conf_path),
+    ctx.warn(keys::kPowerNvpmodelModeName, ctx.root().display(conf_path),
              "mode " + std::to_string(*mode) + " is not defined in the configuration");
   return section(
       keys::kPowerNvpmodel,
@@ -124,7 +124,7 @@ json gpu_json(CollectContext& ctx) {
                                 {&keys::kPowerGpuGovernor, json_or_null(governor)},
                                 {&keys::kPowerGpuSource, *dir}});
   if (r.denied)
-    ctx.warn("/platform/power/gpu", ctx.root().display(*dir),
+    ctx.warn(keys::kPowerGpu, ctx.root().display(*dir),
              "permission denied; run as root to read the GPU clocks");
   return j;
 }
@@ -155,7 +155,7 @@ json emc_json(CollectContext& ctx) {
   auto cap = r.integer("/sys/kernel/nvpmodel_emc_cap/emc_iso_cap");
   if (!cur && !cap) {
     if (r.denied)
-      ctx.warn("/platform/power/emc", ctx.root().display("/sys/kernel/debug"),
+      ctx.warn(keys::kPowerEmc, ctx.root().display("/sys/kernel/debug"),
                "permission denied; the EMC (memory) clock is only in debugfs here: run as root to "
                "read it");
     return nullptr;

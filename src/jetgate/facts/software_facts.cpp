@@ -14,7 +14,7 @@ struct Found {
 };
 
 Found cuda_toolkit(CollectContext& ctx) {
-  const std::string fact = "/platform/cuda/toolkit_version";
+  const auto& fact = keys::kCudaToolkitVersion;
   if (auto t = ctx.read("/usr/local/cuda/version.json", fact)) {
     auto v = parse_cuda_version_json(*t);
     if (v.ok()) return {*v, "/usr/local/cuda/version.json"};
@@ -48,7 +48,7 @@ void collect_container(CollectContext& ctx, nlohmann::json& out) {
     sign = "/run/.containerenv exists (podman)";
   else {
     for (std::string path : {"/proc/1/cgroup", "/proc/self/cgroup"}) {
-      auto text = ctx.read(path, "/platform/container/detected", std::size_t{256} * 1024);
+      auto text = ctx.read(path, keys::kContainerDetected, std::size_t{256} * 1024);
       if (!text) continue;
       for (std::string word : {"docker", "containerd", "kubepods", "libpod", "lxc"})
         if (text->find(word) != std::string::npos) {
@@ -69,12 +69,12 @@ void collect_cuda_stack(CollectContext& ctx, nlohmann::json& out) {
   out[in_platform(keys::kCudaSource)] = json_or_null(toolkit.source);
 
   std::optional<std::string> driver;
-  if (auto t = ctx.read("/proc/driver/nvidia/version", "/platform/nvidia_driver/version")) {
+  if (auto t = ctx.read("/proc/driver/nvidia/version", keys::kNvidiaDriverVersion)) {
     auto v = parse_nvidia_driver_version(*t);
     if (v.ok())
       driver = *v;
     else
-      ctx.warn("/platform/nvidia_driver/version", ctx.root().display("/proc/driver/nvidia/version"),
+      ctx.warn(keys::kNvidiaDriverVersion, ctx.root().display("/proc/driver/nvidia/version"),
                v.error().message());
   }
   out[in_platform(keys::kNvidiaDriverVersion)] = json_or_null(driver);

@@ -14,7 +14,7 @@ namespace jetgate::facts {
 namespace {
 
 std::optional<std::string> dt_string(CollectContext& ctx, const std::string& prop,
-                                     const std::string& fact) {
+                                     const keys::Pointer& fact) {
   auto raw = ctx.read_device_tree(prop, fact);
   if (!raw) return std::nullopt;
   auto items = split_nul_list(*raw);
@@ -61,7 +61,7 @@ L4tFinding find_l4t(CollectContext& ctx, const std::optional<std::string>& kerne
   if (kernel_release) f.kernel_series = l4t_series_from_kernel_release(*kernel_release);
   const std::string path = "/etc/nv_tegra_release";
   std::string problem;
-  if (auto text = ctx.read(path, "/platform/tegra/l4t")) {
+  if (auto text = ctx.read(path, keys::kL4t)) {
     for (auto line : split_lines(*text))
       if (!trim(line).empty()) {
         f.release_line = fact_text(line, 512);
@@ -91,7 +91,7 @@ L4tFinding find_l4t(CollectContext& ctx, const std::optional<std::string>& kerne
     if (f.version) return f;
     std::string list;
     for (const auto& c : f.candidates) list += (list.empty() ? "" : ", ") + c;
-    ctx.warn("/platform/tegra/l4t", ctx.root().display("/proc/sys/kernel/osrelease"),
+    ctx.warn(keys::kL4t, ctx.root().display("/proc/sys/kernel/osrelease"),
              "no " + ctx.root().display(path) +
                  " and no nvidia-l4t-core package; the kernel release \"" + *kernel_release +
                  "\" names L4T series " + *f.kernel_series +
@@ -106,8 +106,7 @@ L4tFinding find_l4t(CollectContext& ctx, const std::optional<std::string>& kerne
               " nor an installed nvidia-l4t-core package exists (usual on mainline-kernel "
               "bring-ups such as Talos or OE4T without the L4T release file); CUDA user space "
               "must still match an L4T release";
-  ctx.warn("/platform/tegra/l4t", ctx.root().display(path),
-           "cannot tell the L4T release: " + problem);
+  ctx.warn(keys::kL4t, ctx.root().display(path), "cannot tell the L4T release: " + problem);
   return f;
 }
 
@@ -150,7 +149,7 @@ void add_jetpack(CollectContext& ctx, const L4tFinding& found, bool is_tegra, nl
   if (!is_tegra) return;
   const auto& table = builtin_jetpack_table();
   if (!table.ok()) {
-    ctx.warn("/platform/tegra/jetpack", table.error().where, table.error().message());
+    ctx.warn(keys::kJetpack, table.error().where, table.error().message());
     return;
   }
   const auto& dpkg = ctx.dpkg();
@@ -183,11 +182,11 @@ void add_jetpack(CollectContext& ctx, const L4tFinding& found, bool is_tegra, nl
   }
   if (!l4t) return;
   if (row)  // a BSP-only release: no JetPack named it
-    ctx.warn("/platform/tegra/jetpack", "L4T " + *l4t,
+    ctx.warn(keys::kJetpack, "L4T " + *l4t,
              "L4T " + *l4t + " was released on its own, not in a JetPack (" + row->source +
                  "), and no nvidia-jetpack package is installed");
   else
-    ctx.warn("/platform/tegra/jetpack", "L4T " + *l4t,
+    ctx.warn(keys::kJetpack, "L4T " + *l4t,
              "L4T " + *l4t +
                  " is not in jetgate's table of JetPack releases (the newest it knows is " +
                  table->newest_l4t() +
@@ -196,7 +195,7 @@ void add_jetpack(CollectContext& ctx, const L4tFinding& found, bool is_tegra, nl
 }
 
 std::optional<EepromPartNumber> read_module_eeprom(CollectContext& ctx, std::string& source) {
-  if (auto sku = dt_string(ctx, "chosen/nvidia,sku", "/platform/tegra/eeprom"))
+  if (auto sku = dt_string(ctx, "chosen/nvidia,sku", keys::kTegraEeprom))
     if (auto p = parse_699_part_number(*sku)) {
       source = "/proc/device-tree/chosen/nvidia,sku";
       return p;
@@ -214,7 +213,7 @@ std::optional<EepromPartNumber> read_module_eeprom(CollectContext& ctx, std::str
   for (const auto& dev : candidates) {
     if (std::find(names->begin(), names->end(), dev) == names->end()) continue;
     std::string path = "/sys/bus/i2c/devices/" + dev + "/eeprom";
-    auto bytes = ctx.read(path, "/platform/tegra/eeprom", 4096);
+    auto bytes = ctx.read(path, keys::kTegraEeprom, 4096);
     if (!bytes) continue;
     auto p = part_number_from_eeprom(*bytes);
     if (p && module_name(p->p_number())) {
@@ -229,9 +228,9 @@ std::optional<ModuleFinding> find_module(CollectContext& ctx,
                                          const std::vector<std::string>& compatible) {
   if (auto f = module_from_compatible(compatible)) return f;
   for (std::string prop : {"nvidia,boardids", "chosen/ids", "chosen/plugin-manager/ids"})
-    if (auto ids = dt_string(ctx, prop, "/platform/tegra/part_number"))
+    if (auto ids = dt_string(ctx, prop, keys::kPartNumber))
       if (auto f = module_from_board_ids(*ids)) return f;
-  if (auto dts = dt_string(ctx, "nvidia,dtsfilename", "/platform/tegra/part_number"))
+  if (auto dts = dt_string(ctx, "nvidia,dtsfilename", keys::kPartNumber))
     if (auto f = module_from_dtsfilename(*dts)) return f;
   return std::nullopt;
 }
@@ -243,7 +242,7 @@ void check_memory(CollectContext& ctx, const nlohmann::json& out, const std::str
   double gib = static_cast<double>(total->get<long long>()) / (1024.0 * 1024.0 * 1024.0);
   // MemTotal leaves out firmware carve-outs: a 8GB module shows about 7.4 GiB.
   if (gib >= 0.8 * memory_gb && gib <= 1.05 * memory_gb) return;
-  ctx.warn("/platform/tegra/module", ctx.root().display("/proc/meminfo"),
+  ctx.warn(keys::kModule, ctx.root().display("/proc/meminfo"),
            part + " is a " + std::to_string(memory_gb) + "GB module but the machine has " +
                std::to_string(std::lround(gib)) +
                " GiB of memory: the device tree may name the developer-kit module instead of the "
@@ -263,7 +262,7 @@ void add_module(CollectContext& ctx, const std::vector<std::string>& compatible,
                                        {"sku", eeprom->sku},
                                        {"source", eeprom_source}};
     if (finding && finding->part_number != eeprom->p_number())
-      ctx.warn("/platform/tegra/part_number", eeprom_source,
+      ctx.warn(keys::kPartNumber, eeprom_source,
                "the module EEPROM names " + eeprom->p_number() + " but the device tree (" +
                    finding->source + ") names " + finding->part_number +
                    "; reporting the EEPROM's");
@@ -300,7 +299,7 @@ void collect_tegra(CollectContext& ctx, nlohmann::json& out) {
   nlohmann::json t = nlohmann::json::object();
   std::vector<std::string> signs;
 
-  auto compatible_raw = ctx.read_device_tree("compatible", "/platform/tegra/soc");
+  auto compatible_raw = ctx.read_device_tree("compatible", keys::kSoc);
   std::vector<std::string> compatible;
   if (compatible_raw) {
     for (auto& c : split_nul_list(*compatible_raw))
@@ -310,7 +309,7 @@ void collect_tegra(CollectContext& ctx, nlohmann::json& out) {
   if (ctx.root().exists("/etc/nv_tegra_release")) signs.push_back("/etc/nv_tegra_release exists");
   if (soc) signs.push_back("device-tree compatible names nvidia," + *soc);
   std::optional<std::string> family;
-  if (auto fam = ctx.read("/sys/devices/soc0/family", "/platform/tegra/is_tegra", 4096)) {
+  if (auto fam = ctx.read("/sys/devices/soc0/family", keys::kIsTegra, 4096)) {
     family = fact_text(*fam);
     if (family && starts_with_icase(*family, "tegra"))
       signs.push_back("/sys/devices/soc0/family is " + *family);
@@ -333,7 +332,7 @@ void collect_tegra(CollectContext& ctx, nlohmann::json& out) {
   t[in_tegra(keys::kTegraReleaseLine)] = json_or_null(l4t.release_line);
   add_jetpack(ctx, l4t, is_tegra, t);
 
-  t[in_tegra(keys::kBoardModel)] = json_or_null(dt_string(ctx, "model", "/platform/tegra/model"));
+  t[in_tegra(keys::kBoardModel)] = json_or_null(dt_string(ctx, "model", keys::kBoardModel));
   t[in_tegra(keys::kTegraCompatible)] = compatible;
   t[in_tegra(keys::kSoc)] = json_or_null(is_tegra ? soc : std::nullopt);
   if (is_tegra) {
@@ -349,7 +348,7 @@ void collect_tegra(CollectContext& ctx, nlohmann::json& out) {
   t[in_tegra(keys::kTegraSocFamily)] = json_or_null(family);
   if (ctx.options().show_serial)
     t[in_tegra(keys::kTegraSerialNumber)] =
-        json_or_null(dt_string(ctx, "serial-number", "/platform/tegra/serial_number"));
+        json_or_null(dt_string(ctx, "serial-number", keys::kTegraSerialNumber));
 
   collect_gpu_stack(ctx, t);
   // The provenance reads the kernel release and the SoC from the platform it lands in.
