@@ -27,6 +27,16 @@
 # __cxa_call_terminate@CXXABI_1.3.15, which GCC 13's libstdc++.so does not export, so the
 # test binary does not link against it with g++-13. Ubuntu 24.04 (JetPack 7) builds its
 # libgtest.a with GCC 13; this is Debian 13's mix of compilers, not JetPack 7's.
+# The same holds for every other C++ library of trixie that jetgate links (libre2.so calls
+# __cxa_call_terminate too): trixie's libstdc++-13-dev carries a link-time libstdc++.so of
+# GCC 13, while the runtime libstdc++.so.6 on the machine (and in the binaries' DT_NEEDED)
+# is GCC 14's. The shipped `jetgate` already links as the release does
+# (JETGATE_STATIC_RUNTIME: GCC 13's libstdc++.a inside, and libre2.so's GCC 14 references
+# resolved against the runtime libstdc++.so.6 given on the link line); the test binary is
+# linked the same way here (CMAKE_EXE_LINKER_FLAGS: the runtime library, -static-libstdc++,
+# -static-libgcc), so the suite tests the binary as it ships and no symbol is left
+# undefined or ignored. Linked against GCC 13's link-time libstdc++.so alone, it fails with
+# "libre2.so: undefined reference to __cxa_call_terminate@CXXABI_1.3.15".
 # Prints the compiler and CMake versions, the time of each step and ctest's pass count;
 # exits non-zero when any step or any test fails.
 set -euo pipefail
@@ -175,6 +185,10 @@ build_env=(CC=gcc-13 CXX=g++-13 CCACHE_DIR=/ccache CCACHE_MAXSIZE=5G
 t0=$SECONDS
 built=0
 gtest=/opt/gtest-gcc13
+triplet=$(in_chroot gcc-13 -dumpmachine)
+runtime_libstdcxx=/usr/lib/$triplet/libstdc++.so.6
+[ -e "$dir$runtime_libstdcxx" ] || { echo "test-debian13.sh: no $runtime_libstdcxx in the chroot" >&2; exit 1; }
+log "runtime C++ library: $(readlink -f "$dir$runtime_libstdcxx" | sed "s|^$dir||")"
 if [ ! -f "$dir$gtest/lib/cmake/GTest/GTestConfig.cmake" ]; then
   log "building GoogleTest with g++-13 into $gtest"
   in_chroot "${build_env[@]}" nice -n "$niceness" cmake -S /usr/src/googletest -B /build/googletest \
@@ -186,7 +200,8 @@ if in_chroot "${build_env[@]}" nice -n "$niceness" cmake -S /src/jetgate -B /bui
   -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -DNDEBUG" \
   "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -DNDEBUG" -DJETGATE_WERROR=ON -DJETGATE_WITH_CUDA=OFF \
   -DJETGATE_BUILD_TESTS=ON -DJETGATE_PCH="$pch" -DGTest_DIR="$gtest/lib/cmake/GTest" \
-  -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null &&
+  -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+  "-DCMAKE_EXE_LINKER_FLAGS=$runtime_libstdcxx -static-libstdc++ -static-libgcc" >/dev/null &&
    in_chroot "${build_env[@]}" nice -n "$niceness" cmake --build /build/jetgate -j "$jobs"; then
   built=1
 fi
