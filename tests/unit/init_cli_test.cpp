@@ -162,7 +162,7 @@ TEST(InitTemplates, BoardsRunWhenAskedOneAtATimeFromACacheOfTheCommit) {
   // The preflight runs on every pull request: it has no condition.
   auto preflight = wf.substr(wf.find("preflight-arm64:"),
                              wf.find("jetson-agx-orin:") - wf.find("preflight-arm64:"));
-  EXPECT_FALSE(has(preflight, "if: github.event_name")) << preflight;
+  EXPECT_FALSE(has(preflight, "github.event_name")) << preflight;
 }
 
 // Push runs the boards only for changes the gate covers, when it names them.

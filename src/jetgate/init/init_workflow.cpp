@@ -59,11 +59,18 @@ void emit_with(YAML::Emitter& y, const std::vector<std::pair<std::string, std::s
   y << YAML::EndMap;
 }
 
+// A condition (`if:`) is always double-quoted: yaml-cpp 0.7 (Debian 12, JetPack 6) writes
+// these expressions plain and 0.8 (Debian 13) quotes them, so quoting each one makes the
+// workflow the same bytes whichever yaml-cpp built jetgate (InitTemplates.DocsExamples*).
+void emit_condition(YAML::Emitter& y, const std::string& condition) {
+  y << YAML::Key << "if" << YAML::Value << YAML::DoubleQuoted << condition;
+}
+
 void uses_step(YAML::Emitter& y, const std::string& name, const std::string& uses,
                const std::vector<std::pair<std::string, std::string>>& with = {},
                const std::string& condition = "") {
   y << YAML::BeginMap << YAML::Key << "name" << YAML::Value << name;
-  if (!condition.empty()) y << YAML::Key << "if" << YAML::Value << condition;
+  if (!condition.empty()) emit_condition(y, condition);
   y << YAML::Key << "uses" << YAML::Value << uses;
   if (!with.empty()) emit_with(y, with);
   y << YAML::EndMap;
@@ -74,7 +81,7 @@ void run_step(YAML::Emitter& y, const std::string& name, const std::string& scri
               bool continue_on_error = false) {
   y << YAML::BeginMap << YAML::Key << "name" << YAML::Value << name;
   if (!id.empty()) y << YAML::Key << "id" << YAML::Value << id;
-  if (!condition.empty()) y << YAML::Key << "if" << YAML::Value << condition;
+  if (!condition.empty()) emit_condition(y, condition);
   if (continue_on_error) y << YAML::Key << "continue-on-error" << YAML::Value << true;
   y << YAML::Key << "run" << YAML::Value;
   // A literal block for anything past plain words: yaml-cpp 0.7 (Debian 12, JetPack 6)
@@ -175,7 +182,7 @@ void board_job(YAML::Emitter& y, const InitOptions& o, const InitBoard& b) {
   const auto dir = board_evidence_dir(b, false);
   y << YAML::Key << job_id(b, false) << YAML::Value << YAML::BeginMap;
   y << YAML::Key << "name" << YAML::Value << "Jetson gate on " + b.label + " (self-hosted)";
-  y << YAML::Key << "if" << YAML::Value << board_condition();
+  emit_condition(y, board_condition());
   runs_on(y, o, b);
   board_concurrency(y, b.label);
   y << YAML::Key << "timeout-minutes" << YAML::Value << 90;
@@ -199,7 +206,7 @@ void container_job(YAML::Emitter& y, const InitOptions& o, const InitBoard& b) {
   y << YAML::Key << job_id(b, true) << YAML::Value << YAML::BeginMap;
   y << YAML::Key << "name" << YAML::Value
     << "Jetson gate in a JetPack container on " + b.label + " (self-hosted)";
-  y << YAML::Key << "if" << YAML::Value << board_condition();
+  emit_condition(y, board_condition());
   runs_on(y, o, b);
   board_concurrency(y, b.label);
   y << YAML::Key << "timeout-minutes" << YAML::Value << 120;
@@ -258,7 +265,7 @@ void claim_job(YAML::Emitter& y, const InitOptions& o) {
     for (bool c : lanes(o)) y << job_id(b, c);
   y << YAML::EndSeq;
   // Judged whenever the boards were asked to run, even when one of them failed.
-  y << YAML::Key << "if" << YAML::Value << "always() && (" + board_condition() + ")";
+  emit_condition(y, "always() && (" + board_condition() + ")");
   y << YAML::Key << "runs-on" << YAML::Value << "ubuntu-24.04";
   y << YAML::Key << "steps" << YAML::Value << YAML::BeginSeq;
   checkout(y);
