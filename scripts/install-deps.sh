@@ -32,6 +32,7 @@ packages=(
   python3-nacl  # the signed-evidence interop test (tests/unit/trust_interop_test.cpp)
   libkmod2  # module provenance: libkmod.so.2 is loaded at run time (facts/module_provenance.cpp)
   cmark-gfm     # GitHub's Markdown renderer (tests/unit/markdown_render_test.cpp)
+  prometheus prometheus-node-exporter  # promtool and a real textfile collector (tests/unit/prometheus_test.cpp)
   clang-format
 )
 if ((ci)); then

@@ -8,7 +8,9 @@
 #include "cli/safe_streams.hpp"
 #include "jetgate/core/utf8.hpp"
 #include "jetgate/fs/atomic_write.hpp"
+#include "jetgate/fs/root_fs.hpp"
 #include "jetgate/report/annotations.hpp"
+#include "jetgate/report/prometheus.hpp"
 
 namespace jetgate::cli {
 
@@ -32,6 +34,21 @@ bool write_junit(const std::string& command, const std::string& path,
                  const report::JunitSuite& suite) {
   if (path.empty()) return true;
   return write_output_file(command, path, report::render_junit_xml(suite));
+}
+
+bool write_prometheus(const std::string& command, const std::string& path,
+                      const nlohmann::json& doc) {
+  if (path.empty()) return true;
+  report::PrometheusInput in;
+  in.document = &doc;
+  in.node = host_name();
+  std::error_code ec;
+  const auto absolute = std::filesystem::absolute(path, ec);
+  if (!ec && std::filesystem::is_regular_file(absolute, ec)) {
+    if (auto root = fs::RootFs::open("/"); root.ok())
+      if (auto text = root->read(absolute.string(), 4u << 20); text.ok()) in.previous = *text;
+  }
+  return write_output_file(command, path, report::render_prometheus_textfile(in));
 }
 
 void annotate(const report::JunitSuite& suite, const std::string& file, bool to_stderr) {

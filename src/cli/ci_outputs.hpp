@@ -3,6 +3,7 @@
 // annotations (when GITHUB_ACTIONS=true) and the badge file.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "jetgate/report/junit_xml.hpp"
@@ -17,6 +18,12 @@ bool write_output_file(const std::string& command, const std::string& path,
 // --junit FILE: nothing when path is empty.
 bool write_junit(const std::string& command, const std::string& path,
                  const report::JunitSuite& suite);
+
+// --prometheus FILE: nothing when path is empty. Renders doc (a probe document or a
+// gate's evidence) as a node_exporter textfile and writes it atomically; the file's
+// previous text, when it is a regular file, keeps a failed gate's last success time.
+bool write_prometheus(const std::string& command, const std::string& path,
+                      const nlohmann::json& doc);
 
 // One ::error (or ::warning) line per case that does not pass, when
 // GITHUB_ACTIONS=true; file names the file a case is about, when known. On

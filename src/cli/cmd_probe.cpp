@@ -7,13 +7,16 @@
 #include "cli/commands.hpp"
 #include "cli/number_options.hpp"
 #include "cli/progress_lines.hpp"
+#include "cli/safe_streams.hpp"
 #include "jetgate/core/exit_codes.hpp"
 #include "jetgate/core/json_text.hpp"
+#include "jetgate/core/utf8.hpp"
 #include "jetgate/cuda/decode_presets.hpp"
 #include "jetgate/evidence/gpu_facts.hpp"
 #include "jetgate/evidence/probe_document.hpp"
 #include "jetgate/facts/container_host.hpp"
 #include "jetgate/facts/platform.hpp"
+#include "jetgate/fs/atomic_write.hpp"
 #include "jetgate/probes/cuda_probes.hpp"
 #include "jetgate/probes/registry.hpp"
 #include "jetgate/report/cuda_text.hpp"
@@ -41,6 +44,7 @@ struct ProbeArgs {
   bool decode = false;
   probes::DecodeOptions decode_options;
   std::string junit;
+  std::string prometheus;
 };
 
 // --decode adds the decode probe; with --cuda (and no --probe) the default
@@ -87,6 +91,14 @@ int run_probe(const ProbeArgs& a) {
                          : report::render_probe_list_text());
     return kExitOk;
   }
+  // An output that cannot be written stops the probe before anything is measured.
+  for (const auto* out : {&a.junit, &a.prometheus})
+    if (!out->empty())
+      if (auto st = fs::check_output_path(*out); !st) {
+        std::cerr << "jetgate probe: " << (out == &a.junit ? "--junit" : "--prometheus") << ": "
+                  << terminal_safe(st.error().message()) << "\n";
+        return kExitUsage;
+      }
   auto root = fs::RootFs::open(a.root);
   if (!root.ok()) {
     std::cerr << "jetgate probe: " << root.error().message() << "\n";
@@ -148,6 +160,7 @@ int run_probe(const ProbeArgs& a) {
   auto suite = report::probe_junit(ran);
   annotate(suite, {}, a.json);
   if (!write_junit("probe", a.junit, suite)) return kExitUsage;
+  if (!write_prometheus("probe", a.prometheus, doc)) return kExitUsage;
   auto not_held = unmet(a, in.cuda, in.python);
   for (const auto& line : not_held) std::cerr << "jetgate probe: does not hold: " << line << "\n";
   return not_held.empty() ? kExitOk : kExitDoesNotHold;
@@ -218,6 +231,10 @@ Command add_probe_command(CLI::App& app) {
       "--root).\n"
       "Without probe flags `probe` is a report and exits 0.");
   sub->add_option("--junit", args->junit, "Also write a JUnit XML report: a test case per probe")
+      ->type_name("FILE");
+  sub->add_option("--prometheus", args->prometheus,
+                  "Also write the results as a node_exporter textfile-collector file (FILE.prom in "
+                  "the collector's directory), atomically (docs/metrics.md)")
       ->type_name("FILE");
   sub->add_flag("--quiet", args->quiet,
                 "No progress lines on stderr (shown when stderr is a terminal or CI is set)");

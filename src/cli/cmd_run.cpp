@@ -31,6 +31,7 @@ struct RunArgs {
   bool dry_run = false;
   std::string sign_key;
   std::string junit;
+  std::string prometheus;
   bool json = false;
   gate::RunOptions options;
 };
@@ -102,11 +103,13 @@ int run(RunArgs a) {
     if (i.subject != a.gate) std::cerr << "warning: policy: " << safe(i.line()) << "\n";
   if (a.dry_run || a.options.root != "/") return dry_run(a, *g);
   // An output that cannot be written stops the run before anything runs.
-  if (!a.junit.empty())
-    if (auto st = fs::check_output_path(a.junit); !st) {
-      std::cerr << "jetgate run: --junit: " << safe(st.error().message()) << "\n";
-      return kExitUsage;
-    }
+  for (const auto* out : {&a.junit, &a.prometheus})
+    if (!out->empty())
+      if (auto st = fs::check_output_path(*out); !st) {
+        std::cerr << "jetgate run: " << (out == &a.junit ? "--junit" : "--prometheus") << ": "
+                  << safe(st.error().message()) << "\n";
+        return kExitUsage;
+      }
   // A key that cannot be used stops the run before anything runs.
   if (!a.sign_key.empty()) {
     auto key = trust::load_signing_key(a.sign_key);
@@ -147,6 +150,7 @@ int run(RunArgs a) {
   auto suite = report::run_junit(e.gate, outcome->checks);
   annotate(suite, a.policy, a.json);
   if (!write_junit("run", a.junit, suite)) return kExitUsage;
+  if (!write_prometheus("run", a.prometheus, evidence::to_json(e))) return kExitUsage;
   return outcome->exit_code;
 }
 
@@ -191,6 +195,10 @@ Command add_run_command(CLI::App& app) {
       ->excludes("--dry-run");
   sub->add_option("--junit", args->junit,
                   "Also write a JUnit XML report: a test case per requirement, probe and test")
+      ->type_name("FILE");
+  sub->add_option("--prometheus", args->prometheus,
+                  "Also write the gate's status and the probes' values as a node_exporter "
+                  "textfile-collector file, atomically (docs/metrics.md)")
       ->type_name("FILE");
   sub->add_option("--node", args->options.node,
                   "The board this run speaks for, recorded in the evidence (/lane/node) so that "

@@ -15,12 +15,16 @@ bool github_actions() {
   return v != nullptr && std::string_view(v) == "true";
 }
 
+std::string host_name() {
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0) return {};
+  return host;
+}
+
 report::SanitizeOptions sanitize_options_for_this_machine() {
   report::SanitizeOptions o;
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) == 0 && host[0] != '\0') {
-    o.hostnames.emplace_back(host);  // the sanitizer hides its short name too
-  }
+  if (auto host = host_name(); !host.empty())
+    o.hostnames.push_back(std::move(host));  // the sanitizer hides its short name too
   for (const char* var : {"USER", "LOGNAME"})
     if (const char* v = std::getenv(var); v && *v) o.users.emplace_back(v);
   if (const passwd* pw = getpwuid(getuid()); pw && pw->pw_name) o.users.emplace_back(pw->pw_name);

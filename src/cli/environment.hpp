@@ -4,12 +4,17 @@
 // renderer can be tested with the values given to it.
 #pragma once
 
+#include <string>
+
 #include "jetgate/report/sanitize.hpp"
 
 namespace jetgate::cli {
 
 // GITHUB_ACTIONS=true: workflow-command annotations are printed.
 bool github_actions();
+
+// This machine's host name (gethostname), "" when it has none.
+std::string host_name();
 
 // This machine's host name and user names, which the issue body
 // hides like a secret.

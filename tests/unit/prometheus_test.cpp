@@ -4,6 +4,8 @@
 // prometheus package) and read back through a real node_exporter
 // (prometheus-node-exporter, --collector.textfile.directory on a loopback port): the
 // values scraped equal the document's, converted to base units.
+#include "jetgate/report/prometheus.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,7 +16,6 @@
 
 #include "jetgate/evidence/dates.hpp"
 #include "jetgate/proc/child.hpp"
-#include "jetgate/report/prometheus.hpp"
 #include "test_support.hpp"
 
 namespace jetgate {
@@ -142,7 +143,8 @@ TEST(Prometheus, ProbeDocumentInBaseUnits) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("jetgate_probe_seconds{probe=\"sync_path\",metric=\"sync_blocking_sync_rtt_"
-                      "median_us\"," + labels + "} 4.1e-05\n"),
+                      "median_us\"," +
+                      labels + "} 4.1e-05\n"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("jetgate_probe_tokens_per_second{probe=\"decode\",metric=\"decode_tok_s\"," +
@@ -151,10 +153,12 @@ TEST(Prometheus, ProbeDocumentInBaseUnits) {
   EXPECT_NE(text.find("jetgate_probe_ratio{probe=\"decode\",metric=\"decode_fraction_of_bound\"," +
                       labels + "} 0.91\n"),
             std::string::npos);
-  EXPECT_NE(text.find("jetgate_probe_status{probe=\"sync_path\"," + labels + ",status=\"WARN\"} 1\n"),
-            std::string::npos);
-  EXPECT_NE(text.find("jetgate_probe_status{probe=\"sync_path\"," + labels + ",status=\"PASS\"} 0\n"),
-            std::string::npos);
+  EXPECT_NE(
+      text.find("jetgate_probe_status{probe=\"sync_path\"," + labels + ",status=\"WARN\"} 1\n"),
+      std::string::npos);
+  EXPECT_NE(
+      text.find("jetgate_probe_status{probe=\"sync_path\"," + labels + ",status=\"PASS\"} 0\n"),
+      std::string::npos);
   EXPECT_NE(text.find("jetgate_sync_wait{probe=\"sync_path\"," + labels +
                       ",sched_mode=\"blocking_sync\",wait=\"busy_polling\"} 1\n"),
             std::string::npos);
@@ -225,6 +229,7 @@ TEST(Prometheus, OutsideStringsStayInsideTheirLabels) {
   EXPECT_EQ(promtool_problems(text), "") << text;
   EXPECT_EQ(text.find("\n# TYPE evil"), std::string::npos);
   EXPECT_EQ(report::prometheus_label_value("a\\b\"c\nd"), "a\\\\b\\\"c\\nd");
+  EXPECT_EQ(report::prometheus_label_value("\xff"), "\xef\xbf\xbd") << "not UTF-8: U+FFFD";
 
   // node_exporter reads the same labels back: one gate status series per status, not more.
   test::TempDir d;
@@ -247,12 +252,9 @@ TEST(Prometheus, ANodeExporterServesTheEvidenceValues) {
   const std::string base = R"(node="orin-nx-01",platform="Jetson Orin NX 16GB")";
   // Every probe value of the evidence, converted to its base unit, as scraped.
   const std::map<std::string, std::pair<std::string, double>> units{
-      {"GB/s", {"jetgate_probe_bytes_per_second", 1e9}},
-      {"us", {"jetgate_probe_seconds", 1e-6}},
-      {"fraction", {"jetgate_probe_ratio", 1}},
-      {"bytes", {"jetgate_probe_bytes", 1}},
-      {"tok/s", {"jetgate_probe_tokens_per_second", 1}},
-      {"count", {"jetgate_probe_items", 1}}};
+      {"GB/s", {"jetgate_probe_bytes_per_second", 1e9}}, {"us", {"jetgate_probe_seconds", 1e-6}},
+      {"fraction", {"jetgate_probe_ratio", 1}},          {"bytes", {"jetgate_probe_bytes", 1}},
+      {"tok/s", {"jetgate_probe_tokens_per_second", 1}}, {"count", {"jetgate_probe_items", 1}}};
   int compared = 0;
   for (const auto& [id, p] : e["probes"].items())
     for (const auto& [metric, m] : p["values"].items()) {
@@ -264,9 +266,8 @@ TEST(Prometheus, ANodeExporterServesTheEvidenceValues) {
       ++compared;
     }
   EXPECT_EQ(compared, 8);
-  EXPECT_EQ(scraped["jetgate_gate_status{gate=\"jetson-cuda-runtime\"," + base +
-                    ",status=\"PASS\"}"],
-            1);
+  EXPECT_EQ(
+      scraped["jetgate_gate_status{gate=\"jetson-cuda-runtime\"," + base + ",status=\"PASS\"}"], 1);
   EXPECT_EQ(scraped["jetgate_evidence_timestamp_seconds{" + base + "}"],
             static_cast<double>(*evidence::utc_seconds_of_timestamp("2026-12-03T07:00:00Z")));
 }
@@ -286,8 +287,8 @@ TEST(Prometheus, ProbeWritesTheFileAndRefusesOutputsThatAreNotFiles) {
     EXPECT_EQ(refused.exit_code, 2) << bad << ": " << refused.err;
     EXPECT_NE(refused.err.find("--prometheus"), std::string::npos) << refused.err;
   }
-  auto dry = test::run_jetgate({"run", "cuda-runtime", "--prometheus", "/dev/null",
-                                "--evidence-dir", d.path("ev")});
+  auto dry = test::run_jetgate(
+      {"run", "cuda-runtime", "--prometheus", "/dev/null", "--evidence-dir", d.path("ev")});
   EXPECT_EQ(dry.exit_code, 2) << dry.err;
 }
 

@@ -61,7 +61,7 @@ std::string utc_timestamp_now() {
                      tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
 }
 
-std::optional<Date> utc_date_of_timestamp(std::string_view t) {
+std::optional<std::int64_t> utc_seconds_of_timestamp(std::string_view t) {
   // YYYY-MM-DDTHH:MM:SS, then optional .fraction, then Z or +HH:MM / -HH:MM.
   if (t.size() < 20 || (t[10] != 'T' && t[10] != 't') || t[13] != ':' || t[16] != ':')
     return std::nullopt;
@@ -85,10 +85,17 @@ std::optional<Date> utc_date_of_timestamp(std::string_view t) {
   } else {
     return std::nullopt;
   }
-  long local_minutes = *hh * 60L + *mi - offset_minutes;
-  // Shift the day when the offset moves the instant across UTC midnight.
-  long day_shift = local_minutes < 0 ? -1 : (local_minutes >= 24L * 60 ? 1 : 0);
-  return add_days(*date, day_shift);
+  const std::int64_t day = std::chrono::sys_days(*date).time_since_epoch().count();
+  return day * 86400 + *hh * 3600L + *mi * 60L + *ss - offset_minutes * 60L;
+}
+
+std::optional<Date> utc_date_of_timestamp(std::string_view t) {
+  auto seconds = utc_seconds_of_timestamp(t);
+  if (!seconds) return std::nullopt;
+  // Floor division: an instant before 1970 still lands on its own day.
+  std::int64_t day = *seconds / 86400;
+  if (*seconds % 86400 < 0) --day;
+  return Date{std::chrono::sys_days(std::chrono::days(day))};
 }
 
 }  // namespace jetgate::evidence

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,5 +32,8 @@ std::string utc_timestamp_now();
 // "2026-11-30T01:00:00+02:00" is 2026-11-29 in UTC. Naive timestamps (no
 // offset) are rejected: their day is ambiguous.
 std::optional<Date> utc_date_of_timestamp(std::string_view text);
+// The same timestamp as seconds since 1970-01-01T00:00:00Z (fractions dropped); nullopt
+// where utc_date_of_timestamp gives nullopt. A leap second (:60) counts as the next second.
+std::optional<std::int64_t> utc_seconds_of_timestamp(std::string_view text);
 
 }  // namespace jetgate::evidence

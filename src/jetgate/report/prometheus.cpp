@@ -12,6 +12,7 @@
 #include "jetgate/claims/platform_key.hpp"
 #include "jetgate/core/document_keys.hpp"
 #include "jetgate/core/outcome.hpp"
+#include "jetgate/core/utf8.hpp"
 #include "jetgate/evidence/dates.hpp"
 
 namespace jetgate::report {
@@ -114,8 +115,10 @@ void add_probes(Writer& w, const nlohmann::json& doc, const Labels& base) {
     for (auto o : kOutcomes) {
       Labels l = labels;
       l.emplace_back("status", to_string(o));
-      w.add("jetgate_probe_status", "A probe's status: 1 for the one it has (PASS, WARN, FAIL, "
-            "SKIP, NOT_RUN).", std::move(l), status && *status == o ? 1 : 0);
+      w.add("jetgate_probe_status",
+            "A probe's status: 1 for the one it has (PASS, WARN, FAIL, "
+            "SKIP, NOT_RUN).",
+            std::move(l), status && *status == o ? 1 : 0);
     }
     if (p.contains("duration_ms") && p["duration_ms"].is_number())
       w.add("jetgate_probe_duration_seconds", "How long a probe ran, seconds.", labels,
@@ -146,9 +149,10 @@ void add_probes(Writer& w, const nlohmann::json& doc, const Labels& base) {
           Labels l = labels;
           l.emplace_back("sched_mode", m["mode"].get<std::string>());
           l.emplace_back("wait", std::string(state));
-          w.add("jetgate_sync_wait", "How the host waited for the GPU in a scheduling mode: 1 "
-                "for interrupt_driven, busy_polling or unclear.", std::move(l),
-                wait == state ? 1 : 0);
+          w.add("jetgate_sync_wait",
+                "How the host waited for the GPU in a scheduling mode: 1 "
+                "for interrupt_driven, busy_polling or unclear.",
+                std::move(l), wait == state ? 1 : 0);
         }
       }
   }
@@ -156,7 +160,9 @@ void add_probes(Writer& w, const nlohmann::json& doc, const Labels& base) {
 
 }  // namespace
 
-std::string prometheus_label_value(std::string_view s) {
+std::string prometheus_label_value(std::string_view raw) {
+  // The format is UTF-8: bytes that are not become U+FFFD, as everywhere in jetgate.
+  const std::string s = to_valid_utf8(raw);
   std::string out;
   out.reserve(s.size());
   for (char c : s) {
@@ -239,8 +245,9 @@ std::string render_prometheus_textfile(const PrometheusInput& in) {
       w.add("jetgate_gate_status", "A gate's last run: 1 for its status (PASS, FAIL, NOT_RUN).",
             std::move(l), o == current ? 1 : 0);
     }
-    if (when) w.add("jetgate_gate_last_run_timestamp_seconds", "When the gate last ran, Unix time.",
-                    labels, *when);
+    if (when)
+      w.add("jetgate_gate_last_run_timestamp_seconds", "When the gate last ran, Unix time.", labels,
+            *when);
     std::optional<double> success =
         current == Outcome::pass ? when : previous_last_success(in.previous, gate, node);
     if (success)
