@@ -9,13 +9,16 @@
 # tests/fuzz/corpus/TARGET/ (when there is one), so a later run continues
 # from what an earlier long run found.
 #
-# Usage: scripts/fuzz.sh [--time SECONDS] [--runs N] [--jobs J] [--timeout S] [--keep-corpus]
+# Usage: scripts/fuzz.sh [--time SECONDS] [--runs N] [--jobs J] [--workers W] [--timeout S]
+#                        [--keep-corpus]
 #                        [TARGET...]
 #   --time     stop each target after SECONDS (default 60, what CI runs)
 #   --runs     stop each target after N executions instead (e.g. 10000000)
 #   --keep-corpus  afterwards merge what the run found into tests/fuzz/corpus/TARGET/
 #              (libFuzzer's -merge=1: only inputs that add coverage); commit the result
 #   --jobs     targets run at once (default 1); each target is one process
+#   --workers  processes per target (default 1): W libFuzzer jobs sharing one corpus,
+#              each with its own seed; --runs is the total over them (each runs N/W)
 #   --timeout  one input running S seconds is a hang (default 10); the limit is
 #              wall-clock time, so raise it when other work shares the cores
 #   TARGET     e.g. fuzz_junit; default: every fuzz_* in BUILD_DIR/tests/fuzz
@@ -27,6 +30,7 @@ build=${BUILD_DIR:-build-clang}
 time_s=60
 runs=-1
 jobs=1
+workers=1
 timeout_s=10
 keep_corpus=0
 targets=()
@@ -35,6 +39,7 @@ while [ $# -gt 0 ]; do
     --time) time_s=$2; shift ;;
     --runs) runs=$2; time_s=0; shift ;;
     --jobs) jobs=$2; shift ;;
+    --workers) workers=$2; shift ;;
     --timeout) timeout_s=$2; shift ;;
     --keep-corpus) keep_corpus=1 ;;
     -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
@@ -53,6 +58,7 @@ need_number() {
 # --runs sets time_s to 0 (no time limit); without it the time must be set.
 if [ "$runs" = -1 ]; then need_number --time "$time_s" 1; fi
 need_number --jobs "$jobs" 1
+need_number --workers "$workers" 1
 need_number --timeout "$timeout_s" 1
 [ "$runs" = -1 ] || need_number --runs "$runs" 1
 fuzz_dir="$build/tests/fuzz"
@@ -134,20 +140,48 @@ run_one() {
   [ "$t" = fuzz_sanitize ] && max_len=8192
   local kept="tests/fuzz/corpus/$t" dirs=("$corpus" "$seeds")
   [ -d "$kept" ] && dirs+=("$kept")
-  if ! nice -n 10 "$fuzz_dir/$t" "${limits[@]}" -timeout="$timeout_s" -rss_limit_mb=2048 \
+  local status=0
+  if [ "$workers" -gt 1 ]; then
+    # libFuzzer's -jobs: W processes, each writing fuzz-JOB.log in its working
+    # directory and adding what it finds to the first corpus directory.
+    local jobdir="$build/fuzz-$t.jobs" abs=() d
+    rm -rf "$jobdir"
+    mkdir -p "$jobdir"
+    for d in "${dirs[@]}"; do abs+=("$(realpath "$d")"); done
+    local bin_abs art_abs
+    bin_abs=$(realpath "$fuzz_dir/$t")
+    art_abs=$(realpath "$artifacts")
+    local per=$(( runs > 0 ? (runs + workers - 1) / workers : -1 ))
+    limits=(-runs="$per")
+    [ "$time_s" != 0 ] && limits+=(-max_total_time="$time_s")
+    (cd "$jobdir" && nice -n 10 "$bin_abs" "${limits[@]}" -timeout="$timeout_s" \
+      -rss_limit_mb=2048 -max_len="$max_len" -print_final_stats=1 \
+      -artifact_prefix="$art_abs/$t-" -jobs="$workers" -workers="$workers" \
+      "${abs[@]}") >"$log" 2>&1 || status=1
+    # A job that crashed says so in its own log, whatever the parent's status.
+    if grep -lE '^==[0-9]+==ERROR|^SUMMARY: |ERROR: libFuzzer' "$jobdir"/fuzz-*.log >/dev/null 2>&1; then
+      status=1
+    fi
+    # (libFuzzer's parent copies each job's log into its own output: $log has them all.)
+  else
+    nice -n 10 "$fuzz_dir/$t" "${limits[@]}" -timeout="$timeout_s" -rss_limit_mb=2048 \
       -max_len="$max_len" -print_final_stats=1 -artifact_prefix="$artifacts/$t-" \
-      "${dirs[@]}" >"$log" 2>&1; then
+      "${dirs[@]}" >"$log" 2>&1 || status=1
+  fi
+  if [ "$status" != 0 ]; then
     echo "FAIL $t: see $log; inputs in $artifacts"
     tail -n 40 "$log"
     return 1
   fi
   local execs cov ft
-  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-  cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -1 | cut -d' ' -f2)
-  ft=$(grep -oE 'ft: [0-9]+' "$log" | tail -1 | cut -d' ' -f2)
+  # One process, or the sum over the workers (each prints its own final stats).
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | awk '{ n += $1 } END { print n }')
+  cov=$(grep -oE 'cov: [0-9]+' "$log" | cut -d' ' -f2 | sort -n | tail -1)
+  ft=$(grep -oE 'ft: [0-9]+' "$log" | cut -d' ' -f2 | sort -n | tail -1)
   local rate
-  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
-  echo "ok   $t: ${execs:-?} executions (${rate:-?}/s), coverage ${cov:-?} edges, ${ft:-?} features"
+  # Executions per second of one process (the mean over the workers).
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | awk '{ n += $1; k++ } END { if (k) printf "%d", n / k }')
+  echo "ok   $t: ${execs:-?} executions (${rate:-?}/s per process, $workers process(es)), coverage ${cov:-?} edges, ${ft:-?} features"
   if [ "$keep_corpus" = 1 ]; then
     mkdir -p "$kept"
     local before after
@@ -162,6 +196,6 @@ run_one() {
   fi
 }
 export -f run_one seeds_for envelope_seeds
-export build fuzz_dir corpus_root artifacts runs time_s timeout_s keep_corpus
+export build fuzz_dir corpus_root artifacts runs time_s timeout_s keep_corpus workers
 
 printf '%s\n' "${targets[@]}" | xargs -P "$jobs" -I{} bash -c 'run_one "$@"' _ {}

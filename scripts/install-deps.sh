@@ -8,14 +8,15 @@
 #   (no option)  the native build and its test suite (scripts/test.sh)
 #   --ci         also every lane of .ci/run: the aarch64 cross build and qemu-user
 #                (arm64 multiarch), g++-11, clang with ASan/UBSan/libFuzzer and
-#                clang-tidy, help2man and dpkg-dev for the packages
+#                clang-tidy, help2man and dpkg-dev for the packages, mmdebstrap,
+#                umoci and skopeo for the container image
 set -euo pipefail
 
 ci=0
 for arg in "$@"; do
   case "$arg" in
     --ci) ci=1 ;;
-    -h|--help) sed -n '3,11p' "$0"; exit 0 ;;
+    -h|--help) sed -n '3,12p' "$0"; exit 0 ;;
     *) echo "install-deps.sh: unknown option '$arg'" >&2; exit 2 ;;
   esac
 done
@@ -41,6 +42,7 @@ if ((ci)); then
     g++-aarch64-linux-gnu g++-11-aarch64-linux-gnu qemu-user-static
     clang-16 libclang-rt-16-dev clang-tidy
     help2man dpkg-dev binutils file
+    mmdebstrap umoci skopeo  # the container image (scripts/build-image.sh)
   )
   for lib in "${libraries[@]}"; do packages+=("$lib:arm64"); done
 fi

@@ -84,6 +84,30 @@ TEST(Utf8, NothingThatIsNotUtf8ReachesTheEvidence) {
   EXPECT_EQ(doc["platform"]["tegra"]["l4t"], "36.4.3");
 }
 
+// Every kind of error the JSON reader returns, with a position or without one
+// (negative zero names its pointer, not a line), becomes a warning about the
+// sidecar: "-0E1111" once ended `probe --root` in std::out_of_range (found by
+// fuzz_root_json).
+TEST(SidecarErrors, EveryJsonErrorIsAWarningNeverACrash) {
+  for (const std::string& text :
+       {std::string("-0E1111"), std::string("{\"machine\": -0.0}"), std::string("1e999"),
+        std::string("{\"a\":\0}", 7), std::string(""), std::string("[1,"), std::string("\"x\""),
+        std::string(40, '[')}) {
+    test::TempDir t;
+    t.write("jetgate-root.json", text);
+    auto root = fs::RootFs::open(t.dir());
+    ASSERT_TRUE(root.ok());
+    PlatformReport r;
+    ASSERT_NO_THROW(r = collect_platform(*root, {})) << text;
+    EXPECT_TRUE(r.platform["arch"].is_null()) << text;
+    bool named = false;
+    for (const auto& w : r.warnings)
+      named = named || (w.source.find("jetgate-root.json") != std::string::npos &&
+                        w.message.find("(not read)") != std::string::npos);
+    EXPECT_TRUE(named) << text;
+  }
+}
+
 TEST(SidecarDepth, TwoHundredThousandLevelsAreRefusedWithThePosition) {
   test::TempDir t;
   t.write("jetgate-root.json", "{\"machine\": \"aarch64\", \"nodes\": " + std::string(200000, '[') +

@@ -27,13 +27,19 @@ void CollectContext::load_sidecar() {
     if (root_.exists(path)) warn(keys::kArch, root_.display(path), text.error().what);
     return;
   }
-  // The error's position is "SOURCE:LINE:COLUMN"; the warning names the source already.
+  // With an empty source the error's position is ":LINE:COLUMN", or empty where
+  // the error has no position (negative zero names its JSON pointer instead); the
+  // warning names the file already.
   auto j = parse_json_text(*text, "", kSidecarMaxDepth);
   if (!j || !j->is_object()) {
+    std::string why = "not a JSON object";
+    if (!j) {
+      const std::string& at = j.error().where;
+      why = j.error().what;
+      if (at.size() > 1 && at.front() == ':') why += " at line:column " + at.substr(1);
+    }
     warn(keys::kArch, root_.display(path),
-         (j ? std::string("not a JSON object")
-            : j.error().what + " at line:column " + j.error().where.substr(1)) +
-             "; expected {\"machine\": \"aarch64\", \"nodes\": {...}} (not read)");
+         why + "; expected {\"machine\": \"aarch64\", \"nodes\": {...}} (not read)");
     return;
   }
   sidecar_ = std::move(*j);

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -67,6 +68,14 @@ class Writer {
   }
   std::string text() const {
     std::string out;
+    // The same few values (gate, node, platform) label every sample: each is
+    // escaped once.
+    std::map<std::string_view, std::string> escaped;
+    auto label_value = [&escaped](const std::string& raw) -> const std::string& {
+      auto it = escaped.find(raw);
+      if (it == escaped.end()) it = escaped.emplace(raw, prometheus_label_value(raw)).first;
+      return it->second;
+    };
     for (const auto& name : order_) {
       const auto& f = families_.at(name);
       out += fmt::format("# HELP {} {}\n# TYPE {} gauge\n", name, f.help, name);
@@ -76,7 +85,10 @@ class Writer {
           out += '{';
           for (std::size_t i = 0; i < labels.size(); ++i) {
             if (i) out += ',';
-            out += labels[i].first + "=\"" + prometheus_label_value(labels[i].second) + '"';
+            out += labels[i].first;
+            out += "=\"";
+            out += label_value(labels[i].second);
+            out += '"';
           }
           out += '}';
         }
@@ -161,6 +173,11 @@ void add_probes(Writer& w, const nlohmann::json& doc, const Labels& base) {
 }  // namespace
 
 std::string prometheus_label_value(std::string_view raw) {
+  // Most values are plain ASCII with nothing to escape: kept as they are.
+  if (std::all_of(raw.begin(), raw.end(), [](char c) {
+        return static_cast<unsigned char>(c) < 0x80 && c != '\\' && c != '"' && c != '\n';
+      }))
+    return std::string(raw);
   // The format is UTF-8: bytes that are not become U+FFFD, as everywhere in jetgate.
   const std::string s = to_valid_utf8(raw);
   std::string out;

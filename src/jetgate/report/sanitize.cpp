@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "jetgate/report/sanitize.hpp"
 
+#include <re2/set.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <optional>
@@ -25,21 +28,73 @@ struct CompiledRule {
   const RuleRow* row;
   std::unique_ptr<Pattern> pattern;
   std::unique_ptr<Pattern> block_end;
+  int literal_index;  // the row's entry in the literal set; -1: no literals, always tried
 };
+
+struct CompiledRules {
+  std::vector<CompiledRule> rules;
+  // Every row's literals, one entry per row ("lit1|lit2", quoted, ASCII case
+  // ignored): one pass over a line says which rows can match it at all, where
+  // searching each row's literals in turn cost most of the sanitizer's time.
+  std::unique_ptr<RE2::Set> literals;
+  int literal_count = 0;
+};
+
+RE2::Options literal_options() {
+  RE2::Options o;
+  o.set_encoding(RE2::Options::EncodingLatin1);  // bytes, as Pattern reads them
+  o.set_log_errors(false);
+  o.set_case_sensitive(false);  // the literals are ASCII: Latin-1 folding is ASCII's there
+  return o;
+}
 
 // Each row's patterns, compiled once (a row that does not compile aborts:
 // SanitizeRules.EveryPatternCompiles keeps that from shipping).
-const std::vector<CompiledRule>& compiled_rules() {
-  static const std::vector<CompiledRule> rules = [] {
-    std::vector<CompiledRule> out;
+const CompiledRules& compiled_rules() {
+  static const CompiledRules rules = [] {
+    CompiledRules out;
+    out.literals = std::make_unique<RE2::Set>(literal_options(), RE2::UNANCHORED);
     for (const auto& row : detail::rule_table()) {
-      CompiledRule c{&row, std::make_unique<Pattern>(row.pattern, case_of(row)), nullptr};
+      CompiledRule c{&row, std::make_unique<Pattern>(row.pattern, case_of(row)), nullptr, -1};
       if (row.block_end) c.block_end = std::make_unique<Pattern>(row.block_end, case_of(row));
-      out.push_back(std::move(c));
+      if (row.literals != nullptr) {
+        std::string alternatives;
+        std::string_view rest = row.literals;
+        while (true) {
+          auto bar = rest.find('|');
+          if (!alternatives.empty()) alternatives += '|';
+          alternatives += RE2::QuoteMeta(re2::StringPiece(rest.substr(0, bar)));
+          if (bar == std::string_view::npos) break;
+          rest.remove_prefix(bar + 1);
+        }
+        std::string error;
+        c.literal_index = out.literals->Add(alternatives, &error);
+        if (c.literal_index < 0) {
+          std::fprintf(stderr, "jetgate: sanitizer row %s: literals do not compile: %s\n", row.id,
+                       error.c_str());
+          std::abort();
+        }
+        ++out.literal_count;
+      }
+      out.rules.push_back(std::move(c));
+    }
+    if (!out.literals->Compile()) {
+      std::fputs("jetgate: the sanitizer's literal set does not compile\n", stderr);
+      std::abort();
     }
     return out;
   }();
   return rules;
+}
+
+// Which rows' literals the line holds (indexed by literal_index).
+std::vector<bool> literals_present(std::string_view line) {
+  const auto& compiled = compiled_rules();
+  std::vector<bool> present(static_cast<std::size_t>(compiled.literal_count), false);
+  std::vector<int> hits;
+  if (compiled.literals->Match(re2::StringPiece(line.data(), line.size()), &hits))
+    for (int i : hits) present[static_cast<std::size_t>(i)] = true;
+  return present;
 }
 
 // The next match of a row at or after `from`; for a row whose context follows
@@ -232,9 +287,17 @@ class Sanitizer {
     // A blank line has nothing to redact; skipping the rule table keeps a text
     // of many short lines cheap.
     if (text.find_first_not_of(" \t") == std::string::npos) return text;
-    for (const auto& rule : compiled_rules()) {
-      if (!detail::holds_any_literal(text, rule.row->literals)) continue;
-      text = rule.block_end ? block_rule(text, rule) : row_rule(text, rule);
+    // A row runs only on a line that holds one of its literals, as the line is
+    // when its turn comes: a redaction earlier in the table changes the line, so
+    // the set is matched again after each change (rare: one match per line).
+    std::vector<bool> present = literals_present(text);
+    for (const auto& rule : compiled_rules().rules) {
+      if (rule.literal_index >= 0 && !present[static_cast<std::size_t>(rule.literal_index)])
+        continue;
+      std::string next = rule.block_end ? block_rule(text, rule) : row_rule(text, rule);
+      if (next == text) continue;
+      text = std::move(next);
+      present = literals_present(text);
     }
     for (const auto& k : known_) {
       const std::string& current = text;
@@ -334,7 +397,7 @@ std::string sanitize(std::string_view text, const SanitizeOptions& options) {
 namespace detail {
 
 std::vector<PatternMatch> row_matches(const RuleRow& row, std::string_view line) {
-  const auto& rules = compiled_rules();
+  const auto& rules = compiled_rules().rules;
   auto index = static_cast<std::size_t>(&row - rule_table().data());
   std::vector<PatternMatch> out;
   if (index >= rules.size()) return out;
@@ -343,6 +406,16 @@ std::vector<PatternMatch> row_matches(const RuleRow& row, std::string_view line)
     from = m->length() == 0 ? m->position() + 1 : m->end();
     out.push_back(std::move(*m));
   }
+  return out;
+}
+
+std::vector<bool> rows_with_literals_in(std::string_view line) {
+  const auto& rules = compiled_rules().rules;
+  const std::vector<bool> present = literals_present(line);
+  std::vector<bool> out;
+  out.reserve(rules.size());
+  for (const auto& rule : rules)
+    out.push_back(rule.literal_index < 0 || present[static_cast<std::size_t>(rule.literal_index)]);
   return out;
 }
 

@@ -55,6 +55,11 @@ std::span<const RuleRow> rule_table();
 // finds them (before the row's check): each searched from the end of the last.
 std::vector<PatternMatch> row_matches(const RuleRow& row, std::string_view line);
 
+// For each row of rule_table(), whether line holds one of its literals, as the
+// sanitizer's one-pass prefilter (an RE2::Set of every row's literals) finds it:
+// the same answer as holds_any_literal(line, row.literals) for every row.
+std::vector<bool> rows_with_literals_in(std::string_view line);
+
 // "id: RE2's reason" for each row pattern that does not compile; empty when all do.
 std::vector<std::string> rule_pattern_errors();
 
