@@ -239,21 +239,24 @@ json_string() {
   printf '"%s"' "$s"
 }
 
-# Device nodes: type, permission bits and major:minor go to jetgate-root.json; an empty
-# regular file marks the path in the tree.
+# Device nodes: type, permission bits, major:minor and owner (uid, gid and their names)
+# go to jetgate-root.json; an empty regular file marks the path in the tree.
 node_entries=()
 record_node() {
-  local path="$1" info type mode major minor kind
+  local path="$1" info type mode major minor uid gid owner group kind
   [ -e "$path" ] || return 0
-  info="$(stat -L -c '%F|%a|%t|%T' -- "$path" 2>/dev/null)" || { note_skip "$path" "stat failed"; return 0; }
-  IFS='|' read -r type mode major minor <<< "$info"
+  info="$(stat -L -c '%F|%a|%t|%T|%u|%g|%U|%G' -- "$path" 2>/dev/null)" || { note_skip "$path" "stat failed"; return 0; }
+  IFS='|' read -r type mode major minor uid gid owner group <<< "$info"
   case "$type" in
     "character special file") kind=char ;;
     "block special file") kind=block ;;
     *) return 0 ;;  # only device nodes belong in "nodes"
   esac
   mkdir -p "$(dirname "$root$path")" && : > "$root$path"
-  node_entries+=("    $(json_string "$path"): {\"type\": \"$kind\", \"mode\": \"0$mode\", \"major\": $((16#$major)), \"minor\": $((16#$minor))}")
+  # stat prints UNKNOWN for an id without a name here.
+  if [ "$owner" = UNKNOWN ]; then owner=null; else owner="$(json_string "$owner")"; fi
+  if [ "$group" = UNKNOWN ]; then group=null; else group="$(json_string "$group")"; fi
+  node_entries+=("    $(json_string "$path"): {\"type\": \"$kind\", \"mode\": \"0$mode\", \"major\": $((16#$major)), \"minor\": $((16#$minor)), \"uid\": $uid, \"gid\": $gid, \"owner\": $owner, \"group\": $group}")
   recorded=$((recorded + 1))
 }
 

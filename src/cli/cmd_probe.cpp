@@ -5,6 +5,7 @@
 
 #include "cli/ci_outputs.hpp"
 #include "cli/commands.hpp"
+#include "cli/host_root.hpp"
 #include "cli/number_options.hpp"
 #include "cli/progress_lines.hpp"
 #include "cli/safe_streams.hpp"
@@ -29,6 +30,7 @@ namespace {
 
 struct ProbeArgs {
   std::string root = "/";
+  std::string host_root;  // --host-root DIR: the live host's facts through its mount
   bool json = false;
   bool show_serial = false;
   bool cuda = false;
@@ -101,20 +103,34 @@ int run_probe(const ProbeArgs& a) {
       }
   auto root = fs::RootFs::open(a.root);
   if (!root.ok()) {
-    std::cerr << "jetgate probe: " << root.error().message() << "\n";
+    std::cerr << "jetgate probe: " << terminal_safe(root.error().message()) << "\n";
     return kExitUsage;
   }
-  if (!root->is_live() && (a.cuda || a.python_runtime)) {
+  // Facts of the running system: the live root, or the live host through its mount.
+  const bool live = root->is_live() || !a.host_root.empty();
+  if (!live && (a.cuda || a.python_runtime)) {
     std::cerr << "jetgate probe: --cuda and --python measure the live machine; they cannot be "
                  "combined with --root (a recorded root has no driver to talk to)\n";
     return kExitUsage;
   }
   facts::CollectOptions copts;
   copts.show_serial = a.show_serial;
-  auto platform = facts::collect_platform(*root, copts);
+  facts::PlatformReport platform;
+  nlohmann::json host_mount = nullptr;
+  if (!a.host_root.empty()) {
+    auto host = collect_host_root(a.host_root, copts);
+    if (!host) {
+      std::cerr << "jetgate probe: --host-root: " << terminal_safe(host.error().message()) << "\n";
+      return kExitUsage;
+    }
+    platform = std::move(host->report);
+    host_mount = std::move(host->host_mount);
+  } else {
+    platform = facts::collect_platform(*root, copts);
+  }
 
   std::optional<probes::CudaSection> cuda;
-  if (root->is_live()) {
+  if (live) {
     probes::CudaOptions o;
     o.run_probes = a.cuda;
     o.only = a.only;
@@ -138,11 +154,12 @@ int run_probe(const ProbeArgs& a) {
 
   evidence::ProbeDocumentInput in;
   in.root = platform.root;  // the --root path, made valid UTF-8 by the facts
-  in.live = root->is_live();
+  in.live = live;
+  in.host_mount = host_mount;
   in.platform = &platform;
   in.cuda = cuda ? &*cuda : nullptr;
   in.python = python ? &*python : nullptr;
-  if (root->is_live()) in.generated_at = evidence::utc_now_iso8601();
+  if (live) in.generated_at = evidence::utc_now_iso8601();
   auto doc = evidence::build_probe_document(in);
 
   std::cerr << report::render_warnings_text(doc["warnings"]);
@@ -174,10 +191,18 @@ Command add_probe_command(CLI::App& app) {
       "probe",
       "Report the platform facts (hardware, L4T/JetPack, libraries, GPU driver stack) and, on the "
       "live machine, the CUDA driver and devices; --cuda also runs the GPU probes");
-  sub->add_option("--root", args->root,
-                  "Read every file under DIR instead of / (a recorded machine; see "
-                  "scripts/jetgate-record-root.sh)")
-      ->type_name("DIR");
+  auto* root_opt = sub->add_option("--root", args->root,
+                                   "Read every file under DIR instead of / (a recorded machine; "
+                                   "see scripts/jetgate-record-root.sh)")
+                       ->type_name("DIR");
+  sub->add_option("--host-root", args->host_root,
+                  "In a pod or container: read the live host's /etc, /proc, /sys and /lib/modules "
+                  "where they are mounted read-only, at DIR (node_exporter's --path.rootfs), "
+                  "while CUDA runs here with the devices and libraries the container has; the "
+                  "facts are live (/host_mount records the mount and $JETGATE_IMAGE). Refused: a "
+                  "recording (use --root), a DIR/proc that is not a procfs (docs/probes.md)")
+      ->type_name("DIR")
+      ->excludes(root_opt);
   sub->add_flag("--json", args->json, "Print one JSON document (docs/evidence-schema.md)");
   sub->add_flag("--list", args->list,
                 "List the probes and the metrics each reports (unit, which way is better): "

@@ -14,6 +14,7 @@
 #include "jetgate/core/utf8.hpp"
 #include "jetgate/evidence/gate_id.hpp"
 #include "jetgate/fs/atomic_write.hpp"
+#include "jetgate/fs/host_root.hpp"
 #include "jetgate/gate/dry_run.hpp"
 #include "jetgate/gate/gate_runner.hpp"
 #include "jetgate/proc/interrupt.hpp"
@@ -33,6 +34,7 @@ struct RunArgs {
   std::string junit;
   std::string prometheus;
   bool json = false;
+  std::string host_root;  // --host-root DIR: the live host's facts through its mount
   gate::RunOptions options;
 };
 
@@ -58,11 +60,14 @@ void print_rows(const std::vector<gate::CheckRow>& rows) {
 // machine, 1 it would not; 2 when it was asked to really run against a recording.
 int dry_run(const RunArgs& a, const policy::Gate& g) {
   const bool recorded = a.options.root != "/";
-  auto facts = live_run_deps().platform(a.options.root);
+  auto facts = live_run_deps(a.host_root).platform(a.options.root);
   for (const auto& w : facts.warnings) std::cerr << warning_line(w);
   auto d = gate::dry_run(g, facts.platform);
-  std::cout << safe(g.id) << ": dry run on "
-            << (recorded ? "the recorded root " + safe(a.options.root) : "this machine") << ": "
+  std::string where = recorded ? "the recorded root " + safe(a.options.root)
+                      : a.host_root.empty()
+                          ? std::string("this machine")
+                          : "this machine's host, mounted at " + safe(a.host_root);
+  std::cout << safe(g.id) << ": dry run on " << where << ": "
             << (d.would_run_here() ? "would run" : "would not run (a requirement is not met)")
             << "\n";
   print_rows(gate::dry_run_rows(d));
@@ -101,6 +106,12 @@ int run(RunArgs a) {
   // Other gates' and policy-wide problems do not stop this gate; `check` reports them.
   for (const auto& i : policy->issues)
     if (i.subject != a.gate) std::cerr << "warning: policy: " << safe(i.line()) << "\n";
+  // A host mount that is refused (a recording, no procfs) stops the run before anything runs.
+  if (!a.host_root.empty())
+    if (auto st = fs::check_host_root(a.host_root); !st) {
+      std::cerr << "jetgate run: --host-root: " << safe(st.error().message()) << "\n";
+      return kExitUsage;
+    }
   if (a.dry_run || a.options.root != "/") return dry_run(a, *g);
   // An output that cannot be written stops the run before anything runs.
   for (const auto* out : {&a.junit, &a.prometheus})
@@ -128,7 +139,7 @@ int run(RunArgs a) {
   // the evidence says the run was interrupted.
   proc::InterruptScope interrupts;
   auto outcome = gate::run_gate(*g, policy::issues_of(*policy, a.gate), policy->policy, a.options,
-                                live_run_deps());
+                                live_run_deps(a.host_root));
   if (!outcome) {
     std::cerr << "jetgate run: " << safe(outcome.error().message()) << "\n";
     return kExitUsage;
@@ -173,11 +184,20 @@ Command add_run_command(CLI::App& app) {
   sub->add_option("--python", args->options.python,
                   "Python interpreter for the python_runtime probe")
       ->capture_default_str();
-  sub->add_option("--root", args->options.root,
-                  "Judge the requirements against the recorded machine under DIR (needs --dry-run: "
-                  "a recording "
-                  "never runs probes or a command, and never writes evidence)")
-      ->capture_default_str();
+  auto* root_opt =
+      sub->add_option("--root", args->options.root,
+                      "Judge the requirements against the recorded machine under DIR (needs "
+                      "--dry-run: a recording never runs probes or a command, and never writes "
+                      "evidence)")
+          ->capture_default_str();
+  sub->add_option("--host-root", args->host_root,
+                  "Run in a pod or container with the live host's /etc, /proc, /sys and "
+                  "/lib/modules mounted read-only at DIR (node_exporter's --path.rootfs): the "
+                  "host's facts are read there, live, while the probes and the command run here "
+                  "with the devices and libraries the container has; the evidence is live and "
+                  "records the mount (/host_mount) and $JETGATE_IMAGE (docs/probes.md)")
+      ->type_name("DIR")
+      ->excludes(root_opt);
   sub->add_flag("--dry-run", args->dry_run,
                 "Only say whether the gate's requirements are met and what it would run; run "
                 "nothing, write no "
@@ -210,7 +230,8 @@ Command add_run_command(CLI::App& app) {
       "Show neither probe progress nor the command's output while it runs (GATE.log keeps it)");
   sub->footer(
       "Exit status: 0 passed, 1 failed (or interrupted by SIGINT/SIGTERM/SIGHUP), 2 not run "
-      "(requirements unmet) or unusable input (--root without --dry-run).\n"
+      "(requirements unmet) or unusable input (--root without --dry-run; a --host-root that is a "
+      "recording, not a directory, or whose proc is not a procfs).\n"
       "With --dry-run: 0 the gate would run here (or on the --root recording), 1 it would not.");
   return {sub, [args] {
             args->options.repo_root = args->repo_root;

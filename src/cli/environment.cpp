@@ -15,6 +15,12 @@ bool github_actions() {
   return v != nullptr && std::string_view(v) == "true";
 }
 
+std::optional<std::string> container_image() {
+  const char* v = std::getenv(kContainerImageVariable);
+  if (v == nullptr || *v == '\0' || std::string_view(v).size() > 512) return std::nullopt;
+  return std::string(v);
+}
+
 std::string host_name() {
   char host[256] = {};
   if (gethostname(host, sizeof host - 1) != 0) return {};

@@ -4,6 +4,7 @@
 // renderer can be tested with the values given to it.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "jetgate/report/sanitize.hpp"
@@ -12,6 +13,12 @@ namespace jetgate::cli {
 
 // GITHUB_ACTIONS=true: workflow-command annotations are printed.
 bool github_actions();
+
+// JETGATE_IMAGE: the container image jetgate runs in, as the pod's manifest
+// sets it (`env: [{name: JETGATE_IMAGE, value: <the image>}]`), for --host-root's
+// /host_mount/image; nullopt when unset, empty or longer than 512 bytes.
+std::optional<std::string> container_image();
+inline constexpr const char* kContainerImageVariable = "JETGATE_IMAGE";
 
 // This machine's host name (gethostname), "" when it has none.
 std::string host_name();

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/host_root.hpp"
 #include "jetgate/evidence/dates.hpp"
 #include "jetgate/facts/platform.hpp"
 #include "jetgate/fs/root_fs.hpp"
@@ -29,11 +30,30 @@ gate::PlatformFacts live_platform(const std::string& root_dir) {
   return out;
 }
 
+gate::PlatformFacts host_platform(const std::string& dir) {
+  gate::PlatformFacts out;
+  auto facts = collect_host_root(dir, {});
+  if (!facts) {
+    out.platform = nullptr;
+    out.warnings.push_back(
+        {"/platform", dir, fmt::format("platform facts unavailable: {}", facts.error().message())});
+    return out;
+  }
+  out.platform = std::move(facts->report.platform);
+  out.warnings = facts->report.warnings;
+  out.root = facts->report.root;
+  out.host_mount = std::move(facts->host_mount);
+  return out;
+}
+
 }  // namespace
 
-gate::RunDeps live_run_deps() {
+gate::RunDeps live_run_deps(const std::string& host_root) {
   gate::RunDeps d;
-  d.platform = live_platform;
+  if (host_root.empty())
+    d.platform = live_platform;
+  else
+    d.platform = [host_root](const std::string&) { return host_platform(host_root); };
   d.cuda = probes::collect_cuda;
   d.python = probes::probe_python_runtime;
   d.process = proc::run_process;

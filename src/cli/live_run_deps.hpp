@@ -4,10 +4,14 @@
 // pass their own RunDeps to gate::run_gate instead.
 #pragma once
 
+#include <string>
+
 #include "jetgate/gate/gate_runner.hpp"
 
 namespace jetgate::cli {
 
-gate::RunDeps live_run_deps();
+// host_root: `run --host-root DIR`: the platform facts are the host's, read live
+// through DIR (cli/host_root.hpp); the root the runner passes is then unused.
+gate::RunDeps live_run_deps(const std::string& host_root = "");
 
 }  // namespace jetgate::cli

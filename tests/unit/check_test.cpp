@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "jetgate/evidence/evidence.hpp"
+#include "jetgate/evidence/probe_document.hpp"
 #include "test_support.hpp"
 
 namespace jetgate::claims {
@@ -108,6 +109,33 @@ TEST(CheckTest, EvidenceFromARecordingNeverCounts) {
   j["facts_source"] = "live";
   repo.t.write("conditional-evidence/jetson-cuda-runtime.json", j.dump());
   EXPECT_TRUE(repo.check("2026-11-29").holds());
+}
+
+// Evidence from `run --host-root` (a pod reading the live host through its
+// mount) is live evidence: its head, as the gate runner writes it, backs the
+// claim; the same head marked "recorded" does not.
+TEST(CheckTest, EvidenceFromAHostMountCountsAsLive) {
+  Repo repo;
+  repo.evidence("cuda-runtime", "2026-11-29T10:00:00Z");
+  repo.evidence("jetson-cuda-runtime", "2026-11-29T10:00:00Z");
+  auto path = repo.evidence_dir + "/jetson-cuda-runtime.json";
+  auto j = nlohmann::json::parse(test::read_file(path));
+  j["platform"] = {{"arch", "aarch64"},
+                   {"tegra", {{"is_tegra", true}, {"module", "Jetson AGX Orin 64GB"}}}};
+  auto head = evidence::facts_head(
+      "/host", true, j["platform"],
+      evidence::host_mount_json("/host", true, true, std::string("ghcr.io/example/app:1"),
+                                "JETGATE_IMAGE"));
+  for (const char* k : {"jetgate", "facts_source", "root", "host_mount", "platform"})
+    j[k] = head[k];
+  ASSERT_EQ(j["facts_source"], "live");
+  ASSERT_EQ(j["host_mount"]["dir"], "/host");
+  repo.t.write("conditional-evidence/jetson-cuda-runtime.json", j.dump());
+  auto r = repo.check("2026-11-29");
+  EXPECT_TRUE(r.holds()) << lines(r);
+  j["facts_source"] = "recorded";
+  repo.t.write("conditional-evidence/jetson-cuda-runtime.json", j.dump());
+  EXPECT_FALSE(repo.check("2026-11-29").holds());
 }
 
 TEST(CheckTest, AgeBoundaryExactlyMaximumIsFreshOneMoreIsStale) {

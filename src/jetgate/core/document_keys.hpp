@@ -30,6 +30,12 @@ using Pointer = nlohmann::json::json_pointer;
   X(kGeneratedAt, "/generated_at")                                                          \
   X(kFactsSource, "/facts_source")                                                          \
   X(kRoot, "/root")                                                                         \
+  X(kHostMount, "/host_mount")                                                              \
+  X(kHostMountDir, "/host_mount/dir")                                                       \
+  X(kHostMountImage, "/host_mount/image")                                                   \
+  X(kHostMountImageSource, "/host_mount/image_source")                                      \
+  X(kHostMountProcIsProcfs, "/host_mount/proc_is_procfs")                                   \
+  X(kHostMountSysIsSysfs, "/host_mount/sys_is_sysfs")                                       \
   X(kPlatform, "/platform")                                                                 \
   X(kGpu, "/gpu")                                                                           \
   X(kPython, "/python")                                                                     \
@@ -85,6 +91,12 @@ using Pointer = nlohmann::json::json_pointer;
   X(kTegraDriverProvenance, "/platform/tegra/driver/provenance")                            \
   X(kTegraDriverExpectedModules, "/platform/tegra/driver/expected_modules")                 \
   X(kTegraDriverCudaNodes, "/platform/tegra/driver/cuda_nodes")                             \
+  X(kTegraDriverNodeAccess, "/platform/tegra/driver/node_access")                           \
+  X(kTegraDriverNodeAccessUid, "/platform/tegra/driver/node_access/uid")                    \
+  X(kTegraDriverNodeAccessGid, "/platform/tegra/driver/node_access/gid")                    \
+  X(kTegraDriverNodeAccessGroups, "/platform/tegra/driver/node_access/groups")              \
+  X(kTegraDriverNodeAccessMethod, "/platform/tegra/driver/node_access/method")              \
+  X(kTegraDriverNodeAccessNodes, "/platform/tegra/driver/node_access/nodes")                \
   X(kPowerNvpmodel, "/platform/power/nvpmodel")                                             \
   X(kPowerNvpmodelModeId, "/platform/power/nvpmodel/mode_id")                               \
   X(kPowerNvpmodelModeName, "/platform/power/nvpmodel/mode_name")                           \

@@ -4,6 +4,7 @@
 #include <ctime>
 
 #include "jetgate/core/document_keys.hpp"
+#include "jetgate/core/utf8.hpp"
 #include "jetgate/core/version.hpp"
 #include "jetgate/cuda/kernel_image.hpp"
 
@@ -41,18 +42,34 @@ std::string utc_now_iso8601() {
   return buf;
 }
 
-nlohmann::json facts_head(const std::string& root, bool live, const nlohmann::json& platform) {
+nlohmann::json host_mount_json(const std::string& dir, bool proc_is_procfs, bool sys_is_sysfs,
+                               const std::optional<std::string>& image,
+                               const std::string& image_source) {
+  nlohmann::json j;
+  auto at = [](const keys::Pointer& k) { return keys::relative(k, keys::kHostMount); };
+  j[at(keys::kHostMountDir)] = to_valid_utf8(dir);
+  j[at(keys::kHostMountImage)] = image ? nlohmann::json(to_valid_utf8(*image)) : nlohmann::json();
+  j[at(keys::kHostMountImageSource)] =
+      image ? nlohmann::json(image_source) : nlohmann::json(nullptr);
+  j[at(keys::kHostMountProcIsProcfs)] = proc_is_procfs;
+  j[at(keys::kHostMountSysIsSysfs)] = sys_is_sysfs;
+  return j;
+}
+
+nlohmann::json facts_head(const std::string& root, bool live, const nlohmann::json& platform,
+                          const nlohmann::json& host_mount) {
   nlohmann::json doc;
   doc[keys::kSchemaVersion] = kEvidenceSchemaVersion;
   doc[keys::kJetgate] = jetgate_identity();
   doc[keys::kFactsSource] = live ? "live" : "recorded";
   doc[keys::kRoot] = root;
+  doc[keys::kHostMount] = host_mount;
   doc[keys::kPlatform] = platform;
   return doc;
 }
 
 nlohmann::json build_probe_document(const ProbeDocumentInput& in) {
-  nlohmann::json doc = facts_head(in.root, in.live, in.platform->platform);
+  nlohmann::json doc = facts_head(in.root, in.live, in.platform->platform, in.host_mount);
   if (in.generated_at) doc[keys::kGeneratedAt] = *in.generated_at;
   nlohmann::json probes = nlohmann::json::object();
   if (in.cuda) {

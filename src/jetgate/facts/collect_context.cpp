@@ -15,9 +15,9 @@ constexpr std::size_t kDpkgStatusMax = 64u << 20;  // a full JetPack install is 
 }  // namespace
 
 CollectContext::CollectContext(const fs::RootFs& root, const CollectOptions& options,
-                               std::vector<Warning>& warnings)
-    : root_(root), options_(options), warnings_(warnings) {
-  if (!root_.is_live()) load_sidecar();
+                               std::vector<Warning>& warnings, DeviceNodes devices)
+    : root_(root), options_(options), warnings_(warnings), devices_(devices) {
+  if (!facts_live()) load_sidecar();
 }
 
 void CollectContext::load_sidecar() {
@@ -75,8 +75,8 @@ const std::map<std::string, std::string>& CollectContext::dpkg() {
 }
 
 fs::NodeInfo CollectContext::node(const std::string& path) const {
-  auto info = root_.stat(path);
-  if (root_.is_live() || !info.present()) return info;
+  auto info = device_root().stat(path);
+  if (devices_live() || !info.present()) return info;
   if (!sidecar_.contains("nodes") || !sidecar_["nodes"].is_object()) return info;
   const auto& nodes = sidecar_["nodes"];
   auto it = nodes.find(path);

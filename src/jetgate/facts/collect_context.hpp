@@ -19,12 +19,26 @@ namespace jetgate::facts {
 // jetgate-root.json holds {"machine", "nodes": {path: {...}}}: nothing deeper.
 inline constexpr int kSidecarMaxDepth = 16;
 
+// Where the device nodes this process would open live, when that is not the
+// facts' root; live: they are real nodes of the running system, to be opened.
+struct DeviceNodes {
+  const fs::RootFs* root = nullptr;  // null: the facts' root
+  bool live = false;
+};
+
 class CollectContext {
  public:
   CollectContext(const fs::RootFs& root, const CollectOptions& options,
-                 std::vector<Warning>& warnings);
+                 std::vector<Warning>& warnings, DeviceNodes devices = {});
 
   const fs::RootFs& root() const { return root_; }
+  // The facts are the running machine's: the live root, or the live host
+  // mounted at a directory (CollectOptions::own_root); never a recording.
+  bool facts_live() const { return root_.is_live() || options_.own_root != nullptr; }
+  // Where the device nodes this process would open are, and whether they are
+  // the running system's own (then node_access opens them).
+  const fs::RootFs& device_root() const { return devices_.root ? *devices_.root : root_; }
+  bool devices_live() const { return devices_.root ? devices_.live : root_.is_live(); }
   const CollectOptions& options() const { return options_; }
 
   // The file's text, or nullopt. A missing file is silent (most facts are
@@ -44,7 +58,7 @@ class CollectContext {
   // The recorded root's sidecar (jetgate-root.json), or an empty object.
   const nlohmann::json& sidecar() const { return sidecar_; }
   // A device node as the machine had it: the sidecar's record for a recorded
-  // root (git cannot store device nodes), else stat().
+  // root (git cannot store device nodes), else stat() under device_root().
   fs::NodeInfo node(const std::string& path) const;
 
  private:
@@ -53,6 +67,7 @@ class CollectContext {
   const fs::RootFs& root_;
   const CollectOptions& options_;
   std::vector<Warning>& warnings_;
+  DeviceNodes devices_;
   nlohmann::json sidecar_ = nlohmann::json::object();
   std::optional<std::map<std::string, std::string>> dpkg_;
 };
@@ -75,7 +90,10 @@ void collect_tegra(CollectContext& ctx, nlohmann::json& out);        // /tegra
 void collect_gpu_stack(CollectContext& ctx, nlohmann::json& tegra);  // /tegra/driver
 void collect_power(CollectContext& ctx, nlohmann::json& out);        // /power
 void collect_container(CollectContext& ctx, nlohmann::json& out);    // /container
-void collect_cuda_stack(CollectContext& ctx, nlohmann::json& out);   // /cuda, /nvidia_driver
-void collect_libraries(CollectContext& ctx, nlohmann::json& out);    // /libraries
+// /container under --host-root: the container is `own` (this process's root),
+// the host is `host` (the mount), whose /etc/nv_tegra_release is the host's.
+void collect_host_mount_container(CollectContext& own, CollectContext& host, nlohmann::json& out);
+void collect_cuda_stack(CollectContext& ctx, nlohmann::json& out);  // /cuda, /nvidia_driver
+void collect_libraries(CollectContext& ctx, nlohmann::json& out);   // /libraries
 
 }  // namespace jetgate::facts

@@ -96,6 +96,30 @@ void collect_container_l4t(CollectContext& ctx, nlohmann::json& platform) {
   platform[in_platform(keys::kContainerHostL4tMajors)] = majors;
 }
 
+void collect_container_l4t_host_mount(CollectContext& own, nlohmann::json& platform) {
+  auto release = text_at(platform, keys::kL4t);
+  bool from_host = release && text_at(platform, keys::kTegraL4tSource) == std::string(kReleaseFile);
+  platform[in_platform(keys::kContainerNvTegraReleaseFromHost)] = from_host;
+  std::optional<std::string> image_l4t, image_source;
+  const auto& dpkg = own.dpkg();
+  if (auto it = dpkg.find("nvidia-l4t-core"); it != dpkg.end())
+    if ((image_l4t = l4t_from_package_version(it->second))) image_source = "dpkg:nvidia-l4t-core";
+  if (!image_l4t)
+    if (auto text = own.read(kReleaseFile, keys::kContainerImageL4t))
+      if (auto v = parse_nv_tegra_release(*text); v.ok()) {
+        image_l4t = *v;
+        image_source = kReleaseFile;
+      }
+  platform[in_platform(keys::kContainerImageL4t)] = json_or_null(image_l4t);
+  platform[in_platform(keys::kContainerImageL4tSource)] = json_or_null(image_source);
+  platform[in_platform(keys::kContainerHostL4t)] = json_or_null(from_host ? release : std::nullopt);
+  nlohmann::json majors = nlohmann::json::array();
+  const auto& table = builtin_container_table();
+  if (auto kernel = text_at(platform, keys::kKernelRelease); kernel && table)
+    for (int m : table->l4t_majors_of_kernel(*kernel)) majors.push_back(m);
+  platform[in_platform(keys::kContainerHostL4tMajors)] = majors;
+}
+
 nlohmann::json check_container_l4t(const nlohmann::json& platform,
                                    const std::optional<std::string>& driver_cuda) {
   if (!keys::bool_at(platform, in_platform(keys::kContainerDetected)).value_or(false))

@@ -24,6 +24,13 @@ class CollectContext;
 // already.
 void collect_container_l4t(CollectContext& ctx, nlohmann::json& platform);
 
+// The same keys under --host-root: the host's release is /platform/tegra/l4t,
+// read from the host's own /etc/nv_tegra_release under the mount
+// (nv_tegra_release_from_host true when it was), and the image's comes from
+// `own`, this process's root (its nvidia-l4t-core package, else its own
+// /etc/nv_tegra_release).
+void collect_container_l4t_host_mount(CollectContext& own, nlohmann::json& platform);
+
 // The verdict on image vs host, from the /platform object and the host
 // driver's CUDA version ("12.6", from /gpu/driver/version): null outside a
 // container, else {"status": "PASS" | "FAIL" | "SKIP", "image_l4t",

@@ -71,7 +71,7 @@ nlohmann::json modules_json(CollectContext& ctx) {
 // /dev/nvidia0, /dev/nvidia1, ...: one per discrete GPU.
 std::vector<std::string> numbered_nvidia_nodes(CollectContext& ctx) {
   std::vector<std::string> out;
-  auto names = ctx.root().list("/dev");
+  auto names = ctx.device_root().list("/dev");
   if (!names.ok()) return out;
   for (const auto& n : *names) {
     if (n.size() > 6 && n.rfind("nvidia", 0) == 0 &&

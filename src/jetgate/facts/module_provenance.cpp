@@ -345,7 +345,7 @@ void collect_module_provenance(CollectContext& ctx, const nlohmann::json& platfo
   std::optional<std::string> log;
   // A recorded machine carries the recorder's excerpt of dmesg; the live one its
   // syslog (readable by the adm group on Ubuntu; dmesg itself may be restricted).
-  const char* log_path = ctx.root().is_live() ? "/var/log/kern.log" : "/jetgate-kernel-log.txt";
+  const char* log_path = ctx.facts_live() ? "/var/log/kern.log" : "/jetgate-kernel-log.txt";
   if (ctx.root().exists(log_path))
     log = ctx.read(log_path, keys::kTegraDriverExpectedModules, 8u << 20);
 

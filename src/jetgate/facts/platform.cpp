@@ -22,7 +22,8 @@ std::optional<std::string> normalize_arch(std::string m) {
 }
 
 std::optional<std::string> machine_arch(CollectContext& ctx) {
-  if (ctx.root().is_live()) {
+  // A container shares the host's kernel: uname is the host's machine under --host-root too.
+  if (ctx.facts_live()) {
     utsname u{};
     if (::uname(&u) == 0) return normalize_arch(u.machine);
     ctx.warn(keys::kArch, "uname()", "uname failed");
@@ -83,7 +84,7 @@ void collect_host(CollectContext& ctx, nlohmann::json& out) {
     if (!release)
       ctx.warn(keys::kKernelRelease, ctx.root().display("/proc/sys/kernel/osrelease"),
                "not a kernel release string");
-  } else if (ctx.root().is_live()) {
+  } else if (ctx.facts_live()) {
     utsname u{};
     if (::uname(&u) == 0) release = u.release;
   }
@@ -118,8 +119,10 @@ void collect_host(CollectContext& ctx, nlohmann::json& out) {
 
 PlatformReport collect_platform(const fs::RootFs& root, const CollectOptions& options) {
   PlatformReport report;
-  CollectContext ctx(root, options, report.warnings);
-  if (!root.is_live() && !root.exists("/jetgate-root.json") && !root.exists("/etc") &&
+  // Under --host-root the device nodes are this process's own, real ones.
+  CollectContext ctx(root, options, report.warnings,
+                     options.own_root ? DeviceNodes{options.own_root, true} : DeviceNodes{});
+  if (!ctx.facts_live() && !root.exists("/jetgate-root.json") && !root.exists("/etc") &&
       !root.exists("/proc") && !root.exists("/sys"))
     ctx.warn(keys::kPlatform, root.display("/"),
              "holds none of /etc, /proc, /sys or jetgate-root.json: is this a recorded machine? "
@@ -128,9 +131,19 @@ PlatformReport collect_platform(const fs::RootFs& root, const CollectOptions& op
   collect_host(ctx, p);
   collect_tegra(ctx, p);
   collect_power(ctx, p);
-  collect_container(ctx, p);
-  collect_cuda_stack(ctx, p);
-  collect_libraries(ctx, p);
+  if (options.own_root) {
+    // The container's side: its image's toolkit, libraries and L4T packages.
+    CollectOptions own_options = options;
+    own_options.own_root = nullptr;
+    CollectContext own(*options.own_root, own_options, report.warnings);
+    collect_host_mount_container(own, ctx, p);
+    collect_cuda_stack(own, p);
+    collect_libraries(own, p);
+  } else {
+    collect_container(ctx, p);
+    collect_cuda_stack(ctx, p);
+    collect_libraries(ctx, p);
+  }
   keep_valid_utf8(report, p);
   report.platform = std::move(p);
   report.root = to_valid_utf8(root.root());

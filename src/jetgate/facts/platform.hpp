@@ -16,6 +16,12 @@ namespace jetgate::facts {
 struct CollectOptions {
   bool show_serial = false;  // serial numbers and hostnames only when asked
   bool run_commands = true;  // live machine only: may run nvcc --version
+  // Set (`--host-root DIR`): the root is the running host, mounted at DIR into
+  // the container this process runs in, and own_root is this process's own /
+  // (RootFs("/")). The host's facts (kernel, modules, /etc, /sys) are read
+  // live under DIR; what CUDA in the container uses (device nodes, the image's
+  // CUDA toolkit and libraries, its L4T packages) under own_root.
+  const fs::RootFs* own_root = nullptr;
 };
 
 struct PlatformReport {           // NOLINT(bugprone-exception-escape): see .clang-tidy

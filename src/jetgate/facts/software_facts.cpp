@@ -38,9 +38,7 @@ Found cuda_toolkit(CollectContext& ctx) {
   return {};
 }
 
-}  // namespace
-
-void collect_container(CollectContext& ctx, nlohmann::json& out) {
+std::optional<std::string> container_sign(CollectContext& ctx) {
   std::optional<std::string> sign;
   if (ctx.root().exists("/.dockerenv"))
     sign = "/.dockerenv exists";
@@ -58,9 +56,26 @@ void collect_container(CollectContext& ctx, nlohmann::json& out) {
       if (sign) break;
     }
   }
+  return sign;
+}
+
+}  // namespace
+
+void collect_container(CollectContext& ctx, nlohmann::json& out) {
+  auto sign = container_sign(ctx);
   out[in_platform(keys::kContainerDetected)] = sign.has_value();
   out[in_platform(keys::kContainerSign)] = json_or_null(sign);
   if (sign) collect_container_l4t(ctx, out);
+}
+
+void collect_host_mount_container(CollectContext& own, CollectContext& host, nlohmann::json& out) {
+  // --host-root says it: the host is the mount, this process runs beside it.
+  auto sign = container_sign(own);
+  out[in_platform(keys::kContainerDetected)] = true;
+  out[in_platform(keys::kContainerSign)] =
+      sign ? *sign + "; the host is mounted at " + host.root().root() + " (--host-root)"
+           : "the host is mounted at " + host.root().root() + " (--host-root)";
+  collect_container_l4t_host_mount(own, out);
 }
 
 void collect_cuda_stack(CollectContext& ctx, nlohmann::json& out) {

@@ -8,6 +8,7 @@
 #include "jetgate/facts/jetpack_table.hpp"
 #include "jetgate/facts/l4t.hpp"
 #include "jetgate/facts/module_provenance.hpp"
+#include "jetgate/facts/node_access.hpp"
 #include "jetgate/facts/text.hpp"
 
 namespace jetgate::facts {
@@ -354,6 +355,8 @@ void collect_tegra(CollectContext& ctx, nlohmann::json& out) {
   // The provenance reads the kernel release and the SoC from the platform it lands in.
   auto& tegra = out[in_platform(keys::kPlatformTegra)] = std::move(t);
   collect_module_provenance(ctx, out, tegra[in_tegra(keys::kTegraDriver)]);
+  // Which nodes CUDA should open follows from the SoC, the release and the modules.
+  collect_node_access(ctx, out);
 }
 
 }  // namespace jetgate::facts

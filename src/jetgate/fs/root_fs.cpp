@@ -206,6 +206,14 @@ NodeInfo RootFs::stat(std::string_view path) const {
   return info;
 }
 
+int RootFs::open_rw_errno(std::string_view path) const {
+  note(path);
+  int fd = open_at(path, O_RDWR | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return -fd;
+  ::close(fd);
+  return 0;
+}
+
 Result<std::vector<std::string>> RootFs::list(std::string_view dir) const {
   note(dir);
   int fd = open_at(dir, O_RDONLY | O_DIRECTORY);

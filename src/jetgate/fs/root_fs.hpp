@@ -57,6 +57,13 @@ class RootFs {
   NodeInfo stat(std::string_view path) const;
   bool exists(std::string_view path) const { return stat(path).present(); }
 
+  // Whether this process can open the node at path for reading and writing:
+  // 0 when open(O_RDWR | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) succeeded (the fd is
+  // closed at once), else the errno (EACCES: the permission bits, EPERM: a device
+  // cgroup or LSM, ENXIO/ENODEV: no driver behind the node). Only what CUDA does
+  // when it opens the node; never call it on a recording's files.
+  int open_rw_errno(std::string_view path) const;
+
   // Names in a directory, sorted, without "." and "..".
   Result<std::vector<std::string>> list(std::string_view dir) const;
 

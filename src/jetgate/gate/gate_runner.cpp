@@ -157,13 +157,14 @@ std::optional<Error> sha_mismatch(const Checkout& c) {
 }
 
 // A gate runs only on the live machine (`run --root` is a dry run, cmd_run),
-// so its facts are always "live".
+// so its facts are always "live"; under --host-root they are the live host's,
+// read through its mount (/host_mount says so).
 Evidence base_evidence(const policy::Gate& gate, const policy::Policy& policy,
                        const PlatformFacts& facts, const Checkout& checkout,
                        const std::string& node) {
   Evidence e;
   e.gate = gate.id;
-  e.extra = evidence::facts_head("/", true, facts.platform);
+  e.extra = evidence::facts_head(facts.root, true, facts.platform, facts.host_mount);
   e.extra.erase("schema_version");  // Evidence::schema_version writes it
   e.extra[keys::kGpu] = nullptr;
   e.extra[keys::kProbes] = nlohmann::json::object();

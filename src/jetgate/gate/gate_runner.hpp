@@ -40,6 +40,10 @@ namespace jetgate::gate {
 struct PlatformFacts {  // NOLINT(bugprone-exception-escape): see .clang-tidy
   nlohmann::json platform;
   std::vector<facts::Warning> warnings;
+  // Where they were read: "/" and null, or the host mount (`run --host-root DIR`):
+  // DIR and evidence::host_mount_json(). Either way they are live.
+  std::string root = "/";
+  nlohmann::json host_mount = nullptr;
 };
 
 struct RunDeps {

@@ -42,6 +42,48 @@ bool nvgpu_loaded(const json& p) {
   return false;
 }
 
+std::string id_and_name(const json& n, const char* id, const char* name) {
+  if (!n.contains(id) || !n[id].is_number_unsigned()) return "?";
+  std::string v = std::to_string(n[id].get<unsigned>());
+  if (n.contains(name) && n[name].is_string()) v = n[name].get<std::string>() + "(" + v + ")";
+  return v;
+}
+
+// /platform/tegra/driver/node_access: owner, mode, major:minor, and whether this uid opened it.
+void node_access(std::string& out, const json& a) {
+  if (!a.is_object() || !a.contains("nodes") || !a["nodes"].is_array() || a["nodes"].empty())
+    return;
+  std::string as =
+      a.contains("uid") && a["uid"].is_number_unsigned()
+          ? fmt::format("opened read/write as uid {}, gid {}, groups {}", a["uid"].get<unsigned>(),
+                        show(a, "/gid", "?"), show(a, "/groups", "[]"))
+          : std::string("a recording: not opened");
+  out += "  Node access (" + terminal_safe(as) + "):\n";
+  for (const auto& n : a["nodes"]) {
+    if (!n.is_object()) continue;
+    std::string path = n.value("path", "");
+    if (!n.value("present", false)) {
+      std::string why = n.contains("provides") && n["provides"].is_string()
+                            ? n["provides"].get<std::string>()
+                            : std::string();
+      out += fmt::format("    {} MISSING{}\n", terminal_safe(path),
+                         why.empty() ? "" : " (CUDA uses it for " + terminal_safe(why) + ")");
+      continue;
+    }
+    std::string open = !n.contains("openable") || n["openable"].is_null() ? "not tried"
+                       : n["openable"].get<bool>()                        ? "yes"
+                                                   : "NO (" + show(n, "/open_error", "?") + ")";
+    std::string dev = n.contains("major") && n["major"].is_number()
+                          ? fmt::format(" {}:{}", show(n, "/major"), show(n, "/minor"))
+                          : std::string();
+    out += fmt::format("    {} {}:{} {} {}{} open: {}\n", terminal_safe(path),
+                       terminal_safe(id_and_name(n, "uid", "owner")),
+                       terminal_safe(id_and_name(n, "gid", "group")),
+                       terminal_safe(show(n, "/mode", "?")),
+                       terminal_safe(show(n, "/permissions", "?")), dev, terminal_safe(open));
+  }
+}
+
 void driver_stack(std::string& out, const json& p) {
   auto ptr = json::json_pointer("/tegra/driver");
   if (!p.contains(ptr)) return;
@@ -60,6 +102,7 @@ void driver_stack(std::string& out, const json& p) {
   }
   out += "  Device nodes:\n";
   out += present.empty() ? "    none of the known GPU device nodes\n" : present;
+  node_access(out, d.value("node_access", json::object()));
   for (const auto& spec : d.value("cdi", json::array())) {
     std::string state;
     if (!spec["error"].is_null())
