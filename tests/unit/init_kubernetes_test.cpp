@@ -501,7 +501,7 @@ TEST(InitKubernetes, CliKeepsWhatExistsUnlessForcedAndRefusesBadValues) {
            {{"--gate", "GPU!"}, "--gate"},
            {{"--node", "node 1"}, "--node"},
            {{"--interval-minutes", "1"}, "--interval-minutes"},
-           {{"--interval-minutes", "0x10"}, "--interval-minutes"},
+           {{"--interval-minutes", "five"}, "--interval-minutes"},
            {{"--gpu-access", "privileged"}, "--gpu-access"},
            {{"--board", "agx-orin"}, "--board"},
            {{"--cron", "* * * * *"}, "--cron"}}) {

@@ -163,7 +163,11 @@ TEST(NfdFeatures, HostileStringsStayInTheGrammar) {
   e["probes"]["sync_path"]["details"]["modes"].push_back({{"mode", "../../x"}, {"wait", "\n"}});
   const auto text = render(e);
   expect_nfd_lines(text);
-  EXPECT_EQ(text.find("evil.io"), std::string::npos) << text;
+  // The injected key stays inside the gate's value: no line of its own.
+  EXPECT_EQ(text.find("\nevil.io"), std::string::npos) << text;
+  EXPECT_NE(text.find("/gate=x----expiry-time-2099-01-01T00-00-00Z-evil.io-root-true\n"),
+            std::string::npos)
+      << text;
   // Many probes: cut before NFD's limit, never over it.
   for (int i = 0; i < 3000; ++i) e["probes"]["probe" + std::to_string(i)] = {{"status", "PASS"}};
   expect_nfd_lines(render(e));

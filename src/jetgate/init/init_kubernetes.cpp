@@ -447,7 +447,7 @@ Status validate_kubernetes_options(const KubernetesOptions& k) {
                       "--node", "`kubectl get nodes` lists them");
   if (k.interval_minutes < 5 || k.interval_minutes > 10080)
     return make_error(fmt::format("{} minutes is outside 5 to 10080 (a week)", k.interval_minutes),
-                      "--interval-minutes", "e.g. 360 (every six hours)");
+                      "--interval-minutes", "e.g. 360, every six hours");
   return Ok{};
 }
 

@@ -183,7 +183,7 @@ Status validate_init_options(const InitOptions& o) {
                           " is not a 5-field cron schedule: minute (0-59) hour (0-23) "
                           "day-of-month (1-31) month (1-12) day-of-week (0-6), each * or N, N-M, "
                           "lists with ',' and steps with '/', one space between fields",
-                      "--cron", "e.g. \"17 4 * * 1\" (Mondays at 04:17 UTC)");
+                      "--cron", "e.g. \"17 4 * * 1\", Mondays at 04:17 UTC");
   if (o.image && !is_image_reference(*o.image))
     return make_error(
         quoted_text(*o.image) + " is not an image reference [HOST[:PORT]/]NAME:TAG or NAME@DIGEST",
