@@ -468,6 +468,36 @@ TEST(InitKubernetes, EveryJetgateLineParses) {
   }
 }
 
+// The gate the ConfigMap carries runs as the DaemonSet runs it (without --host-root, which
+// comes with another change), on the fake CUDA driver: its exit status is what NPD reads
+// (0 OK, 1 NonOK), and the NFD labels say the same as the evidence.
+TEST(InitKubernetes, TheConfigMapsGateRunsAndItsLabelsSayWhatTheEvidenceSays) {
+  TempDir t;
+  auto files = init::render_kubernetes_files(options());
+  ASSERT_TRUE(files.ok());
+  auto cm = YAML::Load(file(*files, "10-policy.yaml").text);
+  auto policy = t.write("policy.json", cm["data"]["policy.json"].as<std::string>());
+  std::filesystem::create_directories(t.path("features.d"));
+  auto r = run_jetgate({"run", "gpu-node", "--policy", policy, "--evidence-dir", t.path("ev"),
+                        "--node", "node-1", "--quiet", "--json", "--nfd-features",
+                        t.path("features.d/jetgate-gpu-node"), "--nfd-expiry-hours", "12"},
+                       {std::string("JETGATE_CUDA_DRIVER=") + JETGATE_FAKE_CUDA});
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;  // it ran: OK or NonOK
+  auto evidence = json::parse(r.out);
+  const std::string status = evidence["status"];
+  EXPECT_EQ(status, r.exit_code == 0 ? "passed" : "failed");
+  const auto labels = read_file(t.path("features.d/jetgate-gpu-node"));
+  EXPECT_TRUE(has(labels, "jetgate.feature.node.kubernetes.io/gate=gpu-node\n")) << labels;
+  EXPECT_TRUE(has(labels, "jetgate.feature.node.kubernetes.io/gate-status=" + status + "\n"))
+      << labels;
+  for (const auto& [id, p] : evidence["probes"].items())
+    EXPECT_TRUE(has(labels, "/probe." + id + "=" + p["status"].get<std::string>() + "\n"))
+        << id << "\n"
+        << labels;
+  // The same status NPD would turn into the condition: the first line of the text.
+  EXPECT_TRUE(has(r.err, "gpu-node: " + status)) << r.err;
+}
+
 TEST(InitKubernetes, CliKeepsWhatExistsUnlessForcedAndRefusesBadValues) {
   TempDir t;
   const std::vector<std::string> base = {"init",  "--kubernetes", "--dir",
