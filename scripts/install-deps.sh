@@ -36,6 +36,11 @@ packages=(
   prometheus prometheus-node-exporter  # promtool and a real textfile collector (tests/unit/prometheus_test.cpp)
   clang-format
 )
+# Node.js and npm run the Kubernetes schema check (tests/k8s/validate.mjs). A machine
+# that has both already (NodeSource's nodejs bundles npm and conflicts with Debian's npm)
+# keeps them; otherwise Debian's.
+command -v node >/dev/null 2>&1 || packages+=(nodejs)
+command -v npm >/dev/null 2>&1 || packages+=(npm)
 if ((ci)); then
   packages+=(
     g++-11
@@ -64,6 +69,23 @@ if ((${#missing[@]} || need_update)); then
 fi
 if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# npm packages for the tests, pinned, outside the source tree (the tests find them through
+# JETGATE_NODE_MODULES, default /opt/jetgate-node/node_modules, the CMake cache variable of
+# the same name): kubernetes-models validates manifests against Kubernetes' OpenAPI schema
+# (4.x: 5.x needs Node.js 22, Debian 12 has 18), yaml reads them.
+node_prefix=${JETGATE_NODE_PREFIX:-/opt/jetgate-node}
+node_packages=(kubernetes-models@4.5.1 yaml@2.9.1)
+node_installed=1
+for p in "${node_packages[@]}"; do
+  name=${p%@*} version=${p##*@}
+  grep -qs "\"version\": \"$version\"" "$node_prefix/node_modules/$name/package.json" || node_installed=0
+done
+if ((!node_installed)); then
+  $SUDO mkdir -p "$node_prefix"
+  $SUDO npm install --prefix "$node_prefix" --no-audit --no-fund --save-exact --loglevel=error \
+    "${node_packages[@]}"
 fi
 
 # libyaml-cpp-dev is not Multi-Arch: same, so its arm64 build cannot be installed

@@ -10,6 +10,7 @@
 #include "jetgate/fs/atomic_write.hpp"
 #include "jetgate/fs/root_fs.hpp"
 #include "jetgate/report/annotations.hpp"
+#include "jetgate/report/nfd_features.hpp"
 #include "jetgate/report/prometheus.hpp"
 
 namespace jetgate::cli {
@@ -49,6 +50,15 @@ bool write_prometheus(const std::string& command, const std::string& path,
       if (auto text = root->read(absolute.string(), 4u << 20); text.ok()) in.previous = *text;
   }
   return write_output_file(command, path, report::render_prometheus_textfile(in));
+}
+
+bool write_nfd_features(const std::string& command, const std::string& path,
+                        const nlohmann::json& doc, int expiry_hours) {
+  if (path.empty()) return true;
+  report::NfdFeaturesInput in;
+  in.document = &doc;
+  in.expiry_hours = expiry_hours;
+  return write_output_file(command, path, report::render_nfd_features(in));
 }
 
 void annotate(const report::JunitSuite& suite, const std::string& file, bool to_stderr) {

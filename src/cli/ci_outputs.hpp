@@ -25,6 +25,14 @@ bool write_junit(const std::string& command, const std::string& path,
 bool write_prometheus(const std::string& command, const std::string& path,
                       const nlohmann::json& doc);
 
+// --nfd-features FILE: nothing when path is empty. Renders doc as a feature file of
+// node-feature-discovery's local source (report/nfd_features.hpp), labels expiring
+// expiry_hours after the document's generated_at, and writes it atomically: the
+// temporary file is hidden (.NAME.*.tmp), and NFD skips hidden files, so it never
+// reads half a file.
+bool write_nfd_features(const std::string& command, const std::string& path,
+                        const nlohmann::json& doc, int expiry_hours);
+
 // One ::error (or ::warning) line per case that does not pass, when
 // GITHUB_ACTIONS=true; file names the file a case is about, when known. On
 // stdout, or on stderr when stdout is a JSON document (--json): the runner

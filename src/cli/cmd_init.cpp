@@ -31,6 +31,9 @@ struct InitArgs {
   std::string dir = ".";
   bool force = false;
   bool json = false;
+  bool kubernetes = false;
+  init::KubernetesOptions kube;
+  std::string gpu_access = "cdi";
 };
 
 // What happened to one file; with --json the report is one JSON document on stdout.
@@ -100,28 +103,38 @@ int write_file(const std::filesystem::path& root, const init::InitFile& f, bool 
   return kExitOk;
 }
 
-std::string next_step() {
+std::string next_step(const InitArgs& a) {
+  if (a.kubernetes)
+    return "build the image (docs/kubernetes.md), then kubectl apply -f " + a.kube.dir +
+           "/ and read the Job's evidence with kubectl logs -n " + a.kube.name_space +
+           " job/jetgate-validate-node";
   return std::string("add the support block to README.md (see ") + init::kInitDocsPath +
          "), register a self-hosted runner per board, and commit";
 }
 
-void report(const std::vector<Written>& files, bool json) {
+void report(const std::vector<Written>& files, const InitArgs& a) {
+  const bool json = a.json;
   if (json) {
     nlohmann::json list = nlohmann::json::array();
     for (const auto& w : files) list.push_back({{"path", w.path}, {"action", w.action}});
-    std::cout << dump_json({{"schema_version", 1}, {"files", list}, {"next", next_step()}}, 2)
+    std::cout << dump_json({{"schema_version", 1}, {"files", list}, {"next", next_step(a)}}, 2)
               << "\n";
     return;
   }
   for (const auto& w : files)
     std::cout << w.path
               << (w.action == "kept" ? ": exists, kept (--force replaces it)\n" : ": written\n");
-  std::cout << "Next: " << next_step() << ".\n";
+  std::cout << "Next: " << next_step(a) << ".\n";
 }
 
 int run_init(InitArgs a) {
   apply(a);
-  auto files = init::render_init_files(a.options);
+  if (a.kubernetes) {
+    if (!a.image.empty()) a.kube.image = a.image;
+    a.kube.gpu = a.gpu_access == "resource" ? init::GpuAccess::resource : init::GpuAccess::cdi;
+  }
+  auto files =
+      a.kubernetes ? init::render_kubernetes_files(a.kube) : init::render_init_files(a.options);
   if (!files) {
     std::cerr << "jetgate init: " << terminal_safe(files.error().message()) << "\n";
     return kExitUsage;
@@ -138,7 +151,7 @@ int run_init(InitArgs a) {
     if (s == kExitUsage) return s;
     if (s != kExitOk) status = s;
   }
-  report(done_files, a.json);
+  report(done_files, a);
   for (const auto& w : done_files)
     if (w.action == "kept" && w.path == init::kInitPolicyPath) {
       std::ifstream in(std::filesystem::path(a.dir) / w.path, std::ios::binary);
@@ -166,7 +179,8 @@ Command add_init_command(CLI::App& app) {
   auto* sub = app.add_subcommand(
       "init",
       "Write ci/conditional-test-policy.json, .github/workflows/jetson-gates.yml and "
-      "docs/conditional-testing.md into a project (docs/conditional-testing.md)");
+      "docs/conditional-testing.md into a project (docs/conditional-testing.md); with "
+      "--kubernetes, a cluster's manifests instead (docs/kubernetes.md)");
   sub->add_option("--dir", a->dir, "The project's checkout (default: .)")->type_name("DIR");
   sub->add_option("--board", a->boards,
                   "A board: its runner label, optionally =MODULE (name or part number); "
@@ -199,7 +213,8 @@ Command add_init_command(CLI::App& app) {
   sub->add_option("--owner", a->options.owner, "Who maintains the gates")->capture_default_str();
   sub->add_option("--repository", a->options.repository, "OWNER/NAME of the project");
   sub->add_option("--image", a->image,
-                  "Container lane image (default: chosen on each runner by `jetgate container`)")
+                  "Container lane image (default: chosen on each runner by `jetgate container`); "
+                  "with --kubernetes, the image that runs jetgate (required)")
       ->type_name("IMAGE:TAG");
   sub->add_option("--cron", a->options.cron, "The workflow's schedule (UTC)")
       ->capture_default_str();
@@ -215,6 +230,46 @@ Command add_init_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--jetgate-ref", a->options.jetgate_ref, "jetgate's tag or branch to build")
       ->capture_default_str();
+  auto* kube = sub->add_flag(
+      "--kubernetes", a->kubernetes,
+      "Write a cluster's files instead (docs/kubernetes.md), into --kubernetes-dir: "
+      "00-namespace.yaml, 10-policy.yaml (the gate as a ConfigMap), 20-validate-node-job.yaml "
+      "(validates one node once), 30-revalidate-daemonset.yaml (every GPU node, every "
+      "--interval-minutes; node labels through node-feature-discovery) and "
+      "node-problem-detector/jetgate-monitor.json (a custom plugin monitor: a failing gate "
+      "becomes a node condition). Needs --image; runs jetgate with --host-root /host");
+  sub->add_option("--kubernetes-dir", a->kube.dir,
+                  "With --kubernetes: where the files go, relative to --dir")
+      ->capture_default_str()
+      ->needs(kube);
+  sub->add_option("--namespace", a->kube.name_space, "With --kubernetes: the namespace")
+      ->capture_default_str()
+      ->needs(kube);
+  sub->add_option("--gate", a->kube.gate, "With --kubernetes: the gate's id in the policy")
+      ->capture_default_str()
+      ->needs(kube);
+  sub->add_option("--node", a->kube.node,
+                  "With --kubernetes: the node the Job validates (default: any GPU node)")
+      ->type_name("NODE")
+      ->needs(kube);
+  sub->add_option("--interval-minutes", a->kube.interval_minutes,
+                  "With --kubernetes: how often the DaemonSet and node-problem-detector "
+                  "re-validate a node (5 to 10080)")
+      ->check(plain_number())
+      ->capture_default_str()
+      ->needs(kube);
+  sub->add_option("--gpu-access", a->gpu_access,
+                  "With --kubernetes: how the DaemonSet gets the GPU: cdi (the CDI annotation "
+                  "nvidia.com/gpu=all; holds no GPU between runs) or resource (the device "
+                  "plugin's nvidia.com/gpu: 1, held while the pod lives)")
+      ->check(CLI::IsMember({"cdi", "resource"}))
+      ->capture_default_str()
+      ->needs(kube);
+  for (const char* workflow_only :
+       {"--board", "--jetpack", "--runner-label", "--test-command", "--test-junit",
+        "--preflight-command", "--coverage-path", "--tracking-issue", "--repository", "--cron",
+        "--max-age-days", "--ml", "--jetgate-repo", "--jetgate-ref"})
+    kube->excludes(workflow_only);
   sub->add_flag("--force", a->force, "Replace files that exist");
   sub->add_flag("--json", a->json,
                 "Print {schema_version, files: [{path, action: written|kept}], next} instead of "

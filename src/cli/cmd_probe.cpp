@@ -47,6 +47,8 @@ struct ProbeArgs {
   probes::DecodeOptions decode_options;
   std::string junit;
   std::string prometheus;
+  std::string nfd_features;
+  int nfd_expiry_hours = 24;
 };
 
 // --decode adds the decode probe; with --cuda (and no --probe) the default
@@ -94,11 +96,14 @@ int run_probe(const ProbeArgs& a) {
     return kExitOk;
   }
   // An output that cannot be written stops the probe before anything is measured.
-  for (const auto* out : {&a.junit, &a.prometheus})
+  for (const auto* out : {&a.junit, &a.prometheus, &a.nfd_features})
     if (!out->empty())
       if (auto st = fs::check_output_path(*out); !st) {
-        std::cerr << "jetgate probe: " << (out == &a.junit ? "--junit" : "--prometheus") << ": "
-                  << terminal_safe(st.error().message()) << "\n";
+        std::cerr << "jetgate probe: "
+                  << (out == &a.junit        ? "--junit"
+                      : out == &a.prometheus ? "--prometheus"
+                                             : "--nfd-features")
+                  << ": " << terminal_safe(st.error().message()) << "\n";
         return kExitUsage;
       }
   auto root = fs::RootFs::open(a.root);
@@ -178,6 +183,7 @@ int run_probe(const ProbeArgs& a) {
   annotate(suite, {}, a.json);
   if (!write_junit("probe", a.junit, suite)) return kExitUsage;
   if (!write_prometheus("probe", a.prometheus, doc)) return kExitUsage;
+  if (!write_nfd_features("probe", a.nfd_features, doc, a.nfd_expiry_hours)) return kExitUsage;
   auto not_held = unmet(a, in.cuda, in.python);
   for (const auto& line : not_held) std::cerr << "jetgate probe: does not hold: " << line << "\n";
   return not_held.empty() ? kExitOk : kExitDoesNotHold;
@@ -261,6 +267,17 @@ Command add_probe_command(CLI::App& app) {
                   "Also write the results as a node_exporter textfile-collector file (FILE.prom in "
                   "the collector's directory), atomically (docs/metrics.md)")
       ->type_name("FILE");
+  sub->add_option("--nfd-features", args->nfd_features,
+                  "Also write node labels (CUDA verified, JetPack, L4T, module, each probe's "
+                  "status, the sync path's wait per mode) as a feature file of "
+                  "node-feature-discovery's local source, atomically: FILE in "
+                  "/etc/kubernetes/node-feature-discovery/features.d/ (docs/kubernetes.md)")
+      ->type_name("FILE");
+  sub->add_option("--nfd-expiry-hours", args->nfd_expiry_hours,
+                  "The --nfd-features labels expire this long after the run (1 to 8760)")
+      ->check(plain_number())
+      ->check(CLI::Range(1, 8760))
+      ->capture_default_str();
   sub->add_flag("--quiet", args->quiet,
                 "No progress lines on stderr (shown when stderr is a terminal or CI is set)");
   return {sub, [args] {

@@ -8,6 +8,7 @@
 #include "cli/ci_outputs.hpp"
 #include "cli/commands.hpp"
 #include "cli/live_run_deps.hpp"
+#include "cli/number_options.hpp"
 #include "cli/progress_lines.hpp"
 #include "jetgate/core/exit_codes.hpp"
 #include "jetgate/core/json_text.hpp"
@@ -33,6 +34,8 @@ struct RunArgs {
   std::string sign_key;
   std::string junit;
   std::string prometheus;
+  std::string nfd_features;
+  int nfd_expiry_hours = 24;
   bool json = false;
   std::string host_root;  // --host-root DIR: the live host's facts through its mount
   gate::RunOptions options;
@@ -114,11 +117,14 @@ int run(RunArgs a) {
     }
   if (a.dry_run || a.options.root != "/") return dry_run(a, *g);
   // An output that cannot be written stops the run before anything runs.
-  for (const auto* out : {&a.junit, &a.prometheus})
+  for (const auto* out : {&a.junit, &a.prometheus, &a.nfd_features})
     if (!out->empty())
       if (auto st = fs::check_output_path(*out); !st) {
-        std::cerr << "jetgate run: " << (out == &a.junit ? "--junit" : "--prometheus") << ": "
-                  << safe(st.error().message()) << "\n";
+        std::cerr << "jetgate run: "
+                  << (out == &a.junit        ? "--junit"
+                      : out == &a.prometheus ? "--prometheus"
+                                             : "--nfd-features")
+                  << ": " << safe(st.error().message()) << "\n";
         return kExitUsage;
       }
   // A key that cannot be used stops the run before anything runs.
@@ -162,6 +168,8 @@ int run(RunArgs a) {
   annotate(suite, a.policy, a.json);
   if (!write_junit("run", a.junit, suite)) return kExitUsage;
   if (!write_prometheus("run", a.prometheus, evidence::to_json(e))) return kExitUsage;
+  if (!write_nfd_features("run", a.nfd_features, evidence::to_json(e), a.nfd_expiry_hours))
+    return kExitUsage;
   return outcome->exit_code;
 }
 
@@ -220,6 +228,17 @@ Command add_run_command(CLI::App& app) {
                   "Also write the gate's status and the probes' values as a node_exporter "
                   "textfile-collector file, atomically (docs/metrics.md)")
       ->type_name("FILE");
+  sub->add_option("--nfd-features", args->nfd_features,
+                  "Also write node labels (CUDA verified, JetPack, L4T, module, each probe's "
+                  "status, the sync path's wait per mode) as a feature file of "
+                  "node-feature-discovery's local source, atomically: FILE in "
+                  "/etc/kubernetes/node-feature-discovery/features.d/ (docs/kubernetes.md)")
+      ->type_name("FILE");
+  sub->add_option("--nfd-expiry-hours", args->nfd_expiry_hours,
+                  "The --nfd-features labels expire this long after the run (1 to 8760)")
+      ->check(plain_number())
+      ->check(CLI::Range(1, 8760))
+      ->capture_default_str();
   sub->add_option("--node", args->options.node,
                   "The board this run speaks for, recorded in the evidence (/lane/node) so that "
                   "identical boards are judged each on its own; default: $RUNNER_NAME, the "

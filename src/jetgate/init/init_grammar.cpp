@@ -3,7 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <optional>
 
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/core/pattern.hpp"
@@ -62,6 +64,82 @@ bool is_repository_relative_path(std::string_view s) {
     begin = end + 1;
   }
   return true;
+}
+
+bool is_dns1123_label(std::string_view s) {
+  static const Pattern label("[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?");
+  return label.full_matches(s);
+}
+
+bool is_dns1123_subdomain(std::string_view s) {
+  static const Pattern name(
+      "[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*");
+  if (s.empty() || s.size() > 253 || !name.full_matches(s)) return false;
+  std::size_t begin = 0;
+  while (begin <= s.size()) {
+    std::size_t end = std::min(s.find('.', begin), s.size());
+    if (end - begin > 63) return false;
+    begin = end + 1;
+  }
+  return true;
+}
+
+namespace {
+
+// One number of a cron field, in [lo, hi]; nullopt when not.
+std::optional<int> cron_number(std::string_view s, int lo, int hi) {
+  if (s.empty() || s.size() > 2) return std::nullopt;
+  int v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + (c - '0');
+  }
+  if (v < lo || v > hi) return std::nullopt;
+  return v;
+}
+
+bool cron_field(std::string_view f, int lo, int hi) {
+  if (f.empty()) return false;
+  std::size_t begin = 0;
+  while (begin <= f.size()) {
+    std::size_t end = std::min(f.find(',', begin), f.size());
+    std::string_view item = f.substr(begin, end - begin);
+    std::string_view range = item;
+    if (auto slash = item.find('/'); slash != std::string_view::npos) {
+      range = item.substr(0, slash);
+      if (!cron_number(item.substr(slash + 1), 1, hi)) return false;
+    }
+    if (range != "*") {
+      auto dash = range.find('-');
+      if (dash == std::string_view::npos) {
+        if (!cron_number(range, lo, hi)) return false;
+      } else {
+        auto a = cron_number(range.substr(0, dash), lo, hi);
+        auto b = cron_number(range.substr(dash + 1), lo, hi);
+        if (!a || !b || *a > *b) return false;
+      }
+    }
+    begin = end + 1;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool is_cron_schedule(std::string_view s) {
+  static constexpr int kLo[] = {0, 0, 1, 1, 0};
+  static constexpr int kHi[] = {59, 23, 31, 12, 6};
+  if (s.size() > 200) return false;
+  std::size_t begin = 0;
+  int field = 0;
+  while (begin <= s.size()) {
+    std::size_t end = std::min(s.find(' ', begin), s.size());
+    if (field == 5 || !cron_field(s.substr(begin, end - begin), kLo[field], kHi[field]))
+      return false;
+    ++field;
+    begin = end + 1;
+  }
+  return field == 5;
 }
 
 Status check_inside_project(const std::string& root, const std::string& rel) {

@@ -32,6 +32,21 @@ bool is_https_repository_url(std::string_view s);
 // '_', '-' and '+', none empty, ".", ".." or starting with '-'.
 bool is_repository_relative_path(std::string_view s);
 
+// A DNS-1123 label as Kubernetes names namespaces and most objects
+// (apimachinery's IsDNS1123Label): at most 63 characters of [a-z0-9-],
+// beginning and ending with [a-z0-9].
+bool is_dns1123_label(std::string_view s);
+
+// A DNS-1123 subdomain (IsDNS1123Subdomain), what a node name is: at most 253
+// characters, DNS-1123 labels joined by '.'.
+bool is_dns1123_subdomain(std::string_view s);
+
+// A five-field cron schedule in the numeric form both GitHub Actions and
+// Kubernetes' CronJob read: minute hour day-of-month month day-of-week, each
+// '*' or a comma list of N or N-M, each optionally /STEP, every number in its
+// field's range (0-59, 0-23, 1-31, 1-12, 0-6), fields separated by single spaces.
+bool is_cron_schedule(std::string_view s);
+
 // Refuses writing ROOT/REL when an existing directory on the way (".github"
 // a symbolic link, say) resolves outside ROOT.
 Status check_inside_project(const std::string& root, const std::string& rel);

@@ -79,4 +79,43 @@ std::string board_evidence_dir(const InitBoard& b, bool container);
 std::optional<std::string> kept_policy_problem(std::string_view existing_text,
                                                const InitOptions& o);
 
+// `jetgate init --kubernetes`: the files a cluster needs to validate its GPU
+// nodes with jetgate (docs/kubernetes.md), written into KubernetesOptions::dir.
+inline constexpr const char* kKubernetesDir = "deploy/kubernetes";
+inline constexpr const char* kKubernetesGateId = "gpu-node";
+
+// How the DaemonSet's container gets the GPU. cdi: the CDI annotation
+// cdi.k8s.io/jetgate: nvidia.com/gpu=all (containerd with CDI enabled), so the
+// pod does not hold the device plugin's nvidia.com/gpu between runs and
+// workloads keep the GPU; resource: limits nvidia.com/gpu: 1, the device
+// plugin's way (the pod holds one GPU for as long as it lives). The one-off
+// Job always asks the device plugin: it measures a GPU nothing else has.
+enum class GpuAccess { cdi, resource };
+
+struct KubernetesOptions {
+  std::string dir = kKubernetesDir;      // relative to the project (--kubernetes-dir)
+  std::string name_space = "jetgate";    // --namespace: a DNS-1123 label
+  std::string image;                     // --image: required, the image with jetgate in it
+  std::string gate = kKubernetesGateId;  // --gate: the gate id in the generated policy
+  std::optional<std::string> node;       // --node: the node the Job validates (else any GPU node)
+  int interval_minutes = 360;            // --interval-minutes: re-validation period
+  GpuAccess gpu = GpuAccess::cdi;        // --gpu-access
+};
+
+Status validate_kubernetes_options(const KubernetesOptions& k);
+
+// The files, relative to the project: KubernetesOptions::dir/00-namespace.yaml,
+// 10-policy.yaml (a ConfigMap holding the policy), 20-validate-node-job.yaml,
+// 30-revalidate-daemonset.yaml and node-problem-detector/jetgate-monitor.json
+// (a custom plugin monitor; not a manifest, so `kubectl apply -f DIR` leaves it).
+Result<std::vector<InitFile>> render_kubernetes_files(const KubernetesOptions& k);
+
+// The policy of the cluster's gate: the probes and thresholds init's gate has,
+// no command and no requirements (a node without a working driver must fail
+// the gate, exit 1, rather than not run it); init_policy.cpp.
+std::string render_kubernetes_policy(const KubernetesOptions& k);
+
+// The node-problem-detector custom plugin monitor (init_kubernetes.cpp).
+std::string render_npd_config(const KubernetesOptions& k);
+
 }  // namespace jetgate::init

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "jetgate/report/nfd_features.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <map>
+
+#include "jetgate/core/document_keys.hpp"
+#include "jetgate/evidence/dates.hpp"
+
+namespace jetgate::report {
+namespace {
+
+bool alnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+bool label_char(char c) {
+  return alnum(c) || c == '-' || c == '_' || c == '.';
+}
+
+void trim_ends(std::string& s) {
+  std::size_t b = 0;
+  while (b < s.size() && !alnum(s[b])) ++b;
+  std::size_t e = s.size();
+  while (e > b && !alnum(s[e - 1])) --e;
+  s = s.substr(b, e - b);
+}
+
+// A string, a number or a boolean at p, as text; "" otherwise.
+std::string scalar_at(const nlohmann::json& doc, const keys::Pointer& p) {
+  const auto* v = keys::find(doc, p);
+  if (!v) return {};
+  if (v->is_string()) return v->get<std::string>();
+  if (v->is_boolean()) return v->get<bool>() ? "true" : "false";
+  if (v->is_number_integer() || v->is_number_unsigned()) return v->dump();
+  return {};
+}
+
+std::string status_of(const nlohmann::json& probe) {
+  if (!probe.is_object() || !probe.contains("status") || !probe["status"].is_string()) return {};
+  return probe["status"].get<std::string>();
+}
+
+// What CI calls CUDA verified: the driver loaded and a kernel ran and gave the
+// right answer (the launch probe PASS or WARN).
+bool cuda_verified(const nlohmann::json& doc) {
+  if (keys::bool_at(doc, keys::kDriverLoaded) != true) return false;
+  const auto* probes = keys::find(doc, keys::kProbes);
+  if (!probes || !probes->is_object() || !probes->contains("launch")) return false;
+  auto s = status_of((*probes)["launch"]);
+  return s == "PASS" || s == "WARN";
+}
+
+std::string rfc3339(std::int64_t seconds) {
+  using namespace std::chrono;
+  const sys_seconds t{std::chrono::seconds(seconds)};
+  const auto day = floor<days>(t);
+  const year_month_day ymd{day};
+  const hh_mm_ss hms{t - day};
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", static_cast<int>(ymd.year()),
+                     static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
+                     hms.hours().count(), hms.minutes().count(), hms.seconds().count());
+}
+
+}  // namespace
+
+bool is_label_value(std::string_view s) {
+  if (s.empty()) return true;
+  if (s.size() > 63 || !alnum(s.front()) || !alnum(s.back())) return false;
+  for (char c : s)
+    if (!label_char(c)) return false;
+  return true;
+}
+
+bool is_label_name(std::string_view s) {
+  return !s.empty() && is_label_value(s);
+}
+
+std::string sanitize_label_value(std::string_view raw) {
+  std::string s;
+  s.reserve(raw.size());
+  for (char c : raw) s += label_char(c) ? c : '-';
+  trim_ends(s);
+  if (s.size() > 63) {
+    s.resize(63);
+    trim_ends(s);
+  }
+  return s;
+}
+
+std::string render_nfd_features(const NfdFeaturesInput& in) {
+  static const nlohmann::json empty = nlohmann::json::object();
+  const nlohmann::json& doc = in.document && in.document->is_object() ? *in.document : empty;
+  // name (after the prefix) -> value; a std::map, so the file is the same bytes
+  // for the same document.
+  std::map<std::string, std::string> labels;
+  auto put = [&](std::string_view name, std::string_view value) {
+    const std::string n = sanitize_label_value(name);
+    if (!is_label_name(n)) return;
+    const std::string v = sanitize_label_value(value);
+    if (v.empty()) return;  // nothing known: no label, rather than an empty one
+    labels[n] = v;
+  };
+  put("cuda-verified", cuda_verified(doc) ? "true" : "false");
+  const auto gate = keys::string_at(doc, keys::kGate);
+  if (!gate.empty()) {
+    put("gate", gate);
+    put("gate-status", keys::string_at(doc, keys::kStatus));
+  }
+  put("jetpack", scalar_at(doc, keys::kJetpack));
+  put("l4t", scalar_at(doc, keys::kL4t));
+  put("module", scalar_at(doc, keys::kModule));
+  put("arch", scalar_at(doc, keys::kArch));
+  put("cuda-driver", scalar_at(doc, keys::kDriverVersion));
+  put("gpu-count", scalar_at(doc, keys::kDeviceCount));
+  put("jetgate-version", scalar_at(doc, keys::kJetgateVersion));
+  if (const auto* probes = keys::find(doc, keys::kProbes); probes && probes->is_object())
+    for (const auto& [id, p] : probes->items()) {
+      put("probe." + id, status_of(p));
+      // The sync path's wait per scheduling mode (interrupt_driven, busy_polling, unclear).
+      if (p.is_object() && p.contains("details") && p["details"].is_object() &&
+          p["details"].contains("modes") && p["details"]["modes"].is_array())
+        for (const auto& m : p["details"]["modes"])
+          if (m.is_object() && m.contains("mode") && m["mode"].is_string() && m.contains("wait") &&
+              m["wait"].is_string())
+            put("sync-wait." + m["mode"].get<std::string>(), m["wait"].get<std::string>());
+    }
+  std::string out =
+      "# Node labels from jetgate's evidence, for node-feature-discovery's local source\n"
+      "# (docs/kubernetes.md). Written by jetgate; the next run replaces this file.\n";
+  if (auto t = evidence::utc_seconds_of_timestamp(keys::string_at(doc, keys::kGeneratedAt)))
+    out += "# +expiry-time=" + rfc3339(*t + std::int64_t{in.expiry_hours} * 3600) + "\n";
+  else
+    // Undated evidence claims nothing: an expiry in the past hides every line.
+    out += "# +expiry-time=1970-01-01T00:00:00Z\n";
+  for (const auto& [name, value] : labels) {
+    std::string line = std::string(kNfdLabelPrefix) + name + "=" + value + "\n";
+    if (out.size() + line.size() > kNfdMaxFileBytes) break;
+    out += line;
+  }
+  return out;
+}
+
+}  // namespace jetgate::report
