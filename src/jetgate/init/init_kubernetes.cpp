@@ -179,7 +179,7 @@ void pod_security(YAML::Emitter& y, bool non_root) {
   y << YAML::EndMap << YAML::EndMap;
 }
 
-void env(YAML::Emitter& y) {
+void env(YAML::Emitter& y, const std::string& image) {
   y << YAML::Key << "env" << YAML::Value << YAML::BeginSeq;
   y << YAML::BeginMap;
   str(y, "name", "NODE_NAME");
@@ -191,6 +191,11 @@ void env(YAML::Emitter& y) {
   y << YAML::BeginMap;
   str(y, "name", "HOME");
   str(y, "value", "/tmp");
+  y << YAML::EndMap;
+  // The evidence of --host-root records which image ran (/host_mount/image).
+  y << YAML::BeginMap;
+  str(y, "name", "JETGATE_IMAGE");
+  str(y, "value", image);
   y << YAML::EndMap << YAML::EndSeq;
 }
 
@@ -258,7 +263,7 @@ void pod_spec(YAML::Emitter& y, const KubernetesOptions& k, const PodShape& p) {
       y << YAML::DoubleQuoted << a;
   }
   y << YAML::EndSeq;
-  env(y);
+  env(y, k.image);
   resources(y, p.gpu_resource);
   container_security(y);
   volume_mounts(y, p.mounts);
