@@ -78,7 +78,11 @@ TEST(HistoryRegressions, AMonthOfA200NodeFleetFindsExactlyThePlantedThree) {
   }
   ASSERT_EQ(report.found.size(), 3u) << [&] {
     std::string s;
-    for (const auto& r : report.found) s += r.node + " " + r.probe + "/" + r.metric + "\n";
+    for (const auto& r : report.found)
+      s += r.node + " " + r.probe + "/" + r.metric + " " + r.baseline_source + " median " +
+           std::to_string(r.baseline_median) + " mad " + std::to_string(r.baseline_mad) +
+           " value " + std::to_string(r.value) + " since " + r.first_timestamp + " runs " +
+           std::to_string(r.worse_runs) + "\n";
     return s;
   }();
   const auto day = [](int d) { return fmt::format("2026-11-{:02d}", d + 1); };

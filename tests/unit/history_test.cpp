@@ -303,13 +303,16 @@ TEST(HistoryStore, SurvivesSigkillAtRandomMoments) {
     int status = 0;
     ASSERT_EQ(waitpid(pid, &status, 0), pid);
     if (WIFSIGNALED(status)) ++killed_mid_way;
-    if (WIFEXITED(status)) EXPECT_EQ(WEXITSTATUS(status), 0);
+    if (WIFEXITED(status)) {
+      EXPECT_EQ(WEXITSTATUS(status), 0);
+    }
     if (!std::filesystem::exists(db)) continue;
     EXPECT_EQ(integrity(db), "ok") << "round " << i;
     // No half-written run: every stored run has all its values.
     const auto runs = scalar(db, "SELECT count(*) FROM runs");
-    if (runs >= 0)
+    if (runs >= 0) {
       EXPECT_EQ(scalar(db, "SELECT count(*) FROM probe_values"), runs * 26) << "round " << i;
+    }
   }
   EXPECT_GT(killed_mid_way, 5) << "the kills should mostly land mid-ingest";
   RecordProperty("killed_mid_way", killed_mid_way);

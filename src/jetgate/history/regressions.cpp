@@ -194,6 +194,10 @@ RegressionReport find_regressions(const std::vector<Run>& runs,
           }
           last = r;
           last_value = value;
+          // Judged by the fleet only until the node has a baseline of its own: its green
+          // runs make that baseline even when they are below its peers (a node that has
+          // always been slower has not got worse).
+          if (base->source == "fleet" && r->status == "passed") window.push_back(value);
           continue;
         }
         streak = 0;
