@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <random>
 #include <set>
@@ -256,10 +257,14 @@ TEST(HistoryStore, ConcurrentIngestsEndWithTheExactRowCount) {
     ASSERT_GE(pid, 0);
     if (pid == 0) {
       auto store = history::Store::open(db, true);
-      if (!store) _exit(3);
+      if (!store) {
+        std::fprintf(stderr, "%s\n", store.error().message().c_str());
+        _exit(3);
+      }
       history::IngestOptions o;
       o.batch = 7;
       auto r = history::ingest(*store, d, o);
+      if (!r) std::fprintf(stderr, "%s\n", r.error().message().c_str());
       _exit(r.ok() && r->bad.empty() ? 0 : 4);
     }
     children.push_back(pid);

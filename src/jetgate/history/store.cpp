@@ -5,8 +5,10 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <system_error>
+#include <thread>
 
 #include "jetgate/claims/evidence_verdict.hpp"
 #include "jetgate/claims/platform_key.hpp"
@@ -109,9 +111,33 @@ class Statement {
   sqlite3_stmt* stmt_ = nullptr;
 };
 
+bool busy(int rc) {
+  return (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
+}
+
+// SQLite returns SQLITE_BUSY without calling the busy handler where waiting could
+// deadlock: changing the journal mode while another connection makes the database, or
+// a lock upgrade. Such a statement is tried again, for as long as the busy timeout.
+template <typename Step>
+int retrying(Step&& step) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+  int rc = step();
+  while (busy(rc) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    rc = step();
+  }
+  return rc;
+}
+
 Status exec(sqlite3* db, const char* sql, const std::string& where) {
   char* message = nullptr;
-  if (sqlite3_exec(db, sql, nullptr, nullptr, &message) != SQLITE_OK) {
+  const int rc = retrying([&] {
+    sqlite3_free(message);
+    message = nullptr;
+    return sqlite3_exec(db, sql, nullptr, nullptr, &message);
+  });
+  if (rc != SQLITE_OK) {
     std::string m = message ? message : sqlite3_errmsg(db);
     sqlite3_free(message);
     return make_error(fmt::format("{} failed: {}", sql, m), where, kFix);
@@ -329,13 +355,20 @@ Result<Store> Store::open(const std::string& path, bool create) {
   // WAL: readers never block the writer, and a killed writer's uncommitted frames are
   // ignored on the next open. FULL: a committed batch survives a power cut too.
   {
-    Statement st(raw, "PRAGMA journal_mode=WAL");
-    if (!st.ok() || st.step() != SQLITE_ROW)
+    std::string mode;
+    const int wal = retrying([&] {
+      Statement st(raw, "PRAGMA journal_mode=WAL");
+      if (!st.ok()) return sqlite3_errcode(raw);
+      const int r = st.step();
+      if (r == SQLITE_ROW) mode = st.column_text(0);
+      return r;
+    });
+    if (wal != SQLITE_ROW)
       return db_error(raw, "not a SQLite database, or it cannot be written", path);
-    if (st.column_text(0) != "wal")
-      return make_error("the database cannot use a write-ahead log (journal_mode " +
-                            quoted_text(st.column_text(0)) + ")",
-                        path, "put it on a local file system");
+    if (mode != "wal")
+      return make_error(
+          "the database cannot use a write-ahead log (journal_mode " + quoted_text(mode) + ")",
+          path, "put it on a local file system");
   }
   if (auto st = exec(raw, "PRAGMA synchronous=FULL", path); !st) return st.error();
   if (auto st = exec(raw, "PRAGMA foreign_keys=ON", path); !st) return st.error();
