@@ -42,7 +42,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/packaging/jetgate.bash-completion
 # and one page per subcommand, jetgate-probe.1 and so on, from `jetgate probe --help`.
 # A cross build runs the binary under the emulator. JETGATE_SUBCOMMANDS must name every
 # subcommand: scripts/test-packaging.sh compares it with `jetgate --help`.
-set(JETGATE_SUBCOMMANDS probe run check support summary keygen container init)
+set(JETGATE_SUBCOMMANDS probe run check support summary keygen container init history)
 set(JETGATE_SUBCOMMAND_NAME_probe "report the platform facts and run the GPU probes")
 set(JETGATE_SUBCOMMAND_NAME_run "run one gate and write its evidence")
 set(JETGATE_SUBCOMMAND_NAME_check
@@ -52,6 +52,7 @@ set(JETGATE_SUBCOMMAND_NAME_summary "Markdown about the gates' evidence")
 set(JETGATE_SUBCOMMAND_NAME_keygen "write an Ed25519 key pair for signing evidence")
 set(JETGATE_SUBCOMMAND_NAME_container "the container images that run on this Jetson")
 set(JETGATE_SUBCOMMAND_NAME_init "write a gate policy and a CI workflow for a project")
+set(JETGATE_SUBCOMMAND_NAME_history "a fleet's evidence over time, and which node got worse since when")
 find_program(JETGATE_HELP2MAN help2man)
 find_program(JETGATE_GZIP gzip)
 option(JETGATE_MAN_PAGE "Generate and install the man pages with help2man" ON)

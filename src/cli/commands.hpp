@@ -25,6 +25,7 @@ Command add_keygen_command(CLI::App& app);   // cmd_keygen.cpp
 
 Command add_container_command(CLI::App& app);  // cmd_container.cpp
 Command add_init_command(CLI::App& app);       // cmd_init.cpp
+Command add_history_command(CLI::App& app);    // cmd_history.cpp
 
 // Prints "jetgate COMMAND: MESSAGE" (terminal-safe) on stderr and returns the
 // usage exit status (2): how every subcommand reports unusable input.

@@ -68,6 +68,7 @@ int run(int argc, char** argv) {
   commands.push_back(cli::add_keygen_command(app));
   commands.push_back(cli::add_container_command(app));
   commands.push_back(cli::add_init_command(app));
+  commands.push_back(cli::add_history_command(app));
 
   try {
     app.parse(argc, argv);

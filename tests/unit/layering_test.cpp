@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The house rule docs/architecture.md states: data flows one way,
 //   core < fs, proc < cuda < facts, probes < evidence < trust < policy
-//        < gate, claims, init < report < cli
+//        < gate, claims, init < history < report < cli
 // A file may include headers of its own folder and of lower layers only. Folders on the
 // same layer (fs and proc; facts and probes) do not include each other. A new folder
 // must be given its place here (and in docs/architecture.md) before it can be used.
@@ -23,9 +23,9 @@ namespace fs = std::filesystem;
 
 const std::map<std::string, int>& layer_of() {
   static const std::map<std::string, int> layers = {
-      {"core", 0},   {"fs", 1},       {"proc", 1},   {"cuda", 2},   {"facts", 3},
-      {"probes", 3}, {"evidence", 4}, {"trust", 5},  {"policy", 6}, {"gate", 7},
-      {"claims", 7}, {"init", 7},     {"report", 8}, {"cli", 9},
+      {"core", 0},   {"fs", 1},       {"proc", 1},    {"cuda", 2},   {"facts", 3},
+      {"probes", 3}, {"evidence", 4}, {"trust", 5},   {"policy", 6}, {"gate", 7},
+      {"claims", 7}, {"init", 7},     {"history", 8}, {"report", 9}, {"cli", 10},
   };
   return layers;
 }
@@ -113,7 +113,7 @@ TEST(Layering, NoFileIncludesAHeaderFromAHigherOrSiblingLayer) {
         << inc.file << ":" << inc.line << " (" << inc.from << ") includes a header of " << inc.to
         << ", which is not below it: data flows core < fs, proc < cuda < facts, probes < evidence "
            "< "
-           "trust < gate < claims < report < cli";
+           "trust < gate < claims < history < report < cli";
   }
 }
 

@@ -173,6 +173,24 @@ TEST(Prometheus, ProbeDocumentInBaseUnits) {
   EXPECT_EQ(promtool_problems(text), "");
 }
 
+// The sync path writes its wait as "interrupt-driven" and "busy-polling"
+// (probes/sync_classify.cpp); the state set's labels are interrupt_driven and
+// busy_polling. Real evidence (docs/examples, an H200 run) has each mode's 1.
+TEST(Prometheus, RealEvidenceSyncWaitsSetTheirState) {
+  const json doc = json::parse(
+      test::read_file(test::source_dir() + "/docs/examples/evidence-h200-cuda-runtime.json"));
+  const std::string text = render(doc);
+  const std::string head =
+      "jetgate_sync_wait{probe=\"sync_path\",node=\"host-a\",platform=\"NVIDIA "
+      "H200 (x86_64)\",sched_mode=";
+  EXPECT_NE(text.find(head + "\"blocking_sync\",wait=\"interrupt_driven\"} 1\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find(head + "\"spin\",wait=\"busy_polling\"} 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find(head + "\"yield\",wait=\"interrupt_driven\"} 0\n"), std::string::npos)
+      << text;
+  EXPECT_EQ(promtool_problems(text), "");
+}
+
 TEST(Prometheus, GateStatusAndLastSuccessSurviveAFailedRun) {
   std::string passed = render(gate_evidence("passed"));
   const std::string labels =

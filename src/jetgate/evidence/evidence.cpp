@@ -180,14 +180,18 @@ Result<Evidence> evidence_from_json(const nlohmann::json& j) {
   return e;
 }
 
-Result<Evidence> read_evidence(const std::string& path) {
+Result<std::string> read_evidence_text(const std::string& path) {
   std::filesystem::path p(path);
   std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
   auto root = fs::RootFs::open(dir);
   if (!root) return make_error("cannot open directory: " + root.error().what, dir);
   auto text = root->read(p.filename().string(), kMaxEvidenceBytes);
   if (!text) return make_error(text.error().what, path, text.error().hint);
-  auto parsed = parse_json_text(*text, path);
+  return std::move(*text);
+}
+
+Result<Evidence> evidence_from_text(std::string_view text, const std::string& path) {
+  auto parsed = parse_json_text(text, path);
   if (!parsed)
     return make_error(parsed.error().what + " (empty, truncated or corrupt)", parsed.error().where,
                       "re-run the gate to write fresh evidence");
@@ -198,6 +202,12 @@ Result<Evidence> read_evidence(const std::string& path) {
         err.what, path + (err.where.empty() || err.where == "/" ? "" : "#" + err.where), err.hint);
   }
   return e;
+}
+
+Result<Evidence> read_evidence(const std::string& path) {
+  auto text = read_evidence_text(path);
+  if (!text) return text.error();
+  return evidence_from_text(*text, path);
 }
 
 std::string evidence_file_text(const Evidence& e) {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "jetgate/core/outcome.hpp"
 #include "jetgate/core/result.hpp"
@@ -45,8 +46,13 @@ nlohmann::json to_json(const Evidence& e);
 // Validates the OBLITERATUS fields (types, status values, git_sha form);
 // errors name the field.
 Result<Evidence> evidence_from_json(const nlohmann::json& j);
-// Reads and validates PATH (capped size); errors name the file.
+// Reads and validates PATH (capped size); errors name the file. It is
+// evidence_from_text(read_evidence_text(PATH), PATH).
 Result<Evidence> read_evidence(const std::string& path);
+// The bytes of PATH, capped at the evidence size limit; errors name the file.
+Result<std::string> read_evidence_text(const std::string& path);
+// Parses and validates evidence text read from PATH (PATH only names it in errors).
+Result<Evidence> evidence_from_text(std::string_view text, const std::string& path);
 // The bytes of GATE.json for e, exactly as write_evidence writes them.
 std::string evidence_file_text(const Evidence& e);
 // Writes DIR/GATE.json atomically: temporary file in DIR, fsync, rename, fsync DIR.

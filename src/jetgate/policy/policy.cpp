@@ -28,11 +28,12 @@ const char* const kSoftwareOnlyIds[] = {"model-download-runtime", "external-eval
                                         "network-services", "operator-ui"};
 
 void check_top_level(const nlohmann::json& j, Policy& p, const IssueSink& sink) {
-  detail::reject_unknown_keys(j,
-                              {"$schema", "schema_version", "owner", "cadence",
-                               "evidence_retention_days", "maximum_evidence_age_days", "gates",
-                               "environment_waivers", "repository", "description", "trusted_keys"},
-                              "top level", "policy", sink);
+  detail::reject_unknown_keys(
+      j,
+      {"$schema", "schema_version", "owner", "cadence", "evidence_retention_days",
+       "maximum_evidence_age_days", "gates", "environment_waivers", "repository", "description",
+       "trusted_keys", "regressions"},
+      "top level", "policy", sink);
   // Read without narrowing: 4294967297 must not wrap to 1.
   auto version =
       j.contains("schema_version") ? integer_in_range(j["schema_version"], 1, 1) : std::nullopt;
@@ -82,6 +83,7 @@ void check_top_level(const nlohmann::json& j, Policy& p, const IssueSink& sink) 
   if (j.contains("environment_waivers")) p.environment_waivers = j["environment_waivers"];
   if (j.contains("trusted_keys"))
     p.trusted_keys = detail::parse_trusted_keys(j["trusted_keys"], sink);
+  if (j.contains("regressions")) p.regressions = detail::parse_regressions(j["regressions"], sink);
 }
 
 bool has_obliteratus_fields(const nlohmann::json& g, std::vector<std::string>* missing) {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "jetgate/core/result.hpp"
+#include "jetgate/policy/regression_thresholds.hpp"
 #include "jetgate/trust/keys.hpp"
 
 namespace jetgate::policy {
@@ -103,6 +104,8 @@ struct Policy {
   std::optional<std::vector<trust::TrustedKey>> trusted_keys;
   std::vector<Gate> gates;
   nlohmann::json environment_waivers = nlohmann::json::array();  // validated by waivers.hpp
+  // "regressions": thresholds of `jetgate history regressions`; defaults when absent.
+  RegressionThresholds regressions{};
   std::string source;     // the file as the user named it, or "embedded default-policy.json"
   std::string repo_root;  // coverage_paths and command cwd are relative to it
 };

@@ -38,6 +38,9 @@ std::optional<CommandSpec> parse_command(const nlohmann::json& j, const std::str
 // "trusted_keys": the valid entries; each invalid one is an issue of "policy".
 std::vector<trust::TrustedKey> parse_trusted_keys(const nlohmann::json& j, const IssueSink& sink);
 
+// "regressions": the thresholds it sets over the defaults; each bad field is an issue.
+RegressionThresholds parse_regressions(const nlohmann::json& j, const IssueSink& sink);
+
 // "12.6.1" -> {12, 6, 1}; nullopt when any component is not a number.
 std::optional<std::vector<long>> parse_version(const std::string& v);
 

@@ -15,29 +15,34 @@
 #include "jetgate/core/outcome.hpp"
 #include "jetgate/core/utf8.hpp"
 #include "jetgate/evidence/dates.hpp"
+#include "jetgate/evidence/probe_values.hpp"
+#include "jetgate/history/regressions.hpp"
 
 namespace jetgate::report {
 namespace {
 
 constexpr std::string_view kLastSuccess = "jetgate_gate_last_success_timestamp_seconds";
 
-// A probe value's unit -> the family it is exported in, and the factor to its base unit.
-struct UnitFamily {
-  std::string_view unit;
-  std::string_view family;
-  double factor;
+// A base unit (evidence/probe_values.hpp) -> its family's help; the family is
+// jetgate_probe_<base>.
+struct UnitHelp {
+  std::string_view base;
   std::string_view help;
 };
-constexpr std::array<UnitFamily, 8> kUnits{{
-    {"GB/s", "jetgate_probe_bytes_per_second", 1e9, "A probe's measured rate, bytes per second."},
-    {"us", "jetgate_probe_seconds", 1e-6, "A probe's measured time, seconds."},
-    {"ms", "jetgate_probe_seconds", 1e-3, "A probe's measured time, seconds."},
-    {"bytes", "jetgate_probe_bytes", 1, "A probe's measured size, bytes."},
-    {"fraction", "jetgate_probe_ratio", 1, "A probe's measured ratio (1 = 100%)."},
-    {"percent", "jetgate_probe_ratio", 0.01, "A probe's measured ratio (1 = 100%)."},
-    {"tok/s", "jetgate_probe_tokens_per_second", 1, "A probe's measured token rate."},
-    {"count", "jetgate_probe_items", 1, "A probe's counted items."},
+constexpr std::array<UnitHelp, 6> kUnitHelp{{
+    {"bytes_per_second", "A probe's measured rate, bytes per second."},
+    {"seconds", "A probe's measured time, seconds."},
+    {"bytes", "A probe's measured size, bytes."},
+    {"ratio", "A probe's measured ratio (1 = 100%)."},
+    {"tokens_per_second", "A probe's measured token rate."},
+    {"items", "A probe's counted items."},
 }};
+
+std::string_view unit_help(std::string_view base) {
+  for (const auto& u : kUnitHelp)
+    if (u.base == base) return u.help;
+  return "A probe's measured value.";
+}
 
 constexpr std::array<Outcome, 5> kOutcomes{Outcome::pass, Outcome::warn, Outcome::fail,
                                            Outcome::skip, Outcome::not_run};
@@ -115,15 +120,10 @@ std::optional<double> timestamp(const nlohmann::json& doc) {
 }
 
 void add_probes(Writer& w, const nlohmann::json& doc, const Labels& base) {
-  const auto* probes = keys::find(doc, keys::kProbes);
-  if (!probes || !probes->is_object()) return;
-  for (const auto& [id, p] : probes->items()) {
-    if (!p.is_object()) continue;
+  for (const auto& p : evidence::probe_readings(doc)) {
     Labels labels = base;
-    labels.insert(labels.begin(), {"probe", id});
-    auto status = p.contains("status") && p["status"].is_string()
-                      ? status_from_string(p["status"].get<std::string>())
-                      : std::nullopt;
+    labels.insert(labels.begin(), {"probe", p.id});
+    auto status = status_from_string(p.status);
     for (auto o : kOutcomes) {
       Labels l = labels;
       l.emplace_back("status", to_string(o));
@@ -132,40 +132,24 @@ void add_probes(Writer& w, const nlohmann::json& doc, const Labels& base) {
             "SKIP, NOT_RUN).",
             std::move(l), status && *status == o ? 1 : 0);
     }
-    if (p.contains("duration_ms") && p["duration_ms"].is_number())
+    if (p.duration_seconds)
       w.add("jetgate_probe_duration_seconds", "How long a probe ran, seconds.", labels,
-            p["duration_ms"].get<double>() / 1e3);
-    if (p.contains("values") && p["values"].is_object())
-      for (const auto& [metric, m] : p["values"].items()) {
-        if (!m.is_object() || !m.contains("value") || !m["value"].is_number() ||
-            !m.contains("unit") || !m["unit"].is_string())
-          continue;
-        const std::string unit = m["unit"].get<std::string>();
-        for (const auto& u : kUnits)
-          if (u.unit == unit) {
-            Labels l = labels;
-            l.insert(l.begin() + 1, {"metric", metric});
-            w.add(u.family, u.help, std::move(l), m["value"].get<double>() * u.factor);
-            break;
-          }
-      }
+            *p.duration_seconds);
+    for (const auto& v : p.values) {
+      Labels l = labels;
+      l.insert(l.begin() + 1, {"metric", v.metric});
+      w.add("jetgate_probe_" + v.base, unit_help(v.base), std::move(l), v.value);
+    }
     // The sync path's wait, per scheduling mode: interrupt-driven, polling or unclear.
-    if (p.contains("details") && p["details"].is_object() && p["details"].contains("modes") &&
-        p["details"]["modes"].is_array())
-      for (const auto& m : p["details"]["modes"]) {
-        if (!m.is_object() || !m.contains("mode") || !m["mode"].is_string() ||
-            !m.contains("wait") || !m["wait"].is_string())
-          continue;
-        const std::string wait = m["wait"].get<std::string>();
-        for (auto state : kWaits) {
-          Labels l = labels;
-          l.emplace_back("sched_mode", m["mode"].get<std::string>());
-          l.emplace_back("wait", std::string(state));
-          w.add("jetgate_sync_wait",
-                "How the host waited for the GPU in a scheduling mode: 1 "
-                "for interrupt_driven, busy_polling or unclear.",
-                std::move(l), wait == state ? 1 : 0);
-        }
+    for (const auto& m : p.waits)
+      for (auto state : kWaits) {
+        Labels l = labels;
+        l.emplace_back("sched_mode", m.mode);
+        l.emplace_back("wait", std::string(state));
+        w.add("jetgate_sync_wait",
+              "How the host waited for the GPU in a scheduling mode: 1 "
+              "for interrupt_driven, busy_polling or unclear.",
+              std::move(l), m.wait == state ? 1 : 0);
       }
   }
 }
@@ -274,6 +258,34 @@ std::string render_prometheus_textfile(const PrometheusInput& in) {
             code->get<double>());
   }
   add_probes(w, doc, base);
+  return w.text();
+}
+
+std::string render_regressions_prometheus(const history::RegressionReport& r) {
+  Writer w;
+  w.add("jetgate_history_regressions", "Regressions `jetgate history regressions` found.", {},
+        static_cast<double>(r.found.size()));
+  w.add("jetgate_history_runs", "Evidence files in the history database.", {},
+        static_cast<double>(r.runs));
+  for (const auto& g : r.found) {
+    const Labels labels{{"node", g.node},     {"platform", g.platform},
+                        {"gate", g.gate},     {"probe", g.probe},
+                        {"metric", g.metric}, {"kind", history::to_string(g.kind)}};
+    w.add("jetgate_history_regression",
+          "A node got worse: 1 per regression (kind drop, rise, wait_mode, gate_failed).", labels,
+          1);
+    w.add("jetgate_history_regression_since_timestamp_seconds",
+          "The first run of the regression, Unix time.", labels,
+          static_cast<double>(g.first_unix_time));
+    if (g.numeric) {
+      Labels l = labels;
+      l.emplace_back("unit", g.unit);
+      w.add("jetgate_history_regression_baseline",
+            "The baseline median, in the base unit the unit label names.", l, g.baseline_median);
+      w.add("jetgate_history_regression_value",
+            "The latest value, in the base unit the unit label names.", std::move(l), g.value);
+    }
+  }
   return w.text();
 }
 

@@ -14,6 +14,8 @@
 #include <string>
 #include <string_view>
 
+#include "jetgate/history/regressions.hpp"
+
 namespace jetgate::report {
 
 struct PrometheusInput {
@@ -33,6 +35,11 @@ std::string render_prometheus_textfile(const PrometheusInput& in);
 // file rendered above; nullopt when there is none or the line does not parse.
 std::optional<double> previous_last_success(std::string_view previous, std::string_view gate,
                                             std::string_view node);
+
+// `jetgate history regressions --prometheus`: how many regressions and each one
+// (labels node, platform, gate, probe, metric, kind), its baseline, latest value and
+// the first run's time. docs/metrics.md lists the families.
+std::string render_regressions_prometheus(const history::RegressionReport& r);
 
 // A label value escaped for the text format: backslash, double quote and line feed.
 std::string prometheus_label_value(std::string_view s);

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: Apache-2.0
+// `jetgate history`: a fleet's evidence over time in an embedded SQLite database
+// (docs/history.md). `ingest` stores evidence files (each once, by the digest of its
+// bytes), `show` prints a node's values over time, `regressions` says which node got
+// worse and since when.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/ci_outputs.hpp"
+#include "cli/commands.hpp"
+#include "cli/input_paths.hpp"
+#include "jetgate/core/exit_codes.hpp"
+#include "jetgate/core/json_text.hpp"
+#include "jetgate/core/utf8.hpp"
+#include "jetgate/fs/atomic_write.hpp"
+#include "jetgate/history/regressions.hpp"
+#include "jetgate/history/store.hpp"
+#include "jetgate/policy/policy.hpp"
+#include "jetgate/report/history_text.hpp"
+#include "jetgate/report/prometheus.hpp"
+
+namespace jetgate::cli {
+namespace {
+
+struct HistoryArgs {
+  std::string db;
+  // ingest
+  std::vector<std::string> dirs;
+  bool quiet = false;
+  // show
+  std::string node, gate, probe, metric;
+  bool json = false, markdown = false;
+  // regressions
+  std::string policy, prometheus;
+};
+
+int run_ingest(const HistoryArgs& a) {
+  auto store = history::Store::open(a.db, /*create=*/true);
+  if (!store) return usage_error("history ingest", store.error().message());
+  auto report = history::ingest(*store, a.dirs);
+  if (!report) return usage_error("history ingest", report.error().message());
+  for (const auto& b : report->bad)
+    std::cerr << terminal_safe("jetgate history ingest: skipped " + b.file + ": " + b.why) << "\n";
+  auto c = history::counts(*store);
+  if (a.json) {
+    nlohmann::json bad = nlohmann::json::array();
+    for (const auto& b : report->bad)
+      bad.push_back({{"file", to_valid_utf8(b.file)}, {"why", to_valid_utf8(b.why)}});
+    nlohmann::json doc = {{"files", report->files},
+                          {"added", report->added},
+                          {"already", report->already},
+                          {"bad", std::move(bad)}};
+    if (c) doc["database"] = {{"runs", c->files}, {"values", c->values}};
+    std::cout << dump_json(doc, 2) << "\n";
+  } else if (!a.quiet) {
+    std::cout << terminal_safe(fmt::format(
+                     "{} evidence file(s): {} added, {} already stored, {} bad{}", report->files,
+                     report->added, report->already, report->bad.size(),
+                     c ? fmt::format("; {} has {} run(s), {} value(s)", a.db, c->files, c->values)
+                       : std::string()))
+              << "\n";
+  }
+  return kExitOk;
+}
+
+int run_show(const HistoryArgs& a) {
+  auto store = history::Store::open(a.db, /*create=*/false);
+  if (!store) return usage_error("history show", store.error().message());
+  history::Query q;
+  auto opt = [](const std::string& s) { return s.empty() ? std::nullopt : std::optional(s); };
+  q.node = opt(a.node);
+  q.gate = opt(a.gate);
+  q.probe = opt(a.probe);
+  q.metric = opt(a.metric);
+  auto points = history::query(*store, q);
+  if (!points) return usage_error("history show", points.error().message());
+  if (a.json)
+    std::cout << dump_json(history::to_json(*points), 2) << "\n";
+  else if (a.markdown)
+    std::cout << report::render_points_markdown(*points);
+  else
+    std::cout << report::render_points_text(*points);
+  return kExitOk;
+}
+
+int run_regressions(const HistoryArgs& a) {
+  policy::RegressionThresholds thresholds;
+  if (!a.policy.empty()) {
+    if (auto st = check_policy_path(a.policy); !st)
+      return usage_error("history regressions", "--policy: " + st.error().message());
+    auto p = policy::load_policy_file(a.policy);
+    if (!p) return usage_error("history regressions", p.error().message());
+    for (const auto& w : p->warnings)
+      std::cerr << terminal_safe("jetgate history regressions: warning: " + w) << "\n";
+    bool bad = false;
+    for (const auto& i : p->issues)
+      if (i.what.rfind("regressions", 0) == 0 ||
+          i.what.find("\"regressions\"") != std::string::npos) {
+        std::cerr << terminal_safe("jetgate history regressions: policy: " + i.line()) << "\n";
+        bad = true;
+      }
+    if (bad) return kExitUsage;
+    thresholds = p->policy.regressions;
+  }
+  if (!a.prometheus.empty())
+    if (auto st = fs::check_output_path(a.prometheus); !st)
+      return usage_error("history regressions", "--prometheus: " + st.error().message());
+  auto store = history::Store::open(a.db, /*create=*/false);
+  if (!store) return usage_error("history regressions", store.error().message());
+  auto runs = history::load_runs(*store);
+  if (!runs) return usage_error("history regressions", runs.error().message());
+  auto found = history::find_regressions(*runs, thresholds);
+  if (!a.prometheus.empty() && !write_output_file("history regressions", a.prometheus,
+                                                  report::render_regressions_prometheus(found)))
+    return kExitUsage;
+  if (a.json)
+    std::cout << dump_json(history::to_json(found, thresholds), 2) << "\n";
+  else if (a.markdown)
+    std::cout << report::render_regressions_markdown(found);
+  else
+    std::cout << report::render_regressions_text(found);
+  return found.found.empty() ? kExitOk : kExitDoesNotHold;
+}
+
+}  // namespace
+
+Command add_history_command(CLI::App& app) {
+  auto args = std::make_shared<HistoryArgs>();
+  auto* sub = app.add_subcommand(
+      "history",
+      "A fleet's evidence over time in an embedded SQLite database: ingest evidence files, show "
+      "a node's values, find which node got worse and since when");
+  sub->require_subcommand(1);
+  sub->footer(
+      "The database holds one row per evidence file (keyed by the SHA-256 of its bytes) with "
+      "its node, gate, platform, time, status and verdict, and every probe value in its base "
+      "unit. Several `history ingest` may run at once on one database; a killed one loses "
+      "nothing committed. Docs: docs/history.md.");
+
+  auto* ingest = sub->add_subcommand(
+      "ingest", "Store every evidence file under the directories (recursively) in the database");
+  ingest->add_option("DIR", args->dirs, "Directories holding evidence files (GATE.json)")
+      ->required()
+      ->type_name("DIR...");
+  ingest->add_option("--db", args->db, "The history database (created when absent)")
+      ->required()
+      ->type_name("FILE");
+  ingest->add_flag("--json", args->json, "Print the counts and the bad files as JSON");
+  ingest->add_flag("--quiet", args->quiet, "Print nothing but the bad files");
+  ingest->footer(
+      "A file already stored (the same bytes) adds nothing; a file that is not usable evidence "
+      "(unreadable, not JSON, no /lane/node, no timestamp) is reported on stderr and skipped. "
+      "Exit status: 0 ingested, 2 a directory or the database is unusable.");
+
+  auto* show = sub->add_subcommand("show", "Print stored probe values over time");
+  show->add_option("--db", args->db, "The history database")->required()->type_name("FILE");
+  show->add_option("--node", args->node, "Only this node (/lane/node)")->type_name("N");
+  show->add_option("--gate", args->gate, "Only this gate")->type_name("G");
+  show->add_option("--probe", args->probe, "Only this probe (bandwidth, sync_path, ...)")
+      ->type_name("P");
+  show->add_option("--metric", args->metric, "Only this value (d2d_gbps, ...)")->type_name("M");
+  auto* json = show->add_flag("--json", args->json, "Print one JSON document");
+  show->add_flag("--markdown", args->markdown, "Print a Markdown table")->excludes(json);
+  show->footer(
+      "Values are in their base unit (bytes_per_second, seconds, bytes, ratio, "
+      "tokens_per_second, items). Exit status: 0 printed, 2 no such database.");
+
+  auto* reg = sub->add_subcommand(
+      "regressions",
+      "Which node got worse, and since when: each node's bandwidth, decode rate, fraction of "
+      "the bound, sync-path CPU per wait, wait mode and gate status against its own baseline "
+      "(and its platform's fleet)");
+  reg->add_option("--db", args->db, "The history database")->required()->type_name("FILE");
+  reg->add_option("--policy", args->policy,
+                  "Read thresholds from this policy's \"regressions\" section")
+      ->type_name("FILE");
+  reg->add_option("--prometheus", args->prometheus,
+                  "Also write the regressions as a node_exporter textfile (written atomically)")
+      ->type_name("FILE");
+  auto* rjson = reg->add_flag("--json", args->json, "Print one JSON document");
+  reg->add_flag("--markdown", args->markdown, "Print a Markdown table")->excludes(rjson);
+  reg->footer(
+      "Each regression names the node, the value, its baseline, the latest value and the first "
+      "run (timestamp, file) since which it is worse. Exit status: 0 none found, 1 a regression "
+      "found, 2 unusable input (no database, a newer schema, a bad policy or output path).");
+
+  return {sub, [args, ingest, show, reg]() -> int {
+            if (ingest->parsed()) return run_ingest(*args);
+            if (show->parsed()) return run_show(*args);
+            if (reg->parsed()) return run_regressions(*args);
+            return kExitUsage;
+          }};
+}
+
+}  // namespace jetgate::cli

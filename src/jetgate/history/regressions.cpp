@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "jetgate/history/regressions.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <tuple>
+
+#include "jetgate/core/utf8.hpp"
+
+namespace jetgate::history {
+namespace {
+
+// 1.4826 x MAD estimates the standard deviation of normally distributed noise.
+constexpr double kMadToSigma = 1.4826;
+
+bool contains(const std::string& s, std::string_view part) {
+  return s.find(part) != std::string::npos;
+}
+bool ends_with(const std::string& s, std::string_view tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// The one list of what is watched, and which way is worse. Bounds the probe computes
+// from static facts (theoretical, expected) are not measurements and are left out.
+std::optional<RegressionKind> watched(const std::string& metric, const std::string& unit) {
+  if (unit == "bytes_per_second" && !contains(metric, "theoretical")) return RegressionKind::drop;
+  if (unit == "tokens_per_second" && !contains(metric, "expected") &&
+      !contains(metric, "bound_tok"))
+    return RegressionKind::drop;
+  if (unit == "ratio" &&
+      (ends_with(metric, "fraction_of_peak") || ends_with(metric, "fraction_of_bound") ||
+       ends_with(metric, "fraction_of_theoretical")))
+    return RegressionKind::drop;
+  if (unit == "ratio" && metric.rfind("sync_", 0) == 0 && ends_with(metric, "_cpu_fraction"))
+    return RegressionKind::rise;
+  return std::nullopt;
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+struct Baseline {
+  double median = 0, mad = 0;
+  std::size_t count = 0;
+  std::string source;
+};
+
+Baseline baseline_of(const std::vector<double>& values, std::string source) {
+  Baseline b;
+  b.median = median_of(values);
+  std::vector<double> dev;
+  dev.reserve(values.size());
+  for (double v : values) dev.push_back(std::fabs(v - b.median));
+  b.mad = median_of(dev);
+  b.count = values.size();
+  b.source = std::move(source);
+  return b;
+}
+
+bool worse(RegressionKind k, double value, const Baseline& b,
+           const policy::RegressionThresholds& t) {
+  const double spread = t.mad_factor * kMadToSigma * b.mad;
+  if (k == RegressionKind::drop)
+    return value < b.median - std::max(t.drop_fraction * std::fabs(b.median), spread);
+  return value > b.median + std::max(t.cpu_rise, spread);
+}
+
+using RunGroup = std::vector<const Run*>;  // one node's runs of one gate, oldest first
+using SeriesKey = std::tuple<std::string, std::string, std::string>;  // gate, probe, metric
+
+// A node's own baseline as of its latest runs: the last green values, newest last.
+std::vector<double> last_green(const RunGroup& g, const std::string& probe,
+                               const std::string& metric, std::size_t n) {
+  std::vector<double> out;
+  for (auto it = g.rbegin(); it != g.rend() && out.size() < n; ++it) {
+    if ((*it)->status != "passed") continue;
+    auto v = (*it)->values.find({probe, metric});
+    if (v != (*it)->values.end()) out.push_back(v->second.first);
+  }
+  return out;
+}
+
+void set_first(Regression& r, const Run& first, const Run& last, std::size_t n) {
+  r.first_timestamp = first.timestamp;
+  r.first_file = first.file;
+  r.first_unix_time = first.unix_time;
+  r.last_timestamp = last.timestamp;
+  r.last_file = last.file;
+  r.worse_runs = n;
+}
+
+}  // namespace
+
+const char* to_string(RegressionKind k) {
+  switch (k) {
+    case RegressionKind::drop:
+      return "drop";
+    case RegressionKind::rise:
+      return "rise";
+    case RegressionKind::wait_mode:
+      return "wait_mode";
+    case RegressionKind::gate_failed:
+      return "gate_failed";
+  }
+  return "drop";
+}
+
+RegressionReport find_regressions(const std::vector<Run>& runs,
+                                  const policy::RegressionThresholds& t) {
+  RegressionReport report;
+  report.runs = runs.size();
+  const std::size_t n = static_cast<std::size_t>(std::max<std::int64_t>(1, t.baseline_runs));
+  const std::size_t least =
+      static_cast<std::size_t>(std::max<std::int64_t>(1, t.min_baseline_runs));
+  const std::size_t confirm = static_cast<std::size_t>(std::max<std::int64_t>(1, t.confirm_runs));
+
+  // (node, gate) -> runs, oldest first (load_runs orders them so).
+  std::map<std::pair<std::string, std::string>, RunGroup> groups;
+  std::set<std::string> nodes;
+  for (const auto& r : runs) {
+    groups[{r.node, r.gate}].push_back(&r);
+    nodes.insert(r.node);
+  }
+  report.nodes = nodes.size();
+
+  // The fleet: per platform and series, each node's own median (its last green runs).
+  std::map<std::pair<std::string, SeriesKey>, std::vector<std::pair<std::string, double>>> fleet;
+  for (const auto& [key, g] : groups) {
+    std::set<std::pair<std::string, std::string>> metrics;
+    for (const Run* r : g)
+      for (const auto& [pm, v] : r->values)
+        if (watched(pm.second, v.second)) metrics.insert(pm);
+    for (const auto& [probe, metric] : metrics) {
+      auto values = last_green(g, probe, metric, n);
+      if (values.size() >= least)
+        fleet[{g.back()->platform, {key.second, probe, metric}}].push_back(
+            {key.first, median_of(values)});
+    }
+  }
+  auto fleet_baseline = [&](const std::string& platform, const SeriesKey& s,
+                            const std::string& node) -> std::optional<Baseline> {
+    auto it = fleet.find({platform, s});
+    if (it == fleet.end()) return std::nullopt;
+    std::vector<double> peers;
+    for (const auto& [peer, m] : it->second)
+      if (peer != node) peers.push_back(m);
+    if (peers.size() < static_cast<std::size_t>(std::max<std::int64_t>(1, t.min_peers)))
+      return std::nullopt;
+    return baseline_of(peers, "fleet");
+  };
+
+  for (const auto& [key, g] : groups) {
+    const auto& [node, gate] = key;
+    const std::string& platform = g.back()->platform;
+
+    // Numbers.
+    std::set<std::pair<std::string, std::string>> metrics;
+    for (const Run* r : g)
+      for (const auto& [pm, v] : r->values)
+        if (watched(pm.second, v.second)) metrics.insert(pm);
+    std::vector<Regression> numeric;
+    for (const auto& [probe, metric] : metrics) {
+      ++report.series;
+      std::deque<double> window;
+      std::optional<Baseline> streak_base;
+      std::size_t streak = 0;
+      const Run* first = nullptr;
+      const Run* last = nullptr;
+      double last_value = 0;
+      RegressionKind kind = RegressionKind::drop;
+      std::string unit;
+      for (const Run* r : g) {
+        auto v = r->values.find({probe, metric});
+        if (v == r->values.end()) continue;
+        unit = v->second.second;
+        kind = *watched(metric, unit);
+        std::optional<Baseline> base;
+        if (window.size() >= least)
+          base = baseline_of(std::vector<double>(window.begin(), window.end()), "own");
+        else
+          base = fleet_baseline(platform, {gate, probe, metric}, node);
+        const double value = v->second.first;
+        if (base && worse(kind, value, *base, t)) {
+          if (streak++ == 0) {
+            streak_base = base;
+            first = r;
+          }
+          last = r;
+          last_value = value;
+          // Judged by the fleet only until the node has a baseline of its own: its green
+          // runs make that baseline even when they are below its peers (a node that has
+          // always been slower has not got worse).
+          if (base->source == "fleet" && r->status == "passed") window.push_back(value);
+          continue;
+        }
+        streak = 0;
+        if (r->status == "passed") {
+          window.push_back(value);
+          if (window.size() > n) window.pop_front();
+        }
+      }
+      if (streak >= confirm && streak_base && first) {
+        Regression reg;
+        reg.kind = kind;
+        reg.node = node;
+        reg.platform = platform;
+        reg.gate = gate;
+        reg.probe = probe;
+        reg.metric = metric;
+        reg.unit = unit;
+        reg.numeric = true;
+        reg.baseline_median = streak_base->median;
+        reg.baseline_mad = streak_base->mad;
+        reg.baseline_source = streak_base->source;
+        reg.baseline_runs = streak_base->count;
+        reg.value = last_value;
+        set_first(reg, *first, *last, streak);
+        numeric.push_back(std::move(reg));
+      }
+    }
+
+    // Waits: a mode whose green runs waited interrupt-driven now polls.
+    std::set<std::pair<std::string, std::string>> modes;
+    for (const Run* r : g)
+      for (const auto& [pm, w] : r->sync_waits) modes.insert(pm);
+    std::vector<Regression> waits;
+    for (const auto& [probe, mode] : modes) {
+      ++report.series;
+      std::deque<std::string> window;
+      std::size_t streak = 0;
+      const Run* first = nullptr;
+      const Run* last = nullptr;
+      for (const Run* r : g) {
+        auto w = r->sync_waits.find({probe, mode});
+        if (w == r->sync_waits.end()) continue;
+        const bool was_interrupt =
+            window.size() >= least &&
+            std::count(window.begin(), window.end(), "interrupt_driven") * 2 >
+                static_cast<std::ptrdiff_t>(window.size());
+        if (was_interrupt && w->second == "busy_polling") {
+          if (streak++ == 0) first = r;
+          last = r;
+          continue;
+        }
+        streak = 0;
+        if (r->status == "passed") {
+          window.push_back(w->second);
+          if (window.size() > n) window.pop_front();
+        }
+      }
+      if (streak >= confirm && first) {
+        Regression reg;
+        reg.kind = RegressionKind::wait_mode;
+        reg.node = node;
+        reg.platform = platform;
+        reg.gate = gate;
+        reg.probe = probe;
+        reg.metric = mode;
+        reg.baseline_text = "interrupt_driven";
+        reg.value_text = "busy_polling";
+        reg.baseline_source = "own";
+        reg.baseline_runs = window.size();
+        set_first(reg, *first, *last, streak);
+        // The mode's CPU per wait rose with it: one cause, one finding.
+        const std::string cpu = "sync_" + mode + "_cpu_fraction";
+        for (auto it = numeric.begin(); it != numeric.end(); ++it)
+          if (it->probe == probe && it->metric == cpu && it->kind == RegressionKind::rise) {
+            reg.numeric = true;
+            reg.unit = it->unit;
+            reg.baseline_median = it->baseline_median;
+            reg.baseline_mad = it->baseline_mad;
+            reg.value = it->value;
+            numeric.erase(it);
+            break;
+          }
+        waits.push_back(std::move(reg));
+      }
+    }
+
+    // The gate: it passed, and every run since has failed (runs that did not run are
+    // neither).
+    ++report.series;
+    std::size_t streak = 0, passed_before = 0;
+    const Run* first = nullptr;
+    const Run* last = nullptr;
+    for (const Run* r : g) {
+      if (r->status == "not_run") continue;
+      if (r->status == "failed" && passed_before > 0) {
+        if (streak++ == 0) first = r;
+        last = r;
+        continue;
+      }
+      streak = 0;
+      if (r->status == "passed") ++passed_before;
+    }
+    if (streak >= confirm && first) {
+      Regression reg;
+      reg.kind = RegressionKind::gate_failed;
+      reg.node = node;
+      reg.platform = platform;
+      reg.gate = gate;
+      reg.metric = "status";
+      reg.baseline_text = "passed";
+      reg.value_text = "failed";
+      reg.baseline_source = "own";
+      reg.baseline_runs = passed_before;
+      set_first(reg, *first, *last, streak);
+      report.found.push_back(std::move(reg));
+    }
+    // Values of one probe that got worse the same way are one finding: a slower memory
+    // path lowers d2d_gbps and d2d_fraction_of_peak together. The one that turned first
+    // (then the largest relative change) speaks for it; the others are named with it.
+    std::stable_sort(numeric.begin(), numeric.end(), [](const Regression& a, const Regression& b) {
+      auto change = [](const Regression& r) {
+        return r.baseline_median == 0
+                   ? 0.0
+                   : std::fabs(r.value - r.baseline_median) / std::fabs(r.baseline_median);
+      };
+      return std::tie(a.probe, a.kind, a.first_unix_time) <
+                 std::tie(b.probe, b.kind, b.first_unix_time) ||
+             (std::tie(a.probe, a.kind, a.first_unix_time) ==
+                  std::tie(b.probe, b.kind, b.first_unix_time) &&
+              change(a) > change(b));
+    });
+    for (auto& r : numeric) {
+      auto& found = report.found;
+      if (!found.empty() && found.back().node == r.node && found.back().gate == r.gate &&
+          found.back().probe == r.probe && found.back().kind == r.kind) {
+        found.back().also.push_back(r.metric);
+        continue;
+      }
+      found.push_back(std::move(r));
+    }
+    for (auto& r : waits) report.found.push_back(std::move(r));
+  }
+  std::sort(report.found.begin(), report.found.end(), [](const Regression& a, const Regression& b) {
+    return std::tie(a.node, a.gate, a.probe, a.metric) <
+           std::tie(b.node, b.gate, b.probe, b.metric);
+  });
+  return report;
+}
+
+nlohmann::json to_json(const RegressionReport& r, const policy::RegressionThresholds& t) {
+  nlohmann::json found = nlohmann::json::array();
+  for (const auto& g : r.found) {
+    nlohmann::json baseline = {{"source", g.baseline_source}, {"runs", g.baseline_runs}};
+    nlohmann::json value = nlohmann::json::object();
+    if (g.numeric) {
+      baseline["median"] = g.baseline_median;
+      baseline["mad"] = g.baseline_mad;
+      value["value"] = g.value;
+      baseline["unit"] = g.unit;
+      value["unit"] = g.unit;
+    }
+    if (!g.baseline_text.empty()) {
+      baseline["state"] = g.baseline_text;
+      value["state"] = g.value_text;
+    }
+    found.push_back(
+        {{"kind", to_string(g.kind)},
+         {"node", g.node},
+         {"platform", g.platform},
+         {"gate", g.gate},
+         {"probe", g.probe.empty() ? nlohmann::json() : nlohmann::json(g.probe)},
+         {"metric", g.metric},
+         {"also", g.also},
+         {"baseline", std::move(baseline)},
+         {"latest", std::move(value)},
+         {"first",
+          {{"timestamp", g.first_timestamp},
+           {"unix_time", g.first_unix_time},
+           {"file", to_valid_utf8(g.first_file)}}},
+         {"last", {{"timestamp", g.last_timestamp}, {"file", to_valid_utf8(g.last_file)}}},
+         {"worse_runs", g.worse_runs}});
+  }
+  return {{"schema_version", 1},
+          {"runs", r.runs},
+          {"nodes", r.nodes},
+          {"series", r.series},
+          {"thresholds",
+           {{"baseline_runs", t.baseline_runs},
+            {"min_baseline_runs", t.min_baseline_runs},
+            {"min_peers", t.min_peers},
+            {"drop_fraction", t.drop_fraction},
+            {"mad_factor", t.mad_factor},
+            {"cpu_rise", t.cpu_rise},
+            {"confirm_runs", t.confirm_runs}}},
+          {"regressions", std::move(found)}};
+}
+
+}  // namespace jetgate::history

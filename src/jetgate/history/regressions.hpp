@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+// Which node got worse, and since when (docs/history.md). Each node's series (per
+// gate, probe and metric) is compared with its own baseline: the median and median
+// absolute deviation of its last green runs (the gate passed) before the value; a
+// node with too little history is compared with its fleet peers of the same platform.
+// Worse is: a drop in bandwidth, decode tokens per second or a fraction of the bound;
+// a rise in the sync path's CPU per wait; a scheduling mode's wait that turns from
+// interrupt-driven to polling; a gate that passed and now fails. A regression is a
+// trailing run of worse values (the latest run is worse): its first run says since when.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "jetgate/history/store.hpp"
+#include "jetgate/policy/regression_thresholds.hpp"
+
+namespace jetgate::history {
+
+enum class RegressionKind { drop, rise, wait_mode, gate_failed };
+const char* to_string(RegressionKind k);  // "drop", "rise", "wait_mode", "gate_failed"
+
+struct Regression {
+  RegressionKind kind = RegressionKind::drop;
+  std::string node, platform, gate;
+  std::string probe;   // "" for gate_failed
+  std::string metric;  // the value's key; the scheduling mode for wait_mode; "status" for a gate
+  // Other values of the same probe that got worse the same way (one finding, one cause).
+  std::vector<std::string> also;
+  std::string unit;  // base unit of baseline and value; "" where they are words
+  // Numbers (drop, rise; wait_mode: the mode's CPU fraction where recorded).
+  bool numeric = false;
+  double baseline_median = 0, baseline_mad = 0, value = 0;
+  std::string baseline_source;    // "own" (the node's runs) or "fleet" (peers of its platform)
+  std::size_t baseline_runs = 0;  // runs (own) or peers (fleet) the baseline is made of
+  // Words (wait_mode: "interrupt_driven" -> "busy_polling"; gate_failed: "passed" -> "failed").
+  std::string baseline_text, value_text;
+  // Since when: the first worse run of the trailing streak, and the latest one.
+  std::string first_timestamp, first_file, last_timestamp, last_file;
+  std::int64_t first_unix_time = 0;
+  std::size_t worse_runs = 0;  // runs in the streak
+};
+
+struct RegressionReport {
+  std::size_t runs = 0, nodes = 0, series = 0;  // what was looked at
+  std::vector<Regression> found;                // ordered by node, gate, probe, metric
+};
+
+RegressionReport find_regressions(const std::vector<Run>& runs,
+                                  const policy::RegressionThresholds& t = {});
+
+nlohmann::json to_json(const RegressionReport& r, const policy::RegressionThresholds& t);
+
+}  // namespace jetgate::history

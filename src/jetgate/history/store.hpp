@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: Apache-2.0
+// The fleet's history of evidence: an embedded SQLite database (docs/history.md).
+// One row per evidence file, keyed by the SHA-256 of its bytes, so ingesting a file
+// twice adds nothing; with it every probe value in its base unit
+// (evidence/probe_values.hpp), every probe's status and the sync path's wait per
+// scheduling mode. Several processes may ingest into one database at once (WAL
+// journal, a busy timeout, one transaction per batch of files), and a process killed
+// at any point leaves every committed batch and nothing of the batch it was writing.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "jetgate/core/result.hpp"
+
+struct sqlite3;
+
+namespace jetgate::history {
+
+// PRAGMA user_version of the databases this jetgate writes. A database with a higher
+// one was written by a newer jetgate and is refused, never changed.
+inline constexpr int kSchemaVersion = 1;
+
+class Store {
+ public:
+  // Opens (create: creating it when absent) the database at PATH and its schema.
+  static Result<Store> open(const std::string& path, bool create);
+  Store(Store&&) noexcept;
+  Store& operator=(Store&&) noexcept;
+  ~Store();
+  sqlite3* handle() const { return db_.get(); }
+  const std::string& path() const { return path_; }
+
+ private:
+  struct Close {
+    void operator()(sqlite3* db) const;
+  };
+  Store(std::unique_ptr<sqlite3, Close> db, std::string path);
+  std::unique_ptr<sqlite3, Close> db_;
+  std::string path_;
+};
+
+struct BadFile {
+  std::string file;
+  std::string why;  // one line: what is wrong with it
+};
+
+struct IngestReport {
+  std::size_t files = 0;     // evidence files found under the directories
+  std::size_t added = 0;     // new rows
+  std::size_t already = 0;   // their digest was stored already (this or another process)
+  std::vector<BadFile> bad;  // not ingested, with the reason; never fatal
+};
+
+struct IngestOptions {
+  std::size_t batch = 256;  // files per transaction
+};
+
+// Every *.json file under each directory (recursively, symbolic links not followed;
+// GATE.dsse.json envelopes are not evidence). A directory that is missing or cannot
+// be listed is an Error; a file that is not usable evidence is a BadFile.
+Result<IngestReport> ingest(const Store& store, const std::vector<std::string>& dirs,
+                            const IngestOptions& options = {});
+
+// One ingested evidence file.
+struct Run {
+  std::int64_t id = 0;
+  std::string digest, file, node, gate, platform, timestamp;
+  std::int64_t unix_time = 0;
+  std::string status;   // the gate's status as recorded: "passed", "failed", "not_run"
+  std::string verdict;  // claims' verdict as of the run's own day, no policy ("fresh_green", ...)
+  // (probe, metric) -> value in its base unit, and the base unit.
+  std::map<std::pair<std::string, std::string>, std::pair<double, std::string>> values;
+  std::map<std::string, std::string> probe_status;                        // probe -> "PASS", ...
+  std::map<std::pair<std::string, std::string>, std::string> sync_waits;  // (probe, mode) -> wait
+};
+
+// Every run, ordered by node, gate, time, file.
+Result<std::vector<Run>> load_runs(const Store& store);
+
+struct Query {
+  std::optional<std::string> node, gate, probe, metric;
+};
+
+struct Point {
+  std::string node, gate, platform, probe, metric, unit, timestamp, status, verdict, file;
+  std::int64_t unix_time = 0;
+  double value = 0;
+};
+
+// Probe values matching every filter given, ordered by node, gate, probe, metric, time.
+Result<std::vector<Point>> query(const Store& store, const Query& q);
+nlohmann::json to_json(const std::vector<Point>& points);
+
+// Rows in the database: files and metric values (for tests and `history ingest`).
+struct Counts {
+  std::int64_t files = 0, values = 0;
+};
+Result<Counts> counts(const Store& store);
+
+}  // namespace jetgate::history

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: Apache-2.0
+// `jetgate history show` and `history regressions` as terminal text and Markdown.
+// Node, gate, probe and metric names and file paths come from evidence files and are
+// untrusted: Markdown goes through markdown_cell, text through terminal_safe.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "jetgate/history/regressions.hpp"
+#include "jetgate/history/store.hpp"
+
+namespace jetgate::report {
+
+std::string render_points_text(const std::vector<history::Point>& points);
+std::string render_points_markdown(const std::vector<history::Point>& points);
+
+// One line per regression: node, metric, baseline, value, the first run (timestamp, file).
+std::string render_regressions_text(const history::RegressionReport& r);
+std::string render_regressions_markdown(const history::RegressionReport& r);
+
+}  // namespace jetgate::report
