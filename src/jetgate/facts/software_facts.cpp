@@ -9,11 +9,11 @@
 namespace jetgate::facts {
 namespace {
 
-struct Found {
+struct ToolkitFound {
   std::optional<std::string> version, source;
 };
 
-Found cuda_toolkit(CollectContext& ctx) {
+ToolkitFound cuda_toolkit(CollectContext& ctx) {
   const auto& fact = keys::kCudaToolkitVersion;
   if (auto t = ctx.read("/usr/local/cuda/version.json", fact)) {
     auto v = parse_cuda_version_json(*t);
