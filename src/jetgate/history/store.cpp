@@ -78,7 +78,7 @@ Error db_error(sqlite3* db, const std::string& what, const std::string& where) {
 // A prepared statement, finalized on every path.
 class Statement {
  public:
-  Statement(sqlite3* db, const char* sql) : db_(db) {
+  Statement(sqlite3* db, const char* sql) {
     if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) stmt_ = nullptr;
   }
   ~Statement() { sqlite3_finalize(stmt_); }
@@ -107,7 +107,6 @@ class Statement {
   double column_real(int i) const { return sqlite3_column_double(stmt_, i); }
 
  private:
-  sqlite3* db_;
   sqlite3_stmt* stmt_ = nullptr;
 };
 
