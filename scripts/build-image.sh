@@ -34,6 +34,8 @@
 # umoci, skopeo and, for a foreign architecture, qemu-user-static: all from Debian
 # (scripts/install-deps.sh --ci installs them).
 set -euo pipefail
+# (No `| head` below: under pipefail a writer that head leaves behind dies of SIGPIPE
+# and ends the script; `sed -n 1p` reads to the end.)
 cd "$(dirname "$0")/.."
 out="" tag="" suite=bookworm mirror="" run=1 input=""
 usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; }
@@ -75,7 +77,7 @@ mkdir -p "$staged/usr/bin"
 case "$input" in
   *.tar.gz)
     tar -C "$work" -xzf "$input"
-    top=$(tar -tzf "$input" | head -1 | cut -d/ -f1)
+    top=$(tar -tzf "$input" | sed -n 1p | cut -d/ -f1)
     [ -f "$work/$top/bin/jetgate" ] || die "$input holds no $top/bin/jetgate"
     cp "$work/$top/bin/jetgate" "$staged/usr/bin/jetgate"
     [ -d "$work/$top/share" ] && cp -r "$work/$top/share" "$staged/usr/"
@@ -108,7 +110,7 @@ for soname in $(readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
   case "$soname" in
     libc.so.6|libm.so.6|libdl.so.2|libpthread.so.0|librt.so.1|ld-linux-*.so.*) continue ;;
   esac
-  owner=$(dpkg -S "*/$soname" 2>/dev/null | head -1 | cut -d: -f1) ||
+  owner=$(dpkg -S "*/$soname" 2>/dev/null | sed -n 1p | cut -d: -f1) ||
     true
   [ -n "$owner" ] || die "no installed Debian package holds $soname, which $input needs;" \
     "install the package that provides it (apt-file search $soname), or build the" \
@@ -118,7 +120,7 @@ done
 packages_csv=$(printf '%s\n' "${packages[@]}" | sort -u | paste -sd, -)
 
 if [ -z "$mirror" ]; then
-  mirror=$(sed -n 's/^URIs: *\(http[^ ]*\/debian\)$/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -1)
+  mirror=$(sed -n 's/^URIs: *\(http[^ ]*\/debian\)$/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null | sed -n 1p)
   [ -n "$mirror" ] || mirror=$(awk '$1 == "deb" && $2 ~ /^http/ && $2 ~ /\/debian\/?$/ { print $2; exit }' /etc/apt/sources.list 2>/dev/null || true)
   [ -n "$mirror" ] || mirror=http://deb.debian.org/debian
 fi
@@ -146,9 +148,9 @@ chmod 1777 "$rootfs/tmp"
 rm -rf "$rootfs/var/cache/apt" "$rootfs/var/lib/apt/lists" "$rootfs/var/log"/* \
   "$rootfs/etc/apt/apt.conf.d/99mmdebstrap" "$rootfs/etc/resolv.conf" "$rootfs/etc/hostname"
 if [ -n "$emulator" ]; then
-  version_line=$("$emulator" -L "$rootfs" "$rootfs/usr/bin/jetgate" --version | head -1)
+  version_line=$("$emulator" -L "$rootfs" "$rootfs/usr/bin/jetgate" --version | sed -n 1p)
 else
-  version_line=$(chroot "$rootfs" /usr/bin/jetgate --version | head -1)
+  version_line=$(chroot "$rootfs" /usr/bin/jetgate --version | sed -n 1p)
 fi
 version=$(printf '%s\n' "$version_line" | awk '{print $2}')
 revision=$(printf '%s\n' "$version_line" | sed -n 's/.*(\([0-9a-f]\{7,40\}\).*/\1/p')
