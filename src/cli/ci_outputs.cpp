@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/environment.hpp"
+#include "cli/number_options.hpp"
 #include "cli/safe_streams.hpp"
 #include "jetgate/core/utf8.hpp"
 #include "jetgate/fs/atomic_write.hpp"
@@ -74,6 +75,20 @@ void annotate(const report::JunitSuite& suite, const std::string& file, bool to_
     write_workflow_command(to_stderr ? std::cerr : std::cout,
                            report::github_annotation(level, text, file, suite.name));
   }
+}
+
+void add_nfd_features_options(CLI::App* sub, std::string& path, int& expiry_hours) {
+  sub->add_option("--nfd-features", path,
+                  "Also write node labels (CUDA verified, JetPack, L4T, module, each probe's "
+                  "status, the sync path's wait per mode) as a feature file of "
+                  "node-feature-discovery's local source, atomically: FILE in "
+                  "/etc/kubernetes/node-feature-discovery/features.d/ (docs/kubernetes.md)")
+      ->type_name("FILE");
+  sub->add_option("--nfd-expiry-hours", expiry_hours,
+                  "The --nfd-features labels expire this long after the run (1 to 8760)")
+      ->check(plain_number())
+      ->check(CLI::Range(1, 8760))
+      ->capture_default_str();
 }
 
 }  // namespace jetgate::cli

@@ -3,6 +3,7 @@
 // annotations (when GITHUB_ACTIONS=true) and the badge file.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -32,6 +33,9 @@ bool write_prometheus(const std::string& command, const std::string& path,
 // reads half a file.
 bool write_nfd_features(const std::string& command, const std::string& path,
                         const nlohmann::json& doc, int expiry_hours);
+
+// The --nfd-features FILE and --nfd-expiry-hours N options, the same on probe and run.
+void add_nfd_features_options(CLI::App* sub, std::string& path, int& expiry_hours);
 
 // One ::error (or ::warning) line per case that does not pass, when
 // GITHUB_ACTIONS=true; file names the file a case is about, when known. On

@@ -228,17 +228,7 @@ Command add_run_command(CLI::App& app) {
                   "Also write the gate's status and the probes' values as a node_exporter "
                   "textfile-collector file, atomically (docs/metrics.md)")
       ->type_name("FILE");
-  sub->add_option("--nfd-features", args->nfd_features,
-                  "Also write node labels (CUDA verified, JetPack, L4T, module, each probe's "
-                  "status, the sync path's wait per mode) as a feature file of "
-                  "node-feature-discovery's local source, atomically: FILE in "
-                  "/etc/kubernetes/node-feature-discovery/features.d/ (docs/kubernetes.md)")
-      ->type_name("FILE");
-  sub->add_option("--nfd-expiry-hours", args->nfd_expiry_hours,
-                  "The --nfd-features labels expire this long after the run (1 to 8760)")
-      ->check(plain_number())
-      ->check(CLI::Range(1, 8760))
-      ->capture_default_str();
+  add_nfd_features_options(sub, args->nfd_features, args->nfd_expiry_hours);
   sub->add_option("--node", args->options.node,
                   "The board this run speaks for, recorded in the evidence (/lane/node) so that "
                   "identical boards are judged each on its own; default: $RUNNER_NAME, the "
