@@ -2,9 +2,10 @@
 // `jetgate history`: a fleet's evidence over time in an embedded SQLite database
 // (docs/history.md). `ingest` stores evidence files (each once, by the digest of its
 // bytes), `show` prints a node's values over time, `regressions` says which node got
-// worse and since when.
+// worse and since when, `report` writes it all as one HTML file.
 #include <fmt/format.h>
 
+#include <cstddef>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -21,6 +22,7 @@
 #include "jetgate/history/regressions.hpp"
 #include "jetgate/history/store.hpp"
 #include "jetgate/policy/policy.hpp"
+#include "jetgate/report/history_html.hpp"
 #include "jetgate/report/history_text.hpp"
 #include "jetgate/report/prometheus.hpp"
 
@@ -35,9 +37,35 @@ struct HistoryArgs {
   // show
   std::string node, gate, probe, metric;
   bool json = false, markdown = false;
-  // regressions
+  // regressions, report
   std::string policy, prometheus;
+  // report
+  std::string html;
+  std::size_t full_nodes = 24, points = 60;
 };
+
+// --policy P: the thresholds of its "regressions" section (the defaults without one).
+// An unusable policy or section is said on stderr, and the exit status returned.
+std::optional<int> load_thresholds(const char* command, const std::string& path,
+                                   policy::RegressionThresholds& thresholds) {
+  if (path.empty()) return std::nullopt;
+  if (auto st = check_policy_path(path); !st)
+    return usage_error(command, "--policy: " + st.error().message());
+  auto p = policy::load_policy_file(path);
+  if (!p) return usage_error(command, p.error().message());
+  for (const auto& w : p->warnings)
+    std::cerr << terminal_safe(std::string("jetgate ") + command + ": warning: " + w) << "\n";
+  bool bad = false;
+  for (const auto& i : p->issues)
+    if (i.what.rfind("regressions", 0) == 0 ||
+        i.what.find("\"regressions\"") != std::string::npos) {
+      std::cerr << terminal_safe(std::string("jetgate ") + command + ": policy: " + i.line()) << "\n";
+      bad = true;
+    }
+  if (bad) return kExitUsage;
+  thresholds = p->policy.regressions;
+  return std::nullopt;
+}
 
 int run_ingest(const HistoryArgs& a) {
   auto store = history::Store::open(a.db, /*create=*/true);
@@ -90,23 +118,7 @@ int run_show(const HistoryArgs& a) {
 
 int run_regressions(const HistoryArgs& a) {
   policy::RegressionThresholds thresholds;
-  if (!a.policy.empty()) {
-    if (auto st = check_policy_path(a.policy); !st)
-      return usage_error("history regressions", "--policy: " + st.error().message());
-    auto p = policy::load_policy_file(a.policy);
-    if (!p) return usage_error("history regressions", p.error().message());
-    for (const auto& w : p->warnings)
-      std::cerr << terminal_safe("jetgate history regressions: warning: " + w) << "\n";
-    bool bad = false;
-    for (const auto& i : p->issues)
-      if (i.what.rfind("regressions", 0) == 0 ||
-          i.what.find("\"regressions\"") != std::string::npos) {
-        std::cerr << terminal_safe("jetgate history regressions: policy: " + i.line()) << "\n";
-        bad = true;
-      }
-    if (bad) return kExitUsage;
-    thresholds = p->policy.regressions;
-  }
+  if (auto rc = load_thresholds("history regressions", a.policy, thresholds)) return *rc;
   if (!a.prometheus.empty())
     if (auto st = fs::check_output_path(a.prometheus); !st)
       return usage_error("history regressions", "--prometheus: " + st.error().message());
@@ -125,6 +137,30 @@ int run_regressions(const HistoryArgs& a) {
   else
     std::cout << report::render_regressions_text(found);
   return found.found.empty() ? kExitOk : kExitDoesNotHold;
+}
+
+int run_report(const HistoryArgs& a) {
+  policy::RegressionThresholds thresholds;
+  if (auto rc = load_thresholds("history report", a.policy, thresholds)) return *rc;
+  if (auto st = fs::check_output_path(a.html); !st)
+    return usage_error("history report", "--html: " + st.error().message());
+  auto store = history::Store::open(a.db, /*create=*/false);
+  if (!store) return usage_error("history report", store.error().message());
+  auto runs = history::load_runs(*store);
+  if (!runs) return usage_error("history report", runs.error().message());
+  const auto found = history::find_regressions(*runs, thresholds);
+  const auto trends = history::find_trends(*runs, thresholds);
+  report::HtmlReportOptions o;
+  o.source = a.db;
+  o.max_full_nodes = a.full_nodes;
+  o.max_points = a.points;
+  if (!write_output_file("history report", a.html,
+                         report::render_history_html(*runs, found, trends, thresholds, o)))
+    return kExitUsage;
+  std::cout << terminal_safe(fmt::format("wrote {}: {} node(s), {} run(s), {} regression(s)",
+                                         a.html, found.nodes, found.runs, found.found.size()))
+            << "\n";
+  return kExitOk;
 }
 
 }  // namespace
@@ -189,10 +225,38 @@ Command add_history_command(CLI::App& app) {
       "run (timestamp, file) since which it is worse. Exit status: 0 none found, 1 a regression "
       "found, 2 unusable input (no database, a newer schema, a bad policy or output path).");
 
-  return {sub, [args, ingest, show, reg]() -> int {
+  auto* rep = sub->add_subcommand(
+      "report",
+      "Write the fleet's history as one self-contained HTML file: failing and regressed nodes "
+      "first, the support matrix, a trend plot per node and watched value against its baseline");
+  rep->add_option("--db", args->db, "The history database")->required()->type_name("FILE");
+  rep->add_option("--html", args->html, "The HTML file to write (written atomically)")
+      ->required()
+      ->type_name("FILE");
+  rep->add_option("--policy", args->policy,
+                  "Read thresholds from this policy's \"regressions\" section")
+      ->type_name("FILE");
+  rep->add_option("--full-nodes", args->full_nodes,
+                  "Nodes shown in full with plots, failing and regressed ones first (every node "
+                  "is in the node table)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{100000}))
+      ->type_name("N");
+  rep->add_option("--points", args->points, "Runs per plot: the latest N")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{2}, std::size_t{100000}))
+      ->type_name("N");
+  rep->footer(
+      "The file needs nothing else to be opened: inline CSS and SVG, no script, no external "
+      "resource (its Content-Security-Policy forbids loading any). Every plot's numbers are "
+      "also in a table under it. Exit status: 0 written, 2 unusable input (no database, a newer "
+      "schema, a bad policy or output path).");
+
+  return {sub, [args, ingest, show, reg, rep]() -> int {
             if (ingest->parsed()) return run_ingest(*args);
             if (show->parsed()) return run_show(*args);
             if (reg->parsed()) return run_regressions(*args);
+            if (rep->parsed()) return run_report(*args);
             return kExitUsage;
           }};
 }

@@ -64,12 +64,16 @@ Baseline baseline_of(const std::vector<double>& values, std::string source) {
   return b;
 }
 
-bool worse(RegressionKind k, double value, const Baseline& b,
-           const policy::RegressionThresholds& t) {
+// The value past which a value is worse: below it for a drop, above it for a rise.
+double limit_of(RegressionKind k, const Baseline& b, const policy::RegressionThresholds& t) {
   const double spread = t.mad_factor * kMadToSigma * b.mad;
   if (k == RegressionKind::drop)
-    return value < b.median - std::max(t.drop_fraction * std::fabs(b.median), spread);
-  return value > b.median + std::max(t.cpu_rise, spread);
+    return b.median - std::max(t.drop_fraction * std::fabs(b.median), spread);
+  return b.median + std::max(t.cpu_rise, spread);
+}
+
+bool worse(RegressionKind k, double value, double limit) {
+  return k == RegressionKind::drop ? value < limit : value > limit;
 }
 
 using RunGroup = std::vector<const Run*>;  // one node's runs of one gate, oldest first
@@ -112,118 +116,171 @@ const char* to_string(RegressionKind k) {
   return "drop";
 }
 
+namespace {
+
+// The walk both find_regressions and find_trends make: every node's runs per gate, the
+// fleet's medians per platform and series, and each watched numeric series judged value
+// by value against the baseline of its time.
+class Walker {
+ public:
+  Walker(const std::vector<Run>& runs, const policy::RegressionThresholds& t)
+      : t_(t),
+        n_(static_cast<std::size_t>(std::max<std::int64_t>(1, t.baseline_runs))),
+        least_(static_cast<std::size_t>(std::max<std::int64_t>(1, t.min_baseline_runs))) {
+    // (node, gate) -> runs, oldest first (load_runs orders them so).
+    for (const auto& r : runs) {
+      groups_[{r.node, r.gate}].push_back(&r);
+      nodes_.insert(r.node);
+    }
+    // The fleet: per platform and series, each node's own median (its last green runs).
+    for (const auto& [key, g] : groups_)
+      for (const auto& [probe, metric] : watched_metrics(g)) {
+        auto values = last_green(g, probe, metric, n_);
+        if (values.size() >= least_)
+          fleet_[{g.back()->platform, {key.second, probe, metric}}].push_back(
+              {key.first, median_of(values)});
+      }
+  }
+
+  const std::map<std::pair<std::string, std::string>, RunGroup>& groups() const {
+    return groups_;
+  }
+  std::size_t nodes() const { return nodes_.size(); }
+  std::size_t least() const { return least_; }
+  std::size_t window() const { return n_; }
+
+  static std::set<std::pair<std::string, std::string>> watched_metrics(const RunGroup& g) {
+    std::set<std::pair<std::string, std::string>> metrics;
+    for (const Run* r : g)
+      for (const auto& [pm, v] : r->values)
+        if (watched(pm.second, v.second)) metrics.insert(pm);
+    return metrics;
+  }
+
+  // One series, value by value: the baseline each value was judged against and whether
+  // it was worse. A worse value does not join the node's own baseline.
+  Trend walk(const std::string& node, const std::string& gate, const RunGroup& g,
+             const std::string& probe, const std::string& metric) const {
+    Trend trend;
+    trend.node = node;
+    trend.gate = gate;
+    trend.platform = g.back()->platform;
+    trend.probe = probe;
+    trend.metric = metric;
+    std::deque<double> window;
+    for (const Run* r : g) {
+      auto v = r->values.find({probe, metric});
+      if (v == r->values.end()) continue;
+      trend.unit = v->second.second;
+      trend.kind = *watched(metric, trend.unit);
+      std::optional<Baseline> base;
+      if (window.size() >= least_)
+        base = baseline_of(std::vector<double>(window.begin(), window.end()), "own");
+      else
+        base = fleet_baseline(trend.platform, {gate, probe, metric}, node);
+      TrendPoint p;
+      p.run = r;
+      p.value = v->second.first;
+      if (base) {
+        p.has_baseline = true;
+        p.baseline_median = base->median;
+        p.baseline_mad = base->mad;
+        p.baseline_source = base->source;
+        p.baseline_runs = base->count;
+        p.limit = limit_of(trend.kind, *base, t_);
+        p.spread = t_.mad_factor * kMadToSigma * base->mad;
+        p.worse = worse(trend.kind, p.value, p.limit);
+      }
+      trend.points.push_back(p);
+      if (p.worse) {
+        // Judged by the fleet only until the node has a baseline of its own: its green
+        // runs make that baseline even when they are below its peers (a node that has
+        // always been slower has not got worse).
+        if (base->source == "fleet" && r->status == "passed") window.push_back(p.value);
+        continue;
+      }
+      if (r->status == "passed") {
+        window.push_back(p.value);
+        if (window.size() > n_) window.pop_front();
+      }
+    }
+    return trend;
+  }
+
+ private:
+  std::optional<Baseline> fleet_baseline(const std::string& platform, const SeriesKey& s,
+                                         const std::string& node) const {
+    auto it = fleet_.find({platform, s});
+    if (it == fleet_.end()) return std::nullopt;
+    std::vector<double> peers;
+    for (const auto& [peer, m] : it->second)
+      if (peer != node) peers.push_back(m);
+    if (peers.size() < static_cast<std::size_t>(std::max<std::int64_t>(1, t_.min_peers)))
+      return std::nullopt;
+    return baseline_of(peers, "fleet");
+  }
+
+  const policy::RegressionThresholds& t_;
+  std::size_t n_, least_;
+  std::map<std::pair<std::string, std::string>, RunGroup> groups_;
+  std::set<std::string> nodes_;
+  std::map<std::pair<std::string, SeriesKey>, std::vector<std::pair<std::string, double>>> fleet_;
+};
+
+}  // namespace
+
+std::vector<Trend> find_trends(const std::vector<Run>& runs,
+                               const policy::RegressionThresholds& t) {
+  const Walker w(runs, t);
+  std::vector<Trend> out;
+  for (const auto& [key, g] : w.groups())
+    for (const auto& [probe, metric] : Walker::watched_metrics(g))
+      out.push_back(w.walk(key.first, key.second, g, probe, metric));
+  return out;
+}
+
 RegressionReport find_regressions(const std::vector<Run>& runs,
                                   const policy::RegressionThresholds& t) {
   RegressionReport report;
   report.runs = runs.size();
-  const std::size_t n = static_cast<std::size_t>(std::max<std::int64_t>(1, t.baseline_runs));
-  const std::size_t least =
-      static_cast<std::size_t>(std::max<std::int64_t>(1, t.min_baseline_runs));
+  const Walker walker(runs, t);
+  const std::size_t n = walker.window();
+  const std::size_t least = walker.least();
   const std::size_t confirm = static_cast<std::size_t>(std::max<std::int64_t>(1, t.confirm_runs));
+  report.nodes = walker.nodes();
 
-  // (node, gate) -> runs, oldest first (load_runs orders them so).
-  std::map<std::pair<std::string, std::string>, RunGroup> groups;
-  std::set<std::string> nodes;
-  for (const auto& r : runs) {
-    groups[{r.node, r.gate}].push_back(&r);
-    nodes.insert(r.node);
-  }
-  report.nodes = nodes.size();
-
-  // The fleet: per platform and series, each node's own median (its last green runs).
-  std::map<std::pair<std::string, SeriesKey>, std::vector<std::pair<std::string, double>>> fleet;
-  for (const auto& [key, g] : groups) {
-    std::set<std::pair<std::string, std::string>> metrics;
-    for (const Run* r : g)
-      for (const auto& [pm, v] : r->values)
-        if (watched(pm.second, v.second)) metrics.insert(pm);
-    for (const auto& [probe, metric] : metrics) {
-      auto values = last_green(g, probe, metric, n);
-      if (values.size() >= least)
-        fleet[{g.back()->platform, {key.second, probe, metric}}].push_back(
-            {key.first, median_of(values)});
-    }
-  }
-  auto fleet_baseline = [&](const std::string& platform, const SeriesKey& s,
-                            const std::string& node) -> std::optional<Baseline> {
-    auto it = fleet.find({platform, s});
-    if (it == fleet.end()) return std::nullopt;
-    std::vector<double> peers;
-    for (const auto& [peer, m] : it->second)
-      if (peer != node) peers.push_back(m);
-    if (peers.size() < static_cast<std::size_t>(std::max<std::int64_t>(1, t.min_peers)))
-      return std::nullopt;
-    return baseline_of(peers, "fleet");
-  };
-
-  for (const auto& [key, g] : groups) {
+  for (const auto& [key, g] : walker.groups()) {
     const auto& [node, gate] = key;
     const std::string& platform = g.back()->platform;
 
-    // Numbers.
-    std::set<std::pair<std::string, std::string>> metrics;
-    for (const Run* r : g)
-      for (const auto& [pm, v] : r->values)
-        if (watched(pm.second, v.second)) metrics.insert(pm);
+    // Numbers: a trailing streak of worse values, judged against the baseline of the
+    // streak's first value.
     std::vector<Regression> numeric;
-    for (const auto& [probe, metric] : metrics) {
+    for (const auto& [probe, metric] : Walker::watched_metrics(g)) {
       ++report.series;
-      std::deque<double> window;
-      std::optional<Baseline> streak_base;
+      const Trend trend = walker.walk(node, gate, g, probe, metric);
       std::size_t streak = 0;
-      const Run* first = nullptr;
-      const Run* last = nullptr;
-      double last_value = 0;
-      RegressionKind kind = RegressionKind::drop;
-      std::string unit;
-      for (const Run* r : g) {
-        auto v = r->values.find({probe, metric});
-        if (v == r->values.end()) continue;
-        unit = v->second.second;
-        kind = *watched(metric, unit);
-        std::optional<Baseline> base;
-        if (window.size() >= least)
-          base = baseline_of(std::vector<double>(window.begin(), window.end()), "own");
-        else
-          base = fleet_baseline(platform, {gate, probe, metric}, node);
-        const double value = v->second.first;
-        if (base && worse(kind, value, *base, t)) {
-          if (streak++ == 0) {
-            streak_base = base;
-            first = r;
-          }
-          last = r;
-          last_value = value;
-          // Judged by the fleet only until the node has a baseline of its own: its green
-          // runs make that baseline even when they are below its peers (a node that has
-          // always been slower has not got worse).
-          if (base->source == "fleet" && r->status == "passed") window.push_back(value);
-          continue;
-        }
-        streak = 0;
-        if (r->status == "passed") {
-          window.push_back(value);
-          if (window.size() > n) window.pop_front();
-        }
-      }
-      if (streak >= confirm && streak_base && first) {
-        Regression reg;
-        reg.kind = kind;
-        reg.node = node;
-        reg.platform = platform;
-        reg.gate = gate;
-        reg.probe = probe;
-        reg.metric = metric;
-        reg.unit = unit;
-        reg.numeric = true;
-        reg.baseline_median = streak_base->median;
-        reg.baseline_mad = streak_base->mad;
-        reg.baseline_source = streak_base->source;
-        reg.baseline_runs = streak_base->count;
-        reg.value = last_value;
-        set_first(reg, *first, *last, streak);
-        numeric.push_back(std::move(reg));
-      }
+      while (streak < trend.points.size() && trend.points[trend.points.size() - 1 - streak].worse)
+        ++streak;
+      if (streak < confirm || streak == 0) continue;
+      const TrendPoint& first = trend.points[trend.points.size() - streak];
+      const TrendPoint& last = trend.points.back();
+      Regression reg;
+      reg.kind = trend.kind;
+      reg.node = node;
+      reg.platform = platform;
+      reg.gate = gate;
+      reg.probe = probe;
+      reg.metric = metric;
+      reg.unit = trend.unit;
+      reg.numeric = true;
+      reg.baseline_median = first.baseline_median;
+      reg.baseline_mad = first.baseline_mad;
+      reg.baseline_source = first.baseline_source;
+      reg.baseline_runs = first.baseline_runs;
+      reg.value = last.value;
+      set_first(reg, *first.run, *last.run, streak);
+      numeric.push_back(std::move(reg));
     }
 
     // Waits: a mode whose green runs waited interrupt-driven now polls.

@@ -52,6 +52,36 @@ struct RegressionReport {
 RegressionReport find_regressions(const std::vector<Run>& runs,
                                   const policy::RegressionThresholds& t = {});
 
+// One watched numeric series of one node and gate (bandwidth, decode rate, fraction of
+// the bound, sync-path CPU per wait) as find_regressions walks it: each value, oldest
+// first, with the baseline it was judged against (none while neither the node nor its
+// fleet has one), the value past which it would be worse, and whether it was. The HTML
+// report plots these; a regression is a trailing streak of worse points.
+struct TrendPoint {
+  const Run* run = nullptr;  // points into the runs given to find_trends
+  double value = 0;
+  bool has_baseline = false;
+  double baseline_median = 0, baseline_mad = 0;
+  double limit = 0;   // below it (drop) or above it (rise) a value is worse
+  double spread = 0;  // mad_factor deviations (x 1.4826 MAD): the noise part of the limit
+  std::string baseline_source;  // "own" or "fleet"
+  std::size_t baseline_runs = 0;
+  bool worse = false;
+};
+
+struct Trend {
+  std::string node, platform, gate, probe, metric, unit;
+  RegressionKind kind = RegressionKind::drop;  // drop or rise: which way is worse
+  std::vector<TrendPoint> points;
+};
+
+// Every watched numeric series, ordered by node, gate, probe, metric. The points
+// refer to `runs`, which must outlive them.
+std::vector<Trend> find_trends(const std::vector<Run>& runs,
+                               const policy::RegressionThresholds& t = {});
+std::vector<Trend> find_trends(const std::vector<Run>&& runs,
+                               const policy::RegressionThresholds& t = {}) = delete;
+
 nlohmann::json to_json(const RegressionReport& r, const policy::RegressionThresholds& t);
 
 }  // namespace jetgate::history

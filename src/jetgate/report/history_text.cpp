@@ -13,7 +13,9 @@ std::string number(double v, const std::string& unit) {
   return unit.empty() ? fmt::format("{:.6g}", v) : fmt::format("{:.6g} {}", v, unit);
 }
 
-std::string what(const history::Regression& g) {
+}  // namespace
+
+std::string regression_change(const history::Regression& g) {
   switch (g.kind) {
     case history::RegressionKind::drop:
       return "dropped";
@@ -27,7 +29,7 @@ std::string what(const history::Regression& g) {
   return "";
 }
 
-std::string subject(const history::Regression& g) {
+std::string regression_subject(const history::Regression& g) {
   if (g.kind == history::RegressionKind::gate_failed) return g.gate;
   if (g.kind == history::RegressionKind::wait_mode)
     return fmt::format("{} {}/{} wait", g.gate, g.probe, g.metric);
@@ -36,7 +38,7 @@ std::string subject(const history::Regression& g) {
   return g.also.empty() ? out : out + ")";
 }
 
-std::string baseline(const history::Regression& g) {
+std::string regression_baseline(const history::Regression& g) {
   std::string from = g.baseline_source == "fleet"
                          ? fmt::format("{} peers of its platform", g.baseline_runs)
                          : fmt::format("its last {} green runs", g.baseline_runs);
@@ -52,7 +54,7 @@ std::string baseline(const history::Regression& g) {
   return out + ", " + from;
 }
 
-std::string value(const history::Regression& g) {
+std::string regression_value(const history::Regression& g) {
   std::string out = g.value_text;
   if (g.numeric) {
     std::string n = number(g.value, g.unit);
@@ -60,8 +62,6 @@ std::string value(const history::Regression& g) {
   }
   return out;
 }
-
-}  // namespace
 
 std::string render_points_text(const std::vector<history::Point>& points) {
   std::string out;
@@ -91,7 +91,7 @@ std::string render_regressions_text(const history::RegressionReport& r) {
   for (const auto& g : r.found)
     out += terminal_safe(fmt::format(
                "REGRESSION {} ({}): {} {}: {}; baseline {}; since {} ({}), {} run(s) in a row",
-               g.node, g.platform, subject(g), what(g), value(g), baseline(g), g.first_timestamp,
+               g.node, g.platform, regression_subject(g), regression_change(g), regression_value(g), regression_baseline(g), g.first_timestamp,
                g.first_file, g.worse_runs)) +
            "\n";
   out += fmt::format("{} regression(s) in {} series of {} node(s), {} run(s)\n", r.found.size(),
@@ -108,8 +108,8 @@ std::string render_regressions_markdown(const history::RegressionReport& r) {
       "|---|---|---|---|---|---|---|---|\n";
   for (const auto& g : r.found)
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", markdown_cell(g.node),
-                       markdown_cell(g.platform), markdown_cell(subject(g)), markdown_cell(what(g)),
-                       markdown_cell(value(g)), markdown_cell(baseline(g)),
+                       markdown_cell(g.platform), markdown_cell(regression_subject(g)), markdown_cell(regression_change(g)),
+                       markdown_cell(regression_value(g)), markdown_cell(regression_baseline(g)),
                        markdown_cell(g.first_timestamp), markdown_cell(g.first_file));
   return out;
 }

@@ -19,4 +19,13 @@ std::string render_points_markdown(const std::vector<history::Point>& points);
 std::string render_regressions_text(const history::RegressionReport& r);
 std::string render_regressions_markdown(const history::RegressionReport& r);
 
+// The parts of one regression's line, as plain text (the caller escapes them): what
+// got worse ("cuda-runtime bandwidth/d2d_gbps (also ...)"), how ("dropped"), the latest
+// value and the baseline ("median 1.2e+11 bytes_per_second (MAD ...), its last 7 green
+// runs").
+std::string regression_subject(const history::Regression& g);
+std::string regression_change(const history::Regression& g);
+std::string regression_value(const history::Regression& g);
+std::string regression_baseline(const history::Regression& g);
+
 }  // namespace jetgate::report
