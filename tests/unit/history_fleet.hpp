@@ -77,4 +77,28 @@ inline std::string night_evidence(const std::string& node, int node_index, int d
   return e.dump(2) + "\n";
 }
 
+// A month (30 nights) of a 200-node fleet with three planted regressions: node-017's
+// device-to-device bandwidth drops by 30% from night 19 (0-based), node-088's blocking
+// sync polls from night 12, node-150's gate fails from night 25. Written under
+// DIR/fleet/2026-11-DD/NODE/cuda-runtime.json; returns DIR/fleet.
+constexpr int kNodes = 200, kDays = 30;
+constexpr int kDropNode = 17, kDropDay = 19;
+constexpr int kPollNode = 88, kPollDay = 12;
+constexpr int kFailNode = 150, kFailDay = 25;
+
+inline std::string write_fleet_month(const TempDir& t) {
+  std::mt19937_64 rng(424242);
+  for (int d = 0; d < kDays; ++d)
+    for (int n = 0; n < kNodes; ++n) {
+      NightPlan plan;
+      if (n == kDropNode && d >= kDropDay) plan.bandwidth_factor = 0.7;
+      if (n == kPollNode && d >= kPollDay) plan.polling = true;
+      if (n == kFailNode && d >= kFailDay) plan.failed = true;
+      const std::string node = fmt::format("node-{:03d}", n);
+      t.write(fmt::format("fleet/2026-11-{:02d}/{}/cuda-runtime.json", d + 1, node),
+              night_evidence(node, n, d, plan, rng));
+    }
+  return t.path("fleet");
+}
+
 }  // namespace jetgate::test

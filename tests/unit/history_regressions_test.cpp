@@ -25,25 +25,16 @@ namespace {
 
 using test::TempDir;
 
-constexpr int kNodes = 200, kDays = 30;
-constexpr int kDropNode = 17, kDropDay = 19;
-constexpr int kPollNode = 88, kPollDay = 12;
-constexpr int kFailNode = 150, kFailDay = 25;
+using test::kDays;
+using test::kDropDay;
+using test::kDropNode;
+using test::kFailDay;
+using test::kFailNode;
+using test::kNodes;
+using test::kPollDay;
+using test::kPollNode;
 
-std::string fleet(const TempDir& t) {
-  std::mt19937_64 rng(424242);
-  for (int d = 0; d < kDays; ++d)
-    for (int n = 0; n < kNodes; ++n) {
-      test::NightPlan plan;
-      if (n == kDropNode && d >= kDropDay) plan.bandwidth_factor = 0.7;
-      if (n == kPollNode && d >= kPollDay) plan.polling = true;
-      if (n == kFailNode && d >= kFailDay) plan.failed = true;
-      const std::string node = fmt::format("node-{:03d}", n);
-      t.write(fmt::format("fleet/2026-11-{:02d}/{}/cuda-runtime.json", d + 1, node),
-              test::night_evidence(node, n, d, plan, rng));
-    }
-  return t.path("fleet");
-}
+std::string fleet(const TempDir& t) { return test::write_fleet_month(t); }
 
 proc::ChildOutcome promtool(const std::string& text) {
   proc::ProcessSpec spec;

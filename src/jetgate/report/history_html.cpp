@@ -146,7 +146,7 @@ std::string plot(const Trend& t, std::size_t max_points) {
                                        t.points.end());
   const std::string label = fmt::format("{} {} {}/{}", t.node, t.gate, t.probe, t.metric);
   std::string out = fmt::format(
-      "<figure class=\"plot\" data-series=\"{}/{}\">\n<svg xmlns=\"http://www.w3.org/2000/svg\" "
+      "<figure class=\"plot\" data-series=\"{}/{}\">\n<svg "
       "class=\"trend\" width=\"640\" height=\"180\" viewBox=\"0 0 640 180\" role=\"img\">"
       "<title>{}</title>",
       e(t.probe), e(t.metric), e(label));
