@@ -103,6 +103,7 @@ seeds_for() {
     fuzz_dsse_envelope) envelope_seeds ;;
     fuzz_prometheus) find $f/claims docs/examples -name '*.json' -size -64k ;;
     fuzz_nfd_features) find $f/claims docs/examples -name '*.json' -size -64k ;;
+    fuzz_html_escape) ls $f/*/SOURCE.md; find $f/python -type f -size -64k ;;
   esac 2>/dev/null || true
 }
 

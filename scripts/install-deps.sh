@@ -9,14 +9,15 @@
 #   --ci         also every lane of .ci/run: the aarch64 cross build and qemu-user
 #                (arm64 multiarch), g++-11, clang with ASan/UBSan/libFuzzer and
 #                clang-tidy, help2man and dpkg-dev for the packages, mmdebstrap,
-#                umoci and skopeo for the container image
+#                umoci and skopeo for the container image, chromium for the
+#                HTML report (tests/html/check-report.sh)
 set -euo pipefail
 
 ci=0
 for arg in "$@"; do
   case "$arg" in
     --ci) ci=1 ;;
-    -h|--help) sed -n '3,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '3,13p' "$0"; exit 0 ;;
     *) echo "install-deps.sh: unknown option '$arg'" >&2; exit 2 ;;
   esac
 done
@@ -33,6 +34,7 @@ packages=(
   python3-nacl  # the signed-evidence interop test (tests/unit/trust_interop_test.cpp)
   libkmod2  # module provenance: libkmod.so.2 is loaded at run time (facts/module_provenance.cpp)
   cmark-gfm     # GitHub's Markdown renderer (tests/unit/markdown_render_test.cpp)
+  python3-pil   # the HTML report's screenshot checked (tests/unit/history_html_test.cpp)
   prometheus prometheus-node-exporter  # promtool and a real textfile collector (tests/unit/prometheus_test.cpp)
   clang-format
 )
@@ -48,6 +50,7 @@ if ((ci)); then
     clang-16 libclang-rt-16-dev clang-tidy
     help2man dpkg-dev binutils file
     mmdebstrap umoci skopeo  # the container image (scripts/build-image.sh)
+    chromium  # the HTML report opened headless (tests/html/check-report.sh)
   )
   for lib in "${libraries[@]}"; do packages+=("$lib:arm64"); done
 fi
