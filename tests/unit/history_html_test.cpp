@@ -180,6 +180,7 @@ TEST(HistoryHtml, TheFleetMonthPutsThePlantedThreeFirstAndPlotsEveryValue) {
   for (const char* url : {"http:", "https:", "//", "src=", "<link", "<script", "url("})
     EXPECT_EQ(html.find(url), std::string::npos) << url;
   EXPECT_LT(html.size(), 4u << 20) << "a 200-node month stays a few MB";
+  RecordProperty("html_bytes", std::to_string(html.size()));  // recorded, docs/history.md
 
   // Usage and input errors.
   EXPECT_EQ(test::run_jetgate({"history", "report", "--db", t.path("none.db"), "--html",
