@@ -59,7 +59,8 @@ std::optional<int> load_thresholds(const char* command, const std::string& path,
   for (const auto& i : p->issues)
     if (i.what.rfind("regressions", 0) == 0 ||
         i.what.find("\"regressions\"") != std::string::npos) {
-      std::cerr << terminal_safe(std::string("jetgate ") + command + ": policy: " + i.line()) << "\n";
+      std::cerr << terminal_safe(std::string("jetgate ") + command + ": policy: " + i.line())
+                << "\n";
       bad = true;
     }
   if (bad) return kExitUsage;

@@ -5,6 +5,8 @@
 // structure checked as text here, and, with Debian's chromium installed, the page
 // opened in headless Chromium (a screenshot that is not blank, the DOM it builds).
 // tests/html/check-report.sh runs the Chromium test and fails when chromium is missing.
+#include "jetgate/report/history_html.hpp"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -21,7 +23,6 @@
 #include "jetgate/history/regressions.hpp"
 #include "jetgate/history/store.hpp"
 #include "jetgate/proc/child.hpp"
-#include "jetgate/report/history_html.hpp"
 #include "test_support.hpp"
 
 namespace jetgate {
@@ -40,7 +41,9 @@ TEST(HistoryHtml, EscapesMarkupQuotesControlsAndBadBytes) {
   EXPECT_EQ(html_escape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
   EXPECT_EQ(html_escape(std::string("x\0y", 3)), "x\\x00y");
   EXPECT_EQ(html_escape("bad\xff\xfe"), "bad\\xff\\xfe");
-  EXPECT_EQ(html_escape("\xe2\x80\xae" "ko-etag"), "\\u202eko-etag");  // RIGHT-TO-LEFT OVERRIDE
+  EXPECT_EQ(html_escape("\xe2\x80\xae"
+                        "ko-etag"),
+            "\\u202eko-etag");  // RIGHT-TO-LEFT OVERRIDE
   EXPECT_EQ(html_escape("a\tb\nc\x1b[31m"), "a\\x09b\\x0ac\\x1b[31m");
   EXPECT_EQ(html_escape("\xc2\x85"), "\\u0085");  // C1 NEXT LINE
   EXPECT_EQ(html_escape("orin-17 \xc3\xa9\xe2\x9c\x93"), "orin-17 \xc3\xa9\xe2\x9c\x93");
@@ -55,7 +58,9 @@ history::Run hostile_run(const std::string& node, const std::string& gate, int d
   r.platform = "javascript:alert(1) <svg onload=alert(2)>";
   r.timestamp = fmt::format("2026-11-{:02d}T02:00:00Z<u>", day);
   r.unix_time = 1790000000 + day * 86400;
-  r.file = "/ev/\xff\xe2\x80\xae" "evil\".json";
+  r.file =
+      "/ev/\xff\xe2\x80\xae"
+      "evil\".json";
   r.status = "passed";
   r.verdict = "fresh_green\"><script>x</script>";
   r.values[{"bandwidth", "d2d_gbps</text><script>alert(3)</script>"}] = {v, "bytes_per_second"};
@@ -66,10 +71,11 @@ history::Run hostile_run(const std::string& node, const std::string& gate, int d
 TEST(HistoryHtml, HostileNamesFromEvidenceNeverBecomeMarkup) {
   std::vector<history::Run> runs;
   const std::vector<std::string> nodes = {"<script>alert(1)</script>",
-                                          "\"><img src=x onerror=alert(1)>",
-                                          "javascript:alert(1)", "a&b\xe2\x80\xae\x01"};
+                                          "\"><img src=x onerror=alert(1)>", "javascript:alert(1)",
+                                          "a&b\xe2\x80\xae\x01"};
   for (const auto& n : nodes)
-    for (int d = 1; d <= 10; ++d) runs.push_back(hostile_run(n, "<gate onclick=x>", d, d < 9 ? 1e11 : 5e10));
+    for (int d = 1; d <= 10; ++d)
+      runs.push_back(hostile_run(n, "<gate onclick=x>", d, d < 9 ? 1e11 : 5e10));
   std::sort(runs.begin(), runs.end(), [](const history::Run& a, const history::Run& b) {
     return std::tie(a.node, a.gate, a.unix_time) < std::tie(b.node, b.gate, b.unix_time);
   });
@@ -80,8 +86,8 @@ TEST(HistoryHtml, HostileNamesFromEvidenceNeverBecomeMarkup) {
   o.source = "/db/<i>fleet</i>.db";
   const std::string html = report::render_history_html(runs, found, trends, {}, o);
 
-  for (const char* bad : {"<script", "<img", "<iframe", "<svg onload", "<gate", "<u>", "<i>",
-                          "onerror=alert(1)>"})
+  for (const char* bad :
+       {"<script", "<img", "<iframe", "<svg onload", "<gate", "<u>", "<i>", "onerror=alert(1)>"})
     EXPECT_EQ(html.find(bad), std::string::npos) << bad;
   // The only links are to the page's own sections; no attribute is opened by a name.
   EXPECT_EQ(count_of(html, "href="), count_of(html, "href=\"#n"));
@@ -125,8 +131,8 @@ void expect_fleet_month(const std::string& html, const std::string& where) {
   EXPECT_EQ(order[2], "node-150") << where;
   EXPECT_EQ(order[3], "node-000") << where;
   EXPECT_EQ(count_of(html, "<tr class=\"regression\""), 3u) << where;
-  for (const char* kind : {"data-kind=\"drop\"", "data-kind=\"wait_mode\"",
-                           "data-kind=\"gate_failed\""})
+  for (const char* kind :
+       {"data-kind=\"drop\"", "data-kind=\"wait_mode\"", "data-kind=\"gate_failed\""})
     EXPECT_EQ(count_of(html, kind), 1u) << where << kind;
   const auto attention = html.find("id=\"attention-table\"");
   const auto matrix = html.find("id=\"matrix-table\"");
@@ -134,7 +140,8 @@ void expect_fleet_month(const std::string& html, const std::string& where) {
   EXPECT_LT(attention, matrix) << where;
   // Every node is in the node table, once, with its verdict.
   for (int n = 0; n < test::kNodes; ++n)
-    EXPECT_EQ(count_of(html, fmt::format("<tr class=\"node-row\" data-node=\"node-{:03d}\"", n)), 1u)
+    EXPECT_EQ(count_of(html, fmt::format("<tr class=\"node-row\" data-node=\"node-{:03d}\"", n)),
+              1u)
         << where << n;
   EXPECT_EQ(count_of(html, "<td class=\"verdict "), 200u + 24u) << where;
   // 24 nodes shown in full, each with a plot per watched value: six bandwidths and the
@@ -183,8 +190,8 @@ TEST(HistoryHtml, TheFleetMonthPutsThePlantedThreeFirstAndPlotsEveryValue) {
   RecordProperty("html_bytes", std::to_string(html.size()));  // recorded, docs/history.md
 
   // Usage and input errors.
-  EXPECT_EQ(test::run_jetgate({"history", "report", "--db", t.path("none.db"), "--html",
-                               t.path("x.html")})
+  EXPECT_EQ(test::run_jetgate(
+                {"history", "report", "--db", t.path("none.db"), "--html", t.path("x.html")})
                 .exit_code,
             2);
   EXPECT_EQ(test::run_jetgate({"history", "report", "--db", db, "--html", t.path("no/such/dir/")})
@@ -228,17 +235,23 @@ TEST(HistoryHtmlChromium, TheFleetMonthOpensInHeadlessChromium) {
   const std::string html = t.path("report.html");
   auto r = test::run_jetgate({"history", "report", "--db", db, "--html", html});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::vector<std::string> common = {
-      browser, "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=" + t.path("profile"),
-      "--no-first-run", "--disable-extensions", "--disable-background-networking",
-      "--window-size=1280,2000"};
+  const std::vector<std::string> common = {browser,
+                                           "--headless",
+                                           "--no-sandbox",
+                                           "--disable-gpu",
+                                           "--user-data-dir=" + t.path("profile"),
+                                           "--no-first-run",
+                                           "--disable-extensions",
+                                           "--disable-background-networking",
+                                           "--window-size=1280,2000"};
 
   // A screenshot: 1280x2000, and not blank (colours of text, tables and plots).
   auto shot = common;
   shot.push_back("--screenshot=" + t.path("shot.png"));
   shot.push_back("file://" + html);
   auto s = run(shot);
-  ASSERT_TRUE(s.kind == proc::ChildOutcome::Kind::exited && s.exit_code == 0) << s.describe() << s.error_text;
+  ASSERT_TRUE(s.kind == proc::ChildOutcome::Kind::exited && s.exit_code == 0)
+      << s.describe() << s.error_text;
   const std::string png = test::read_file(t.path("shot.png"));
   EXPECT_GT(png.size(), 20000u) << "a blank 1280x2000 PNG is a few kB";
   auto stats = run({"/usr/bin/python3", "-c",
@@ -252,9 +265,8 @@ TEST(HistoryHtmlChromium, TheFleetMonthOpensInHeadlessChromium) {
       << stats.describe() << stats.error_text << " (python3-pil: scripts/install-deps.sh)";
   int width = 0, height = 0, colours = 0;
   double background = 1;
-  ASSERT_EQ(std::sscanf(stats.output.c_str(), "%d %d %d %lf", &width, &height, &colours,
-                        &background),
-            4)
+  ASSERT_EQ(
+      std::sscanf(stats.output.c_str(), "%d %d %d %lf", &width, &height, &colours, &background), 4)
       << stats.output;
   EXPECT_EQ(width, 1280);
   EXPECT_EQ(height, 2000);
@@ -266,7 +278,8 @@ TEST(HistoryHtmlChromium, TheFleetMonthOpensInHeadlessChromium) {
   dom.push_back("--dump-dom");
   dom.push_back("file://" + html);
   auto d = run(dom);
-  ASSERT_TRUE(d.kind == proc::ChildOutcome::Kind::exited && d.exit_code == 0) << d.describe() << d.error_text;
+  ASSERT_TRUE(d.kind == proc::ChildOutcome::Kind::exited && d.exit_code == 0)
+      << d.describe() << d.error_text;
   expect_fleet_month(d.output, "Chromium's DOM");
   // No network request: the page names none, and under its policy nothing would load.
   EXPECT_EQ(d.error_text.find("Refused to load"), std::string::npos) << d.error_text;

@@ -34,7 +34,9 @@ using test::kNodes;
 using test::kPollDay;
 using test::kPollNode;
 
-std::string fleet(const TempDir& t) { return test::write_fleet_month(t); }
+std::string fleet(const TempDir& t) {
+  return test::write_fleet_month(t);
+}
 
 proc::ChildOutcome promtool(const std::string& text) {
   proc::ProcessSpec spec;

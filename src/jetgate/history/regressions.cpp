@@ -142,9 +142,7 @@ class Walker {
       }
   }
 
-  const std::map<std::pair<std::string, std::string>, RunGroup>& groups() const {
-    return groups_;
-  }
+  const std::map<std::pair<std::string, std::string>, RunGroup>& groups() const { return groups_; }
   std::size_t nodes() const { return nodes_.size(); }
   std::size_t least() const { return least_; }
   std::size_t window() const { return n_; }

@@ -62,8 +62,8 @@ struct TrendPoint {
   double value = 0;
   bool has_baseline = false;
   double baseline_median = 0, baseline_mad = 0;
-  double limit = 0;   // below it (drop) or above it (rise) a value is worse
-  double spread = 0;  // mad_factor deviations (x 1.4826 MAD): the noise part of the limit
+  double limit = 0;             // below it (drop) or above it (rise) a value is worse
+  double spread = 0;            // mad_factor deviations (x 1.4826 MAD): the noise part of the limit
   std::string baseline_source;  // "own" or "fleet"
   std::size_t baseline_runs = 0;
   bool worse = false;

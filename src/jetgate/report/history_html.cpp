@@ -56,7 +56,9 @@ using history::RegressionKind;
 using history::Run;
 using history::Trend;
 
-std::string e(std::string_view s) { return html_escape(s); }
+std::string e(std::string_view s) {
+  return html_escape(s);
+}
 
 // A value in the unit people read: base units are bytes per second, seconds, ratios.
 struct Display {
@@ -71,11 +73,15 @@ Display display_of(const std::string& unit) {
   if (unit == "ratio") return {1, ""};
   return {1, unit};
 }
-std::string shown(double v, const Display& d) { return fmt::format("{:.4g}", v / d.scale); }
+std::string shown(double v, const Display& d) {
+  return fmt::format("{:.4g}", v / d.scale);
+}
 std::string with_unit(double v, const Display& d) {
   return d.unit.empty() ? shown(v, d) : shown(v, d) + " " + d.unit;
 }
-std::string day_of(const std::string& timestamp) { return timestamp.substr(0, 10); }
+std::string day_of(const std::string& timestamp) {
+  return timestamp.substr(0, 10);
+}
 
 constexpr const char* kStyle = R"(
 body{font-family:sans-serif;margin:0 2em 2em;color:#1b1f24;background:#fff;max-width:1200px}
@@ -104,7 +110,8 @@ svg text{font-size:11px;fill:#57606a;font-family:sans-serif}
 )";
 
 // The latest run of each node and gate (runs come ordered by node, gate, time).
-std::map<std::pair<std::string, std::string>, const Run*> latest_runs(const std::vector<Run>& runs) {
+std::map<std::pair<std::string, std::string>, const Run*> latest_runs(
+    const std::vector<Run>& runs) {
   std::map<std::pair<std::string, std::string>, const Run*> out;
   for (const auto& r : runs) {
     auto& slot = out[{r.node, r.gate}];
@@ -119,8 +126,8 @@ std::string verdict_cell(const std::string& verdict) {
                      e(verdict));
 }
 std::string status_cell(const std::string& status) {
-  return fmt::format("<td class=\"status{}\">{}</td>",
-                     status == "failed" ? " status-failed" : "", e(status));
+  return fmt::format("<td class=\"status{}\">{}</td>", status == "failed" ? " status-failed" : "",
+                     e(status));
 }
 
 // The trailing streak of failed runs of one node's gate: its first run.
@@ -197,7 +204,8 @@ std::string plot(const Trend& t, std::size_t max_points) {
       median += xy(x(pts[k]), y(pts[k].baseline_median));
       limit += xy(x(pts[k]), y(pts[k].limit));
     }
-    for (std::size_t k = j; k-- > i;) band += xy(x(pts[k]), y(pts[k].baseline_median - pts[k].spread));
+    for (std::size_t k = j; k-- > i;)
+      band += xy(x(pts[k]), y(pts[k].baseline_median - pts[k].spread));
     out += fmt::format(
         "<polygon class=\"band\" points=\"{}\"/><polyline class=\"median\" points=\"{}\"/>"
         "<polyline class=\"limit\" points=\"{}\"/>",
@@ -217,33 +225,37 @@ std::string plot(const Trend& t, std::size_t max_points) {
       "<text x=\"{}\" y=\"178\" text-anchor=\"middle\">{}</text></svg>\n",
       kLeft - 4, kTop + 10, e(shown(hi, d)), kLeft - 4, kBottom, e(shown(lo, d)), kLeft,
       e(day_of(pts.front().run->timestamp)), kRight, e(day_of(pts.back().run->timestamp)),
-      (kLeft + kRight) / 2, e(fmt::format("{}/{} ({})", t.probe, t.metric, d.unit.empty() ? "ratio" : d.unit)));
+      (kLeft + kRight) / 2,
+      e(fmt::format("{}/{} ({})", t.probe, t.metric, d.unit.empty() ? "ratio" : d.unit)));
 
   // The same numbers as text.
   std::size_t worse = 0;
   for (const auto& p : pts) worse += p.worse ? 1 : 0;
   const auto& last = pts.back();
-  out += fmt::format("<figcaption><b>{}/{}</b> ({}), {} run(s){}: latest {}", e(t.probe),
-                     e(t.metric), t.kind == RegressionKind::drop ? "worse when lower" : "worse when higher",
-                     pts.size(),
-                     skip ? fmt::format(", the latest {} of {}", pts.size(), t.points.size()) : "",
-                     e(with_unit(last.value, d)));
+  out += fmt::format(
+      "<figcaption><b>{}/{}</b> ({}), {} run(s){}: latest {}", e(t.probe), e(t.metric),
+      t.kind == RegressionKind::drop ? "worse when lower" : "worse when higher", pts.size(),
+      skip ? fmt::format(", the latest {} of {}", pts.size(), t.points.size()) : "",
+      e(with_unit(last.value, d)));
   if (last.has_baseline)
     out += fmt::format("; baseline median {}, MAD {} ({}, {} {}), worse past {}",
                        e(with_unit(last.baseline_median, d)), e(with_unit(last.baseline_mad, d)),
                        e(last.baseline_source), last.baseline_runs,
-                       last.baseline_source == "fleet" ? "peers" : "runs", e(with_unit(last.limit, d)));
+                       last.baseline_source == "fleet" ? "peers" : "runs",
+                       e(with_unit(last.limit, d)));
   out += fmt::format("; <span class=\"worse-count\">{}</span> worse run(s).\n", worse);
-  out += "<details><summary>values</summary><table class=\"values\"><thead><tr><th>time</th>"
-         "<th>status</th><th>value</th><th>baseline median</th><th>MAD</th><th>limit</th>"
-         "<th>worse</th></tr></thead><tbody>\n";
+  out +=
+      "<details><summary>values</summary><table class=\"values\"><thead><tr><th>time</th>"
+      "<th>status</th><th>value</th><th>baseline median</th><th>MAD</th><th>limit</th>"
+      "<th>worse</th></tr></thead><tbody>\n";
   for (const auto& p : pts) {
     out += fmt::format("<tr{}><td>{}</td><td>{}</td><td class=\"num\">{}</td>",
                        p.worse ? " class=\"worse\"" : "", e(p.run->timestamp), e(p.run->status),
                        shown(p.value, d));
     if (p.has_baseline)
-      out += fmt::format("<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>",
-                         shown(p.baseline_median, d), shown(p.baseline_mad, d), shown(p.limit, d));
+      out +=
+          fmt::format("<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>",
+                      shown(p.baseline_median, d), shown(p.baseline_mad, d), shown(p.limit, d));
     else
       out += "<td colspan=\"3\">no baseline yet</td>";
     out += fmt::format("<td>{}</td></tr>\n", p.worse ? "worse" : "");
@@ -265,10 +277,10 @@ std::string regression_row(const Regression& g, std::size_t anchor) {
 }  // namespace
 
 std::string render_history_html(const std::vector<history::Run>& runs,
-                                 const history::RegressionReport& regressions,
-                                 const std::vector<history::Trend>& trends,
-                                 const policy::RegressionThresholds& thresholds,
-                                 const HtmlReportOptions& options) {
+                                const history::RegressionReport& regressions,
+                                const std::vector<history::Trend>& trends,
+                                const policy::RegressionThresholds& thresholds,
+                                const HtmlReportOptions& options) {
   const auto latest = latest_runs(runs);
   std::set<std::string> nodes, gates;
   std::string first_time, last_time;
@@ -277,8 +289,9 @@ std::string render_history_html(const std::vector<history::Run>& runs,
     gates.insert(r.gate);
   }
   if (!runs.empty()) {
-    const auto [lo, hi] = std::minmax_element(
-        runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.unix_time < b.unix_time; });
+    const auto [lo, hi] =
+        std::minmax_element(runs.begin(), runs.end(),
+                            [](const Run& a, const Run& b) { return a.unix_time < b.unix_time; });
     first_time = lo->timestamp;
     last_time = hi->timestamp;
   }
@@ -316,7 +329,6 @@ std::string render_history_html(const std::vector<history::Run>& runs,
   std::map<std::string, std::size_t> anchor;
   for (std::size_t i = 0; i < order.size(); ++i) anchor[order[i]] = i;
   const std::size_t full = std::min(order.size(), options.max_full_nodes);
-
 
   std::string out =
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -461,10 +473,10 @@ std::string render_history_html(const std::vector<history::Run>& runs,
       std::string findings;
       for (const auto& g : regressions.found)
         if (g.node == n && g.gate == it->first.second)
-          findings += fmt::format("<li class=\"finding\">{} {}: {}; baseline {}; since {}</li>\n",
-                                  e(regression_subject(g)), e(regression_change(g)),
-                                  e(regression_value(g)), e(regression_baseline(g)),
-                                  e(g.first_timestamp));
+          findings +=
+              fmt::format("<li class=\"finding\">{} {}: {}; baseline {}; since {}</li>\n",
+                          e(regression_subject(g)), e(regression_change(g)), e(regression_value(g)),
+                          e(regression_baseline(g)), e(g.first_timestamp));
       if (!findings.empty()) out += "<ul class=\"findings\">\n" + findings + "</ul>\n";
       // The wait of each scheduling mode, latest run (words, not plotted).
       if (!r->sync_waits.empty()) {

@@ -37,9 +37,9 @@ struct HtmlReportOptions {
 };
 
 std::string render_history_html(const std::vector<history::Run>& runs,
-                                 const history::RegressionReport& regressions,
-                                 const std::vector<history::Trend>& trends,
-                                 const policy::RegressionThresholds& thresholds,
-                                 const HtmlReportOptions& options = {});
+                                const history::RegressionReport& regressions,
+                                const std::vector<history::Trend>& trends,
+                                const policy::RegressionThresholds& thresholds,
+                                const HtmlReportOptions& options = {});
 
 }  // namespace jetgate::report

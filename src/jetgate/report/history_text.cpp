@@ -91,8 +91,8 @@ std::string render_regressions_text(const history::RegressionReport& r) {
   for (const auto& g : r.found)
     out += terminal_safe(fmt::format(
                "REGRESSION {} ({}): {} {}: {}; baseline {}; since {} ({}), {} run(s) in a row",
-               g.node, g.platform, regression_subject(g), regression_change(g), regression_value(g), regression_baseline(g), g.first_timestamp,
-               g.first_file, g.worse_runs)) +
+               g.node, g.platform, regression_subject(g), regression_change(g), regression_value(g),
+               regression_baseline(g), g.first_timestamp, g.first_file, g.worse_runs)) +
            "\n";
   out += fmt::format("{} regression(s) in {} series of {} node(s), {} run(s)\n", r.found.size(),
                      r.series, r.nodes, r.runs);
@@ -108,9 +108,10 @@ std::string render_regressions_markdown(const history::RegressionReport& r) {
       "|---|---|---|---|---|---|---|---|\n";
   for (const auto& g : r.found)
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", markdown_cell(g.node),
-                       markdown_cell(g.platform), markdown_cell(regression_subject(g)), markdown_cell(regression_change(g)),
-                       markdown_cell(regression_value(g)), markdown_cell(regression_baseline(g)),
-                       markdown_cell(g.first_timestamp), markdown_cell(g.first_file));
+                       markdown_cell(g.platform), markdown_cell(regression_subject(g)),
+                       markdown_cell(regression_change(g)), markdown_cell(regression_value(g)),
+                       markdown_cell(regression_baseline(g)), markdown_cell(g.first_timestamp),
+                       markdown_cell(g.first_file));
   return out;
 }
 
