@@ -15,6 +15,7 @@
 #include "cli/ci_outputs.hpp"
 #include "cli/commands.hpp"
 #include "cli/input_paths.hpp"
+#include "cli/number_options.hpp"
 #include "jetgate/core/exit_codes.hpp"
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/core/utf8.hpp"
@@ -241,11 +242,11 @@ Command add_history_command(CLI::App& app) {
                   "Nodes shown in full with plots, failing and regressed ones first (every node "
                   "is in the node table)")
       ->capture_default_str()
-      ->check(CLI::Range(std::size_t{1}, std::size_t{100000}))
+      ->check(plain_number() & CLI::Range(std::size_t{1}, std::size_t{100000}))
       ->type_name("N");
   rep->add_option("--points", args->points, "Runs per plot: the latest N")
       ->capture_default_str()
-      ->check(CLI::Range(std::size_t{2}, std::size_t{100000}))
+      ->check(plain_number() & CLI::Range(std::size_t{2}, std::size_t{100000}))
       ->type_name("N");
   rep->footer(
       "The file needs nothing else to be opened: inline CSS and SVG, no script, no external "

@@ -230,7 +230,7 @@ Command add_probe_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--tokens", args->decode_options.tokens,
                   "Timed tokens per sync mode for --decode (after 16 untimed ones)")
-      ->check(CLI::Range(1u, 4000u))
+      ->check(plain_number() & CLI::Range(1u, 4000u))
       ->capture_default_str();
   sub->add_option("--memory-fraction", args->memory_fraction,
                   "Share of free GPU memory the memory probe writes and verifies")

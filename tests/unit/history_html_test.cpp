@@ -159,21 +159,9 @@ void expect_fleet_month(const std::string& html, const std::string& where) {
   EXPECT_NE(html.find("<td class=\"cell\">200 node(s)"), std::string::npos) << where;
 }
 
-std::string fleet_database(const TempDir& t) {
-  const std::string dir = test::write_fleet_month(t);
-  const std::string db = t.path("fleet.db");
-  auto store = history::Store::open(db, true);
-  EXPECT_TRUE(store.ok());
-  history::IngestOptions o;
-  o.batch = 1000;
-  auto in = history::ingest(*store, {dir}, o);
-  EXPECT_TRUE(in.ok());
-  return db;
-}
-
 TEST(HistoryHtml, TheFleetMonthPutsThePlantedThreeFirstAndPlotsEveryValue) {
   TempDir t;
-  const std::string db = fleet_database(t);
+  const std::string db = test::shared_fleet_month().db;
   const std::string out = t.path("report.html");
   auto r = test::run_jetgate({"history", "report", "--db", db, "--html", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -231,7 +219,7 @@ TEST(HistoryHtmlChromium, TheFleetMonthOpensInHeadlessChromium) {
     GTEST_SKIP() << "chromium is not installed (CI installs it: scripts/install-deps.sh --ci)";
   }
   TempDir t;
-  const std::string db = fleet_database(t);
+  const std::string db = test::shared_fleet_month().db;
   const std::string html = t.path("report.html");
   auto r = test::run_jetgate({"history", "report", "--db", db, "--html", html});
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -2,10 +2,15 @@
 // NaN, infinities and negative zero are refused everywhere a number is read
 // (issue 21, class 7): on the command line, where a range check alone lets
 // NaN through, and in every JSON document jetgate reads.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/evidence/evidence.hpp"
@@ -43,6 +48,56 @@ TEST(Numbers, CommandLineNumbersRefuseNanInfinityAndNegativeZero) {
   auto days = test::run_jetgate({"support", "--evidence-dir", ".", "--max-age-days", "-0"},
                                 {"JETGATE_PARSE_ONLY=1"});
   EXPECT_EQ(days.exit_code, 2) << days.err;
+}
+
+// CLI11 reads integers with strtoll(..., 0): "0x1e" would be 30 days and "010" eight.
+// Every number option takes decimal digits only, checked by plain_number().
+TEST(Numbers, EveryNumberOptionTakesDecimalDigitsOnly) {
+  const std::vector<std::vector<std::string>> options = {
+      {"probe", "--tokens"},
+      {"probe", "--memory-fraction"},
+      {"probe", "--memory-max-gib"},
+      {"probe", "--probe-timeout"},
+      {"probe", "--python-timeout"},
+      {"probe", "--nfd-expiry-hours"},
+      {"run", "--nfd-expiry-hours"},
+      {"support", "--evidence-dir", ".", "--max-age-days"},
+      {"check", "--evidence-dir", ".", "--max-age-days"},
+      {"init", "--max-age-days"},
+      {"init", "--kubernetes", "--interval-minutes"},
+      {"history", "report", "--full-nodes"},
+      {"history", "report", "--points"},
+  };
+  for (const auto& option : options)
+    for (const char* value : {"0x10", "010", "0b1", " 5", "1_0", "5."}) {
+      auto argv = option;
+      argv.push_back(value);
+      SCOPED_TRACE(fmt::format("{} '{}'", fmt::join(option, " "), value));
+      auto r = test::run_jetgate(argv, {"JETGATE_PARSE_ONLY=1"});
+      EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+      EXPECT_NE(r.err.find("is not a decimal number"), std::string::npos) << r.err;
+    }
+  EXPECT_EQ(test::run_jetgate({"probe", "--tokens", "16"}, {"JETGATE_PARSE_ONLY=1"}).exit_code, 0);
+  EXPECT_EQ(
+      test::run_jetgate({"probe", "--probe-timeout", "2.5e1"}, {"JETGATE_PARSE_ONLY=1"}).exit_code,
+      0);
+}
+
+// The rule in one place: a range-checked option in src/cli also carries plain_number().
+TEST(Numbers, EveryRangeCheckedOptionInTheCliCarriesPlainNumber) {
+  std::size_t ranged = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(test::source_dir() + "/src/cli")) {
+    if (entry.path().extension() != ".cpp") continue;
+    const std::string text = test::read_file(entry.path().string());
+    for (std::size_t at = 0; (at = text.find("add_option(", at)) != std::string::npos; ++at) {
+      const std::string statement = text.substr(at, text.find(';', at) - at);
+      if (statement.find("CLI::Range") == std::string::npos) continue;
+      ++ranged;
+      EXPECT_NE(statement.find("plain_number()"), std::string::npos)
+          << entry.path().filename().string() << ": " << statement.substr(0, 80);
+    }
+  }
+  EXPECT_GE(ranged, 8u) << "the scan found the options";
 }
 
 TEST(Numbers, JsonNegativeZeroIsRefusedWhereverItSits) {
