@@ -5,6 +5,10 @@
 // share the command's JUnit report never read each other's.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <string>
+#include <vector>
+
 #include "claims_test_helpers.hpp"
 #include "gate_command_support.hpp"
 #include "jetgate/claims/gate_decision.hpp"
@@ -142,6 +146,17 @@ TEST(BoardLaneCli, RunRecordsTheNodeAndLane) {
   EXPECT_NE(bad.err.find("--node"), std::string::npos) << bad.err;
 }
 
+// The names of the report lock files (*.jetgate.lock) anywhere under DIR.
+std::vector<std::string> locks_under(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() > 13 && name.compare(name.size() - 13, 13, ".jetgate.lock") == 0)
+      names.push_back(name);
+  }
+  return names;
+}
+
 // Two runs of one gate into different evidence directories share the
 // command's JUnit report: while one runs, the other is refused.
 TEST(BoardLaneCli, TwoRunsNeverReadEachOthersJunitReport) {
@@ -150,6 +165,7 @@ TEST(BoardLaneCli, TwoRunsNeverReadEachOthersJunitReport) {
                                   test::kPassingJunit + "' > report.xml");
   test::BackgroundJetgate first(repo.run_args("unit", repo.t.path("ev-a")), {repo.ceiling()});
   ASSERT_TRUE(test::wait_for_file(repo.t.path("started")));
+  const auto seen_while_running = locks_under(repo.t.dir());
   auto second = test::run_jetgate(repo.run_args("unit", repo.t.path("ev-b")), {repo.ceiling()});
   EXPECT_EQ(second.exit_code, 2) << second.out << second.err;
   EXPECT_NE(second.err.find("writes this JUnit report"), std::string::npos) << second.err;
@@ -158,6 +174,9 @@ TEST(BoardLaneCli, TwoRunsNeverReadEachOthersJunitReport) {
   // Once the first is done, the second runs.
   auto again = test::run_jetgate(repo.run_args("unit", repo.t.path("ev-b")), {repo.ceiling()});
   EXPECT_NE(again.exit_code, 2) << again.err;
+  // The report's lock file existed while a run held it, and none is left in the checkout.
+  EXPECT_EQ(locks_under(repo.t.dir()), std::vector<std::string>{}) << "left behind";
+  EXPECT_EQ(seen_while_running, std::vector<std::string>{".report.xml.jetgate.lock"});
 }
 
 }  // namespace

@@ -2,11 +2,15 @@
 // The pieces behind the gate's command: path confinement, live lines, the
 // log and its SHA-256, the evidence directory and its lock, UTF-8 repair,
 // and an interrupt reaching run_gate.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
+#include <optional>
 
 #include "jetgate/core/utf8.hpp"
 #include "jetgate/evidence/evidence_dir.hpp"
@@ -132,12 +136,40 @@ TEST(GateCommandUnitsTest, EvidenceDirectoryIsCheckedAndLockedPerGate) {
   EXPECT_TRUE(fsys::is_directory(t.path("ev")));
   auto first = evidence::RunLock::acquire(t.path("ev"), "g");
   ASSERT_TRUE(first.ok()) << first.error().message();
+  std::optional<evidence::RunLock> held(std::move(*first));
   auto second = evidence::RunLock::acquire(t.path("ev"), "g");
   ASSERT_FALSE(second.ok());
   EXPECT_NE(second.error().message().find("(pid " + std::to_string(::getpid()) + ")"),
             std::string::npos)
       << second.error().message();
+  // The refused one closed what it opened and removed nothing: the holder's file stays
+  // and is still held.
+  EXPECT_TRUE(fsys::exists(t.path("ev/.g.lock")));
+  EXPECT_FALSE(evidence::RunLock::acquire(t.path("ev"), "g").ok());
   EXPECT_TRUE(evidence::RunLock::acquire(t.path("ev"), "other").ok());
+  EXPECT_FALSE(fsys::exists(t.path("ev/.other.lock"))) << "removed as it was released";
+  {
+    // A run that opened the file before the holder let go ends up with the removed
+    // file; the next run locks a new one at the path, and a third is refused.
+    const int early = ::open(t.path("ev/.g.lock").c_str(), O_RDWR | O_CLOEXEC);
+    ASSERT_GE(early, 0);
+    held.reset();
+    EXPECT_FALSE(fsys::exists(t.path("ev/.g.lock")));
+    EXPECT_EQ(::flock(early, LOCK_EX | LOCK_NB), 0) << "the removed file is free";
+    auto next = evidence::RunLock::acquire(t.path("ev"), "g");
+    ASSERT_TRUE(next.ok()) << next.error().message();
+    EXPECT_FALSE(evidence::RunLock::acquire(t.path("ev"), "g").ok());
+    ::close(early);
+  }
+  EXPECT_FALSE(fsys::exists(t.path("ev/.g.lock")));
+  // A lock file a killed run left behind is taken over.
+  t.write("ev/.g.lock", "12345\n");
+  {
+    auto taken = evidence::RunLock::acquire(t.path("ev"), "g");
+    ASSERT_TRUE(taken.ok()) << taken.error().message();
+    EXPECT_EQ(test::read_file(t.path("ev/.g.lock")), std::to_string(::getpid()) + "\n");
+  }
+  EXPECT_FALSE(fsys::exists(t.path("ev/.g.lock")));
   // A planted link is not followed.
   fsys::create_symlink(t.path("elsewhere"), t.path("ev/.linked.lock"));
   EXPECT_FALSE(evidence::RunLock::acquire(t.path("ev"), "linked").ok());

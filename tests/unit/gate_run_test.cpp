@@ -438,15 +438,14 @@ TEST(GateRunCliTest, ExitCodesAndEvidence) {
       << bad_sha.err;
   EXPECT_EQ(evidence::read_evidence(repo.t.path("ev/riscv-only.json"))->git_sha, "local");
 
-  // Only whole evidence files, logs and the gates' lock files, no temporaries, after all runs.
+  // Only whole evidence files and logs after all runs: no temporaries, no lock files.
   std::vector<std::string> names;
   for (const auto& entry : std::filesystem::directory_iterator(repo.t.path("ev")))
     names.push_back(entry.path().filename().string());
   std::sort(names.begin(), names.end());
-  EXPECT_EQ(names, (std::vector<std::string>{".pytest-mixed.lock", ".pytest-passing.lock",
-                                             ".riscv-only.lock", "pytest-mixed.json",
-                                             "pytest-mixed.log", "pytest-passing.json",
-                                             "pytest-passing.log", "riscv-only.json"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"pytest-mixed.json", "pytest-mixed.log",
+                                             "pytest-passing.json", "pytest-passing.log",
+                                             "riscv-only.json"}));
 }
 
 TEST(GateRunCliTest, UnusableInput) {

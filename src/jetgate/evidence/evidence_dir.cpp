@@ -78,19 +78,38 @@ Result<RunLock> RunLock::lock_file(const std::string& path, const std::string& h
   RunLock lock;
   lock.path_ = path;
   const std::string shown = to_valid_utf8(lock.path_);
-  // O_NOFOLLOW: a planted link must not make jetgate create or lock another file.
-  lock.fd_ = ::open(lock.path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (lock.fd_ < 0)
-    return make_error(fmt::format("cannot create the lock file: {}", std::strerror(errno)), shown,
-                      kDirHint);
-  if (::flock(lock.fd_, LOCK_EX | LOCK_NB) != 0) {
-    if (errno == EWOULDBLOCK) {
-      std::string what = held_by;
-      if (auto at = what.find("{}"); at != std::string::npos)
-        what.replace(at, 2, read_holder_pid(lock.fd_));
-      return make_error(what, shown, "wait for it to finish, or stop it; then run the gate again");
+  // A holder removes the file as it lets go (~RunLock). A process that opened it before
+  // then locks a file no longer at the path, so after locking, the path must still name
+  // the very file locked; if not, open again. A few rounds at most: each needs another
+  // process to finish a run in between.
+  for (int attempt = 0;; ++attempt) {
+    // O_NOFOLLOW: a planted link must not make jetgate create or lock another file.
+    lock.fd_ = ::open(lock.path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (lock.fd_ < 0)
+      return make_error(fmt::format("cannot create the lock file: {}", std::strerror(errno)), shown,
+                        kDirHint);
+    if (::flock(lock.fd_, LOCK_EX | LOCK_NB) != 0) {
+      const int err = errno;
+      // Not held: closed here, so ~RunLock does not remove the holder's file.
+      const std::string holder = err == EWOULDBLOCK ? read_holder_pid(lock.fd_) : "";
+      ::close(std::exchange(lock.fd_, -1));
+      if (err == EWOULDBLOCK) {
+        std::string what = held_by;
+        if (auto at = what.find("{}"); at != std::string::npos) what.replace(at, 2, holder);
+        return make_error(what, shown,
+                          "wait for it to finish, or stop it; then run the gate again");
+      }
+      return make_error(fmt::format("cannot lock: {}", std::strerror(err)), shown, kDirHint);
     }
-    return make_error(fmt::format("cannot lock: {}", std::strerror(errno)), shown, kDirHint);
+    struct stat held {
+    }, named{};
+    if (::fstat(lock.fd_, &held) == 0 && ::lstat(lock.path_.c_str(), &named) == 0 &&
+        held.st_dev == named.st_dev && held.st_ino == named.st_ino)
+      break;
+    ::close(std::exchange(lock.fd_, -1));
+    if (attempt == 100)
+      return make_error("the lock file keeps being replaced while jetgate locks it", shown,
+                        "another process is removing or replacing it; stop it and run again");
   }
   std::string pid = fmt::format("{}\n", ::getpid());
   if (::ftruncate(lock.fd_, 0) != 0 || ::pwrite(lock.fd_, pid.data(), pid.size(), 0) < 0)
@@ -102,7 +121,11 @@ Result<RunLock> RunLock::lock_file(const std::string& path, const std::string& h
 RunLock::RunLock(RunLock&& o) noexcept : fd_(std::exchange(o.fd_, -1)), path_(std::move(o.path_)) {}
 
 RunLock::~RunLock() {
-  if (fd_ >= 0) ::close(fd_);
+  if (fd_ < 0) return;
+  // Removed while still held, so nothing is left behind in the user's folders; a
+  // waiting process sees the path gone or replaced and opens it again (lock_file).
+  ::unlink(path_.c_str());
+  ::close(fd_);
 }
 
 }  // namespace jetgate::evidence

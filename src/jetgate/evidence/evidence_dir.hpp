@@ -16,10 +16,11 @@ namespace jetgate::evidence {
 // parent should not grow a tree somewhere unexpected).
 Status prepare_evidence_dir(const std::string& dir);
 
-// An exclusive flock(2) on DIR/.GATE.lock for one run of GATE. The lock file
-// stays (removing it would let a third run lock a different file); it is
-// hidden and not *.json, so readers of the directory ignore it. The lock goes
-// with the process, however it ends.
+// An exclusive flock(2) on DIR/.GATE.lock for one run of GATE. The lock file is
+// removed when the lock is released; one left by a killed run is hidden, not
+// *.json (readers of the directory ignore it) and taken over by the next run.
+// The lock goes with the process, however it ends. After locking, the path is
+// checked to still name the locked file, so a removal never lets two runs hold it.
 class RunLock {
  public:
   // Fails when the directory is not writable, or when another run holds the
