@@ -226,20 +226,27 @@ struct Replacement {
 // Each match that `next` finds (from a position on; nullopt when there are no
 // more) is replaced by its text; the next is searched from the end of the
 // last, whether it was replaced or not (from one byte on after an empty one).
+// LINE is changed only when something is replaced, and only then copied: most
+// rows find nothing on most lines. Returns whether anything was replaced.
 template <typename NextFn>
-std::string apply(const std::string& line, NextFn next) {
+bool apply(std::string& line, NextFn next) {
   std::string out;
+  bool replaced = false;
   std::size_t last = 0, from = 0;
   while (auto m = next(from)) {
     auto [pos, length, replacement] = *m;
     from = length == 0 ? pos + 1 : pos + length;
     if (length == 0 || !replacement) continue;
+    if (!replaced) out.reserve(line.size() + replacement->size());
+    replaced = true;
     out.append(line, last, pos - last);
     out += *replacement;
     last = pos + length;
   }
+  if (!replaced) return false;
   out.append(line, last, std::string::npos);
-  return out;
+  line = std::move(out);
+  return true;
 }
 
 // At most kMaxSanitizedLine bytes, cut before the last partial word so no
@@ -294,14 +301,18 @@ class Sanitizer {
     for (const auto& rule : compiled_rules().rules) {
       if (rule.literal_index >= 0 && !present[static_cast<std::size_t>(rule.literal_index)])
         continue;
-      std::string next = rule.block_end ? block_rule(text, rule) : row_rule(text, rule);
-      if (next == text) continue;
-      text = std::move(next);
+      if (rule.block_end) {
+        std::string next = block_rule(text, rule);
+        if (next == text) continue;
+        text = std::move(next);
+      } else if (!row_rule(text, rule)) {
+        continue;
+      }
       present = literals_present(text);
     }
     for (const auto& k : known_) {
       const std::string& current = text;
-      text = apply(current, [&](std::size_t from) -> std::optional<Replacement> {
+      apply(text, [&](std::size_t from) -> std::optional<Replacement> {
         auto found = find_known(k, current, from);
         if (!found) return std::nullopt;
         auto [pos, length] = *found;
@@ -318,7 +329,8 @@ class Sanitizer {
   SanitizeResult& result() { return result_; }
 
  private:
-  std::string row_rule(const std::string& text, const CompiledRule& rule) {
+  // Whether the row replaced anything in TEXT.
+  bool row_rule(std::string& text, const CompiledRule& rule) {
     return apply(text, [&](std::size_t from) -> std::optional<Replacement> {
       auto m = next_match(rule, text, from);
       if (!m) return std::nullopt;
