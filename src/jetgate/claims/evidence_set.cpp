@@ -4,9 +4,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <filesystem>
+#include <mutex>
+#include <optional>
 #include <system_error>
+#include <thread>
 
+#include "jetgate/core/fast_json.hpp"
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/evidence/gate_id.hpp"
 #include "jetgate/trust/envelope.hpp"
@@ -34,52 +40,124 @@ Result<std::vector<std::string>> json_files_in(const std::string& dir) {
   return files;
 }
 
+// What one file came to: loaded or skipped, never both.
+struct FileOutcome {
+  std::optional<LoadedEvidence> loaded;
+  std::optional<SkippedFile> skipped;
+};
+
+FileOutcome load_one(const std::string& dir, const std::string& file,
+                     const std::vector<trust::TrustedKey>& trusted,
+                     const std::optional<std::string>& repository) {
+  FileOutcome out;
+  std::string stem = stdfs::path(file).stem().string();
+  if (!evidence::is_valid_gate_id(stem)) {
+    // Not even read: its name is no gate's, and is shown only quoted.
+    out.skipped = SkippedFile{
+        file,
+        fmt::format("{}: {} is not GATE.json for a gate id (lowercase letters, digits and "
+                    "'-'), so this file speaks for no gate",
+                    quoted_text(dir, 1024), quoted_text(stdfs::path(file).filename().string())),
+        std::string()};
+    return out;
+  }
+  const std::string& named_gate = stem;
+  // One read and one parse per file: the signature is checked over the same
+  // document the evidence is made of, before it moves into Evidence::extra.
+  auto text = evidence::read_evidence_text(file);
+  if (!text) {
+    out.skipped = SkippedFile{file, text.error().message(), named_gate};
+    return out;
+  }
+  auto parsed = parse_json_fast(*text, file);
+  trust::SignatureCheck signature;
+  if (!trusted.empty() && parsed && parsed->is_object()) {
+    // The commit the evidence names; when it names none, the file is skipped below.
+    const nlohmann::json& doc = *parsed;
+    auto sha = doc.find("git_sha");
+    signature = trust::check_evidence_document(
+        file, doc, sha != doc.end() && sha->is_string() ? sha->get<std::string>() : std::string(),
+        trusted, repository);
+  } else if (trusted.empty()) {
+    signature =
+        trust::check_evidence_document(file, nlohmann::json(), std::string(), trusted, repository);
+  }
+  auto e = evidence::evidence_from_document(std::move(parsed), file);
+  if (!e) {
+    out.skipped = SkippedFile{file, e.error().message(), named_gate};
+    return out;
+  }
+  // Only DIR/GATE.json is the gate's evidence (what `jetgate run` and OBLITERATUS write);
+  // a copy under another name could be any old run and must not speak for the gate.
+  if (stem != e->gate) {
+    out.skipped = SkippedFile{
+        file,
+        fmt::format("{}: records gate {}, but a gate's evidence is the file named after it "
+                    "(DIR/GATE.json), so this file speaks for no gate",
+                    quoted_text(file, 1024), quoted_text(e->gate)),
+        named_gate};
+    return out;
+  }
+  out.loaded = LoadedEvidence{file, std::move(*e), std::move(signature)};
+  return out;
+}
+
+unsigned threads_for(std::size_t files, unsigned asked) {
+  unsigned n = asked != 0 ? asked : std::max(1u, std::thread::hardware_concurrency());
+  // A thread is worth starting for a few dozen files, not for one.
+  std::size_t useful = std::max<std::size_t>(1, files / 32);
+  return static_cast<unsigned>(std::min<std::size_t>({n, useful, 64}));
+}
+
 }  // namespace
 
 Result<EvidenceSet> load_evidence_dirs(const std::vector<std::string>& dirs,
                                        const std::vector<trust::TrustedKey>& trusted,
-                                       const std::optional<std::string>& repository) {
-  EvidenceSet set;
+                                       const std::optional<std::string>& repository,
+                                       unsigned threads) {
+  struct Task {
+    const std::string* dir;
+    std::string file;
+  };
+  std::vector<Task> tasks;
   for (const auto& dir : dirs) {
     auto files = json_files_in(dir);
     if (!files) return files.error();
-    for (const auto& file : *files) {
-      std::string stem = stdfs::path(file).stem().string();
-      if (!evidence::is_valid_gate_id(stem)) {
-        // Not even read: its name is no gate's, and is shown only quoted.
-        set.skipped.push_back(
-            {file,
-             fmt::format("{}: {} is not GATE.json for a gate id (lowercase letters, digits and "
-                         "'-'), so this file speaks for no gate",
-                         quoted_text(dir, 1024),
-                         quoted_text(stdfs::path(file).filename().string())),
-             std::string()});
-        continue;
-      }
-      const std::string& named_gate = stem;
-      auto e = evidence::read_evidence(file);
-      if (!e) {
-        set.skipped.push_back({file, e.error().message(), named_gate});
-        continue;
-      }
-      // Only DIR/GATE.json is the gate's evidence (what `jetgate run` and OBLITERATUS write);
-      // a copy under another name could be any old run and must not speak for the gate.
-      if (stem != e->gate) {
-        set.skipped.push_back(
-            {file,
-             fmt::format("{}: records gate {}, but a gate's evidence is the file named after it "
-                         "(DIR/GATE.json), so this file speaks for no gate",
-                         quoted_text(file, 1024), quoted_text(e->gate)),
-             named_gate});
-        continue;
-      }
-      auto signature = trust::check_evidence_file(file, e->git_sha, trusted, repository);
-      set.loaded.push_back({file, std::move(*e), std::move(signature)});
+    for (auto& file : *files) tasks.push_back({&dir, std::move(file)});
+  }
+  std::vector<FileOutcome> outcomes(tasks.size());
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  auto work = [&] {
+    try {
+      for (std::size_t i = next++; i < tasks.size(); i = next++)
+        outcomes[i] = load_one(*tasks[i].dir, tasks[i].file, trusted, repository);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(failure_mutex);
+      if (!failure) failure = std::current_exception();
+      next = tasks.size();
     }
+  };
+  unsigned n = threads_for(tasks.size(), threads);
+  if (n <= 1) {
+    work();
+  } else {
+    std::vector<std::thread> pool;
+    pool.reserve(n - 1);
+    for (unsigned t = 1; t < n; ++t) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+  }
+  if (failure) std::rethrow_exception(failure);
+  EvidenceSet set;
+  for (auto& o : outcomes) {
+    if (o.loaded) set.loaded.push_back(std::move(*o.loaded));
+    if (o.skipped) set.skipped.push_back(std::move(*o.skipped));
   }
   auto by_file = [](const auto& a, const auto& b) { return a.file < b.file; };
-  std::sort(set.loaded.begin(), set.loaded.end(), by_file);
-  std::sort(set.skipped.begin(), set.skipped.end(), by_file);
+  std::stable_sort(set.loaded.begin(), set.loaded.end(), by_file);
+  std::stable_sort(set.skipped.begin(), set.skipped.end(), by_file);
   return set;
 }
 

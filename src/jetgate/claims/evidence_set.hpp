@@ -35,8 +35,11 @@ struct EvidenceSet {
 // skipped with a reason. GATE.dsse.json files are envelopes, not evidence:
 // each is checked with its GATE.json against `trusted` (trust/verify.hpp),
 // and the subject's name against `repository` when given.
+// Each file is read once and parsed once (core/fast_json.hpp), on `threads`
+// threads (0: one per core); the result does not depend on how many.
 Result<EvidenceSet> load_evidence_dirs(const std::vector<std::string>& dirs,
                                        const std::vector<trust::TrustedKey>& trusted = {},
-                                       const std::optional<std::string>& repository = {});
+                                       const std::optional<std::string>& repository = {},
+                                       unsigned threads = 0);
 
 }  // namespace jetgate::claims

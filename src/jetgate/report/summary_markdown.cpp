@@ -256,11 +256,11 @@ std::string render_step_summary(const claims::GateSummary& s) {
 
 std::string render_issue_body(const claims::GateSummary& s, const SanitizeOptions& options) {
   SanitizeOptions known = options;
-  for (const auto& le : s.evidence) add_identifying_values(le.evidence.extra, known);
+  for (const auto* le : s.evidence) add_identifying_values(le->evidence.extra, known);
   std::string body = header(s, "jetgate evidence report") + gate_table(s) + reasons_section(s) +
                      skipped_list(s, true);
   if (!s.evidence.empty()) body += "\n## Evidence\n\n";
-  for (const auto& le : s.evidence) body += evidence_section(le, s);
+  for (const auto* le : s.evidence) body += evidence_section(*le, s);
   body +=
       "_Host names, user names, addresses, serial numbers, tokens, environment variables and local "
       "paths "
