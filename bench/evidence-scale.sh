@@ -64,6 +64,7 @@ measure() {
 printf '%8s  %-28s %10s %11s\n' files what wall "peak RSS"
 for n in "${sizes[@]}"; do
   set_dir=$work/set-$n
+  [ $signed = 1 ] && set_dir=$set_dir-signed
   if [ ! -f "$set_dir/dirs.txt" ]; then
     args=("$set_dir" "$n")
     [ -n "$key" ] && args+=(--sign "$key")

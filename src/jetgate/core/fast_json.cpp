@@ -6,8 +6,13 @@
 #include <cstring>
 
 #include "jetgate/core/json_text.hpp"
+#include "jetgate/fast_json_config.hpp"
 
 #if JETGATE_HAVE_SIMDJSON
+// As libsimdjson-dev's simdjson.pc says the library was built.
+#ifndef SIMDJSON_THREADS_ENABLED
+#define SIMDJSON_THREADS_ENABLED 1
+#endif
 #include <simdjson.h>
 #endif
 
