@@ -69,7 +69,9 @@ FileOutcome load_one(const std::string& dir, const std::string& file,
     out.skipped = SkippedFile{file, text.error().message(), named_gate};
     return out;
   }
-  auto parsed = parse_json_fast(*text, file);
+  // Without keys nothing needs the whole document: what no verdict reads is never built.
+  auto parsed =
+      trusted.empty() ? parse_json_fast(*text, file, never_judged()) : parse_json_fast(*text, file);
   trust::SignatureCheck signature;
   if (!trusted.empty() && parsed && parsed->is_object()) {
     // The commit the evidence names; when it names none, the file is skipped below.
@@ -78,6 +80,7 @@ FileOutcome load_one(const std::string& dir, const std::string& file,
     signature = trust::check_evidence_document(
         file, doc, sha != doc.end() && sha->is_string() ? sha->get<std::string>() : std::string(),
         trusted, repository);
+    prune_json(*parsed, never_judged());
   } else if (trusted.empty()) {
     signature =
         trust::check_evidence_document(file, nlohmann::json(), std::string(), trusted, repository);
@@ -110,6 +113,16 @@ unsigned threads_for(std::size_t files, unsigned asked) {
 }
 
 }  // namespace
+
+const JsonPrune& never_judged() {
+  // Probe details and raw values (a verdict asks only whether a probe has a
+  // status; the summary prints status and reason), and the Tegra driver's
+  // module, device node and CDI lists (no requirement, platform key or summary
+  // line reads them): most of a document's size.
+  static const JsonPrune kNeverJudged{
+      {{"probes", "*", "details"}, {"probes", "*", "values"}, {"platform", "tegra", "driver"}}};
+  return kNeverJudged;
+}
 
 Result<EvidenceSet> load_evidence_dirs(const std::vector<std::string>& dirs,
                                        const std::vector<trust::TrustedKey>& trusted,
