@@ -157,7 +157,9 @@ void expect_same_pruned(std::string_view text, const JsonPrune& prune, const std
   }
   prune_json(*slow, prune);
   EXPECT_EQ(dump_json(*slow), dump_json(*fast)) << what;
-  if (auto simd = parse_json_simd(text, &prune)) EXPECT_EQ(dump_json(*slow), dump_json(*simd));
+  if (auto simd = parse_json_simd(text, &prune)) {
+    EXPECT_EQ(dump_json(*slow), dump_json(*simd)) << what;
+  }
 }
 
 TEST(FastJson, PrunedAlikeOnEveryJsonFileInTheTree) {
@@ -262,7 +264,7 @@ struct Corpus {
       if (i % 3 == 0) {
         auto env = trust::sign_evidence_text(dir, gate, text, "acme/robot", sha,
                                              i % 9 == 0 ? stranger : key);
-        ASSERT_TRUE(env.ok() || i % 13 == 4) << (env.ok() ? "" : env.error().message());
+        EXPECT_TRUE(env.ok() || i % 13 == 4) << (env.ok() ? "" : env.error().message());
       }
       if (i % 15 == 6) {  // edited after signing
         doc["reason"] = "edited";
