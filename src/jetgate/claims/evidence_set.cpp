@@ -14,6 +14,7 @@
 
 #include "jetgate/core/fast_json.hpp"
 #include "jetgate/core/json_text.hpp"
+#include "jetgate/evidence/evidence_read.hpp"
 #include "jetgate/evidence/gate_id.hpp"
 #include "jetgate/trust/envelope.hpp"
 
@@ -46,9 +47,30 @@ struct FileOutcome {
   std::optional<SkippedFile> skipped;
 };
 
+// One worker's open directory: consecutive files mostly share one.
+struct OpenDir {
+  std::string path;
+  std::optional<fs::RootFs> root;
+};
+
+// read_evidence_text(file), with the directory opened once per run of files in it.
+Result<std::string> read_text(const std::string& file, OpenDir& open) {
+  stdfs::path p(file);
+  std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
+  if (!open.root || open.path != dir) {
+    open.root.reset();
+    auto root = fs::RootFs::open(dir);
+    // The error exactly as read_evidence_text words it.
+    if (!root) return evidence::read_evidence_text(file);
+    open.path = dir;
+    open.root = std::move(*root);
+  }
+  return evidence::read_evidence_text(*open.root, p.filename().string(), file);
+}
+
 FileOutcome load_one(const std::string& dir, const std::string& file,
                      const std::vector<trust::TrustedKey>& trusted,
-                     const std::optional<std::string>& repository) {
+                     const std::optional<std::string>& repository, OpenDir& open) {
   FileOutcome out;
   std::string stem = stdfs::path(file).stem().string();
   if (!evidence::is_valid_gate_id(stem)) {
@@ -64,7 +86,7 @@ FileOutcome load_one(const std::string& dir, const std::string& file,
   const std::string& named_gate = stem;
   // One read and one parse per file: the signature is checked over the same
   // document the evidence is made of, before it moves into Evidence::extra.
-  auto text = evidence::read_evidence_text(file);
+  auto text = read_text(file, open);
   if (!text) {
     out.skipped = SkippedFile{file, text.error().message(), named_gate};
     return out;
@@ -144,8 +166,9 @@ Result<EvidenceSet> load_evidence_dirs(const std::vector<std::string>& dirs,
   std::mutex failure_mutex;
   auto work = [&] {
     try {
+      OpenDir open;
       for (std::size_t i = next++; i < tasks.size(); i = next++)
-        outcomes[i] = load_one(*tasks[i].dir, tasks[i].file, trusted, repository);
+        outcomes[i] = load_one(*tasks[i].dir, tasks[i].file, trusted, repository, open);
     } catch (...) {
       std::lock_guard<std::mutex> lock(failure_mutex);
       if (!failure) failure = std::current_exception();
@@ -164,6 +187,7 @@ Result<EvidenceSet> load_evidence_dirs(const std::vector<std::string>& dirs,
   }
   if (failure) std::rethrow_exception(failure);
   EvidenceSet set;
+  set.loaded.reserve(outcomes.size());
   for (auto& o : outcomes) {
     if (o.loaded) set.loaded.push_back(std::move(*o.loaded));
     if (o.skipped) set.skipped.push_back(std::move(*o.skipped));

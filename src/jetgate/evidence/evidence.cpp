@@ -9,6 +9,7 @@
 #include "jetgate/core/fast_json.hpp"
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/evidence/dates.hpp"
+#include "jetgate/evidence/evidence_read.hpp"
 #include "jetgate/evidence/gate_id.hpp"
 #include "jetgate/fs/atomic_write.hpp"
 #include "jetgate/fs/root_fs.hpp"
@@ -193,7 +194,12 @@ Result<std::string> read_evidence_text(const std::string& path) {
   std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
   auto root = fs::RootFs::open(dir);
   if (!root) return make_error("cannot open directory: " + root.error().what, dir);
-  auto text = root->read(p.filename().string(), kMaxEvidenceBytes);
+  return read_evidence_text(*root, p.filename().string(), path);
+}
+
+Result<std::string> read_evidence_text(const fs::RootFs& dir, const std::string& name,
+                                       const std::string& path) {
+  auto text = dir.read(name, kMaxEvidenceBytes);
   if (!text) return make_error(text.error().what, path, text.error().hint);
   return std::move(*text);
 }
