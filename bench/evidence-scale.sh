@@ -35,7 +35,9 @@ cores=$(nproc)
 
 floor=$work/evidence_floor
 sj=()
-if pkg-config --exists simdjson 2>/dev/null; then sj=(-DWITH_SIMDJSON $(pkg-config --cflags --libs simdjson)); fi
+if pkg-config --exists simdjson 2>/dev/null; then
+  read -r -a sj <<<"-DWITH_SIMDJSON $(pkg-config --cflags --libs simdjson)"
+fi
 g++ -O2 -std=c++20 -o "$floor" bench/evidence_floor.cpp "${sj[@]}" -pthread
 
 key=""
@@ -75,7 +77,7 @@ for n in "${sizes[@]}"; do
   for d in "${dirs[@]}"; do evidence_args+=(--evidence-dir "$d"); done
   policy=$set_dir/policy.json
   # The page cache warm, as for every run after the first.
-  cat "${dirs[@]/%//}"*.json >/dev/null 2>&1 || find "$set_dir" -name '*.json' -exec cat {} + >/dev/null
+  find "$set_dir" -name '*.json' -exec cat {} + >/dev/null
   measure "$n" "floor: read (1 thread)" "$floor" read 1 "$set_dir/dirs.txt"
   measure "$n" "floor: read ($cores threads)" "$floor" read "$cores" "$set_dir/dirs.txt"
   if [ ${#sj[@]} -gt 0 ]; then
