@@ -138,11 +138,15 @@ unsigned threads_for(std::size_t files, unsigned asked) {
 
 const JsonPrune& never_judged() {
   // Probe details and raw values (a verdict asks only whether a probe has a
-  // status; the summary prints status and reason), and the Tegra driver's
-  // module, device node and CDI lists (no requirement, platform key or summary
-  // line reads them): most of a document's size.
-  static const JsonPrune kNeverJudged{
-      {{"probes", "*", "details"}, {"probes", "*", "values"}, {"platform", "tegra", "driver"}}};
+  // status; the summary prints status and reason); the Tegra driver's module,
+  // device node and CDI lists, the libraries found and the kernels jetgate
+  // embeds (no requirement, platform key or summary line reads them): most of
+  // a document's size.
+  static const JsonPrune kNeverJudged{{{"probes", "*", "details"},
+                                       {"probes", "*", "values"},
+                                       {"platform", "tegra", "driver"},
+                                       {"platform", "libraries"},
+                                       {"gpu", "kernels"}}};
   return kNeverJudged;
 }
 
