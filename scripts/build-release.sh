@@ -76,6 +76,7 @@ for arch in "${arches[@]}"; do
   build=build-release-$arch
   args=(-DCMAKE_BUILD_TYPE=Release "-DJETGATE_BUILD_TESTS=$with_tests" -DJETGATE_BUILD_BENCH=OFF
         -DJETGATE_STATIC_RUNTIME=ON
+        -DJETGATE_WITH_SIMDJSON=OFF  # Debian ships libsimdjson shared only: not glibc-only
         "-DJETGATE_WERROR=${JETGATE_WERROR:-OFF}")
   # shellcheck disable=SC2206  # CMAKE_ARGS is a list of words on purpose
   [ -n "${CMAKE_ARGS:-}" ] && args+=(${CMAKE_ARGS})

@@ -97,6 +97,7 @@ seeds_for() {
     fuzz_root_json) ls $f/*/root/jetgate-root.json ;;
     fuzz_policy) find $f/gates $f/claims docs/examples data -name '*.json' -size -64k ;;
     fuzz_evidence) find $f/claims $f/gates docs/examples -name '*.json' -size -64k ;;
+    fuzz_json_fast) find $f/claims $f/gates docs/examples data -name '*.json' -size -64k ;;
     fuzz_junit) find $f/gates $f/claims -name '*.xml' -size -256k ;;
     fuzz_readme_block) find $f/claims -name '*.md'; echo README.md ;;
     fuzz_sanitize) ls $f/*/SOURCE.md; find $f/python -type f -size -64k ;;

@@ -30,6 +30,7 @@ arch_all=(nlohmann-json3-dev libcli11-dev)
 packages=(
   build-essential cmake git pkg-config ccache
   "${libraries[@]}" "${arch_all[@]}" libyaml-cpp-dev
+  libsimdjson-dev  # optional, host builds only: the fast evidence parse (core/fast_json.hpp)
   python3 python3-pytest python3-jsonschema python3-yaml python3-junitparser
   python3-nacl  # the signed-evidence interop test (tests/unit/trust_interop_test.cpp)
   libkmod2  # module provenance: libkmod.so.2 is loaded at run time (facts/module_provenance.cpp)

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "jetgate/core/fast_json.hpp"
 #include "jetgate/core/result.hpp"
 #include "jetgate/evidence/evidence.hpp"
 #include "jetgate/trust/verify.hpp"
@@ -35,8 +36,17 @@ struct EvidenceSet {
 // skipped with a reason. GATE.dsse.json files are envelopes, not evidence:
 // each is checked with its GATE.json against `trusted` (trust/verify.hpp),
 // and the subject's name against `repository` when given.
+// Each file is read once and parsed once (core/fast_json.hpp), on `threads`
+// threads (0: one per core); the result does not depend on how many. What no
+// verdict, matrix row or summary line reads (never_judged()) is dropped from
+// Evidence::extra at once, so that 100k files fit in memory.
+// The subtrees of an evidence document the loader leaves out (fast_json.hpp's
+// JsonPrune: the identifying values the summary hides stay).
+const JsonPrune& never_judged();
+
 Result<EvidenceSet> load_evidence_dirs(const std::vector<std::string>& dirs,
                                        const std::vector<trust::TrustedKey>& trusted = {},
-                                       const std::optional<std::string>& repository = {});
+                                       const std::optional<std::string>& repository = {},
+                                       unsigned threads = 0);
 
 }  // namespace jetgate::claims

@@ -91,7 +91,8 @@ GateSummary build_gate_summary(const ClaimInputs& in) {
   GateSummary s;
   s.rules = in.rules;
   s.matrix = build_support_matrix(in.evidence, in.rules);
-  s.evidence = in.evidence.loaded;
+  s.evidence.reserve(in.evidence.loaded.size());
+  for (const auto& le : in.evidence.loaded) s.evidence.push_back(&le);
   auto decide = [&](SummaryRow& row) {
     row.decision = decide_gate(row.gate, evidence_of_gate(in.evidence, row.gate),
                                in.evidence.skipped, in.rules);

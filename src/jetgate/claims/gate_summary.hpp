@@ -39,7 +39,8 @@ struct GateSummary {
   std::string policy_source;     // "" without a policy
   std::vector<SummaryRow> rows;  // policy gates in policy order, then others sorted
   SupportMatrix matrix;          // the same evidence by platform (for the issue body)
-  std::vector<LoadedEvidence> evidence;
+  // Every loaded file, in file order; they point into the inputs (never copied).
+  std::vector<const LoadedEvidence*> evidence;
 };
 
 // The inputs are resolved once, as for `check` and `support`.

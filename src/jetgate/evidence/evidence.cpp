@@ -6,8 +6,10 @@
 #include <filesystem>
 #include <limits>
 
+#include "jetgate/core/fast_json.hpp"
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/evidence/dates.hpp"
+#include "jetgate/evidence/evidence_read.hpp"
 #include "jetgate/evidence/gate_id.hpp"
 #include "jetgate/fs/atomic_write.hpp"
 #include "jetgate/fs/root_fs.hpp"
@@ -124,6 +126,13 @@ nlohmann::json to_json(const Evidence& e) {
 }
 
 Result<Evidence> evidence_from_json(const nlohmann::json& j) {
+  nlohmann::json copy = j;
+  return evidence_from_json(std::move(copy));
+}
+
+Result<Evidence> evidence_from_json(nlohmann::json&& doc) {
+  // Read through a const reference: operator[] must never add a key.
+  const nlohmann::json& j = doc;
   if (!j.is_object()) return field_error("", "evidence must be a JSON object");
   Evidence e;
   if (!j.contains("schema_version") || !j["schema_version"].is_number_integer())
@@ -175,7 +184,7 @@ Result<Evidence> evidence_from_json(const nlohmann::json& j) {
   auto counts = read_counts(j);
   if (!counts) return counts.error();
   e.counts = *counts;
-  e.extra = j;
+  e.extra = std::move(doc);
   for (const char* k : kObliteratusKeys) e.extra.erase(k);
   return e;
 }
@@ -185,17 +194,25 @@ Result<std::string> read_evidence_text(const std::string& path) {
   std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
   auto root = fs::RootFs::open(dir);
   if (!root) return make_error("cannot open directory: " + root.error().what, dir);
-  auto text = root->read(p.filename().string(), kMaxEvidenceBytes);
+  return read_evidence_text(*root, p.filename().string(), path);
+}
+
+Result<std::string> read_evidence_text(const fs::RootFs& dir, const std::string& name,
+                                       const std::string& path) {
+  auto text = dir.read(name, kMaxEvidenceBytes);
   if (!text) return make_error(text.error().what, path, text.error().hint);
   return std::move(*text);
 }
 
 Result<Evidence> evidence_from_text(std::string_view text, const std::string& path) {
-  auto parsed = parse_json_text(text, path);
+  return evidence_from_document(parse_json_fast(text, path), path);
+}
+
+Result<Evidence> evidence_from_document(Result<nlohmann::json> parsed, const std::string& path) {
   if (!parsed)
     return make_error(parsed.error().what + " (empty, truncated or corrupt)", parsed.error().where,
                       "re-run the gate to write fresh evidence");
-  auto e = evidence_from_json(*parsed);
+  auto e = evidence_from_json(std::move(*parsed));
   if (!e) {
     const auto& err = e.error();
     return make_error(

@@ -46,13 +46,19 @@ nlohmann::json to_json(const Evidence& e);
 // Validates the OBLITERATUS fields (types, status values, git_sha form);
 // errors name the field.
 Result<Evidence> evidence_from_json(const nlohmann::json& j);
+// The same, moving j into Evidence::extra instead of copying it (j is left
+// unspecified); what the loader of many files uses.
+Result<Evidence> evidence_from_json(nlohmann::json&& j);
 // Reads and validates PATH (capped size); errors name the file. It is
 // evidence_from_text(read_evidence_text(PATH), PATH).
 Result<Evidence> read_evidence(const std::string& path);
 // The bytes of PATH, capped at the evidence size limit; errors name the file.
 Result<std::string> read_evidence_text(const std::string& path);
 // Parses and validates evidence text read from PATH (PATH only names it in errors).
+// Parsed by parse_json_fast (core/fast_json.hpp): parse_json_text's values and errors.
 Result<Evidence> evidence_from_text(std::string_view text, const std::string& path);
+// evidence_from_text over a document already parsed from PATH's text (moved from).
+Result<Evidence> evidence_from_document(Result<nlohmann::json> parsed, const std::string& path);
 // The bytes of GATE.json for e, exactly as write_evidence writes them.
 std::string evidence_file_text(const Evidence& e);
 // Writes DIR/GATE.json atomically: temporary file in DIR, fsync, rename, fsync DIR.

@@ -8,6 +8,7 @@
 #include "jetgate/claims/platform_key.hpp"
 #include "jetgate/claims/support_table.hpp"
 #include "jetgate/core/document_keys.hpp"
+#include "jetgate/core/identifying_keys.hpp"
 #include "jetgate/report/text_escape.hpp"
 
 namespace jetgate::report {
@@ -231,12 +232,19 @@ void collect_identifying(const nlohmann::json& node, SanitizeOptions& o, int dep
   for (const auto& [key, v] : node.items()) {
     if (v.is_string()) {
       const std::string& s = v.get_ref<const std::string&>();
-      if (key == "hostname" || key == "host" || key == "nodename")
-        o.hostnames.push_back(s);
-      else if (key == "user" || key == "username" || key == "login")
-        o.users.push_back(s);
-      else if (key.find("serial") != std::string::npos || key == "uuid")
-        o.serials.push_back(s);
+      switch (identifying_key(key)) {
+        case IdentifyingKey::hostname:
+          o.hostnames.push_back(s);
+          break;
+        case IdentifyingKey::user:
+          o.users.push_back(s);
+          break;
+        case IdentifyingKey::serial:
+          o.serials.push_back(s);
+          break;
+        case IdentifyingKey::none:
+          break;
+      }
     } else {
       collect_identifying(v, o, depth + 1);
     }
@@ -256,11 +264,11 @@ std::string render_step_summary(const claims::GateSummary& s) {
 
 std::string render_issue_body(const claims::GateSummary& s, const SanitizeOptions& options) {
   SanitizeOptions known = options;
-  for (const auto& le : s.evidence) add_identifying_values(le.evidence.extra, known);
+  for (const auto* le : s.evidence) add_identifying_values(le->evidence.extra, known);
   std::string body = header(s, "jetgate evidence report") + gate_table(s) + reasons_section(s) +
                      skipped_list(s, true);
   if (!s.evidence.empty()) body += "\n## Evidence\n\n";
-  for (const auto& le : s.evidence) body += evidence_section(le, s);
+  for (const auto* le : s.evidence) body += evidence_section(*le, s);
   body +=
       "_Host names, user names, addresses, serial numbers, tokens, environment variables and local "
       "paths "

@@ -4,10 +4,12 @@
 #include <fmt/format.h>
 #include <sodium.h>
 
+#include <cstring>
 #include <filesystem>
 #include <set>
 #include <variant>
 
+#include "jetgate/core/fast_json.hpp"
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/fs/root_fs.hpp"
 #include "jetgate/trust/encoding.hpp"
@@ -70,6 +72,37 @@ std::string first_difference(const nlohmann::json& a, const nlohmann::json& b,
   return {};
 }
 
+// Same type and same value all the way down (keys in the same order, as
+// nlohmann's objects are sorted): then first_difference finds nothing, and
+// the common case, an honest signature, skips serialising every value.
+bool strictly_equal(const nlohmann::json& a, const nlohmann::json& b) {
+  if (a.type() != b.type()) return false;
+  switch (a.type()) {
+    case nlohmann::json::value_t::object: {
+      const auto& x = a.get_ref<const nlohmann::json::object_t&>();
+      const auto& y = b.get_ref<const nlohmann::json::object_t&>();
+      if (x.size() != y.size()) return false;
+      for (auto i = x.begin(), k = y.begin(); i != x.end(); ++i, ++k)
+        if (i->first != k->first || !strictly_equal(i->second, k->second)) return false;
+      return true;
+    }
+    case nlohmann::json::value_t::array: {
+      const auto& x = a.get_ref<const nlohmann::json::array_t&>();
+      const auto& y = b.get_ref<const nlohmann::json::array_t&>();
+      if (x.size() != y.size()) return false;
+      for (std::size_t i = 0; i < x.size(); ++i)
+        if (!strictly_equal(x[i], y[i])) return false;
+      return true;
+    }
+    case nlohmann::json::value_t::number_float:
+      // Bit for bit: 0.0 and -0.0 serialise differently.
+      return std::memcmp(&a.get_ref<const double&>(), &b.get_ref<const double&>(),
+                         sizeof(double)) == 0;
+    default:
+      return a == b;
+  }
+}
+
 struct OpenedEnvelope {
   std::string payload;
   std::string key_id;
@@ -77,7 +110,7 @@ struct OpenedEnvelope {
 };
 
 std::variant<OpenedEnvelope, std::string> open_envelope(std::string_view text) {
-  auto parsed = parse_json_text(text, "envelope");
+  auto parsed = parse_json_fast(text, "envelope");
   if (!parsed) return "the envelope is not JSON: " + parsed.error().what;
   const auto& env = *parsed;
   if (auto why = unexpected_keys(env, {"payloadType", "payload", "signatures"}, "the envelope");
@@ -140,6 +173,7 @@ std::string statement_problem(const nlohmann::json& st, const SignedSubject& sub
         quoted_text(dump_json(commit), 64), quoted_text(subject.git_sha, 64));
   const auto& predicate = st["predicate"];
   // Compared as serialised JSON: 5 and 5.0 or a reordered list differ.
+  if (strictly_equal(predicate, *subject.document)) return {};
   if (auto at = first_difference(predicate, *subject.document, nlohmann::json::json_pointer());
       !at.empty()) {
     return fmt::format(
@@ -172,7 +206,7 @@ SignatureCheck verify_envelope(std::string_view envelope_text, const SignedSubje
     return rejected(fmt::format(
         "the signature does not verify with key {} ({}): the envelope was changed after signing",
         key->key_id, quoted_text(key->owner)));
-  auto statement = parse_json_text(env.payload, "payload");
+  auto statement = parse_json_fast(env.payload, "payload");
   if (!statement) return rejected("the signed payload is not JSON: " + statement.error().what);
   if (auto why = statement_problem(*statement, subject); !why.empty()) return rejected(why);
   SignatureCheck ok;
@@ -184,31 +218,57 @@ SignatureCheck verify_envelope(std::string_view envelope_text, const SignedSubje
   return ok;
 }
 
-SignatureCheck check_evidence_file(const std::string& evidence_file, const std::string& git_sha,
-                                   const std::vector<TrustedKey>& keys,
-                                   const std::optional<std::string>& repository) {
-  stdfs::path p(evidence_file);
-  std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
-  std::string envelope = envelope_name(p.stem().string());
+namespace {
+
+// Whether DIR/GATE.dsse.json exists, and the whole check when nothing needs reading.
+std::optional<SignatureCheck> without_reading(const stdfs::path& dir, const std::string& envelope,
+                                              const std::vector<TrustedKey>& keys) {
   SignatureCheck c;
   std::error_code ec;
   c.envelope_present =
-      stdfs::symlink_status(stdfs::path(dir) / envelope, ec).type() != stdfs::file_type::not_found;
+      stdfs::symlink_status(dir / envelope, ec).type() != stdfs::file_type::not_found;
   if (keys.empty()) return c;
   if (!c.envelope_present) {
     c.outcome = Signature::unsigned_;
     c.why = fmt::format("the evidence is unsigned (no {} beside it)", envelope);
     return c;
   }
+  return std::nullopt;
+}
+
+}  // namespace
+
+SignatureCheck check_evidence_file(const std::string& evidence_file, const std::string& git_sha,
+                                   const std::vector<TrustedKey>& keys,
+                                   const std::optional<std::string>& repository) {
+  stdfs::path p(evidence_file);
+  std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
+  std::string envelope = envelope_name(p.stem().string());
+  if (auto done = without_reading(dir, envelope, keys)) return *done;
   auto root = fs::RootFs::open(dir);
   if (!root) return rejected("cannot read the envelope: " + root.error().what);
   auto env_text = root->read(envelope, kMaxEnvelopeBytes);
   if (!env_text) return rejected("cannot read " + envelope + ": " + env_text.error().what);
   auto doc_text = root->read(p.filename().string(), kMaxDocumentBytes);
   if (!doc_text) return rejected("cannot read the evidence again: " + doc_text.error().what);
-  auto doc = parse_json_text(*doc_text, evidence_file);
+  auto doc = parse_json_fast(*doc_text, evidence_file);
   if (!doc) return rejected("cannot read the evidence again: " + doc.error().what);
   return verify_envelope(*env_text, SignedSubject{&*doc, git_sha, repository}, keys);
+}
+
+SignatureCheck check_evidence_document(const std::string& evidence_file,
+                                       const nlohmann::json& document, const std::string& git_sha,
+                                       const std::vector<TrustedKey>& keys,
+                                       const std::optional<std::string>& repository) {
+  stdfs::path p(evidence_file);
+  std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
+  std::string envelope = envelope_name(p.stem().string());
+  if (auto done = without_reading(dir, envelope, keys)) return *done;
+  auto root = fs::RootFs::open(dir);
+  if (!root) return rejected("cannot read the envelope: " + root.error().what);
+  auto env_text = root->read(envelope, kMaxEnvelopeBytes);
+  if (!env_text) return rejected("cannot read " + envelope + ": " + env_text.error().what);
+  return verify_envelope(*env_text, SignedSubject{&document, git_sha, repository}, keys);
 }
 
 }  // namespace jetgate::trust

@@ -53,4 +53,13 @@ SignatureCheck check_evidence_file(const std::string& evidence_file, const std::
                                    const std::vector<TrustedKey>& keys,
                                    const std::optional<std::string>& repository);
 
+// check_evidence_file over GATE.json's document as the caller already read and
+// parsed it (the loader of evidence: no second read, no second parse). Only
+// GATE.dsse.json is read. The same outcome as check_evidence_file whenever
+// document is what GATE.json parses to.
+SignatureCheck check_evidence_document(const std::string& evidence_file,
+                                       const nlohmann::json& document, const std::string& git_sha,
+                                       const std::vector<TrustedKey>& keys,
+                                       const std::optional<std::string>& repository);
+
 }  // namespace jetgate::trust
