@@ -185,7 +185,15 @@ Result<EvidenceSet> load_evidence_dirs(const std::vector<std::string>& dirs,
   } else {
     std::vector<std::thread> pool;
     pool.reserve(n - 1);
-    for (unsigned t = 1; t < n; ++t) pool.emplace_back(work);
+    // A pod's pids limit can refuse a thread: the ones started (this one at least) do
+    // the work.
+    for (unsigned t = 1; t < n; ++t) {
+      try {
+        pool.emplace_back(work);
+      } catch (const std::system_error&) {
+        break;
+      }
+    }
     work();
     for (auto& t : pool) t.join();
   }
