@@ -39,12 +39,14 @@ cd "$top"
 spdx='SPDX-License-Identifier: Apache-2.0'
 missing=0 fixed=0 foreign=0
 
-# The comment leader of a file, or nothing when the file is not a source file.
+# Sets lead to the comment leader of a file, or to nothing when the file is not a source
+# file. A variable, not $(...): a subshell per file cost 40 s over the fuzz corpora.
 leader() {
+  lead=
   case "$1" in
     tests/fixtures/*) ;;
-    *.cpp | *.hpp | *.cu | *.c | *.h) echo '//' ;;
-    *.cmake | */CMakeLists.txt | CMakeLists.txt | *.sh | *.py) echo '#' ;;
+    *.cpp | *.hpp | *.cu | *.c | *.h) lead='//' ;;
+    *.cmake | */CMakeLists.txt | CMakeLists.txt | *.sh | *.py) lead='#' ;;
   esac
 }
 
@@ -62,7 +64,7 @@ skip_lines() {
 }
 
 while IFS= read -r -d '' f; do
-  lead=$(leader "$f")
+  leader "$f"
   [ -n "$lead" ] || continue
   # Tracked but deleted or moved in the work tree, or a link: nothing to read here.
   [ -f "$f" ] && [ ! -L "$f" ] || continue
