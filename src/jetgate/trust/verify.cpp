@@ -238,9 +238,13 @@ std::optional<SignatureCheck> without_reading(const stdfs::path& dir, const std:
 
 }  // namespace
 
-SignatureCheck check_evidence_file(const std::string& evidence_file, const std::string& git_sha,
-                                   const std::vector<TrustedKey>& keys,
-                                   const std::optional<std::string>& repository) {
+namespace {
+
+// The envelope beside EVIDENCE_FILE checked over DOCUMENT, or, when DOCUMENT is null,
+// over the evidence read again from beside the envelope.
+SignatureCheck check_beside(const std::string& evidence_file, const nlohmann::json* document,
+                            const std::string& git_sha, const std::vector<TrustedKey>& keys,
+                            const std::optional<std::string>& repository) {
   stdfs::path p(evidence_file);
   std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
   std::string envelope = envelope_name(p.stem().string());
@@ -249,26 +253,31 @@ SignatureCheck check_evidence_file(const std::string& evidence_file, const std::
   if (!root) return rejected("cannot read the envelope: " + root.error().what);
   auto env_text = root->read(envelope, kMaxEnvelopeBytes);
   if (!env_text) return rejected("cannot read " + envelope + ": " + env_text.error().what);
-  auto doc_text = root->read(p.filename().string(), kMaxDocumentBytes);
-  if (!doc_text) return rejected("cannot read the evidence again: " + doc_text.error().what);
-  auto doc = parse_json_fast(*doc_text, evidence_file);
-  if (!doc) return rejected("cannot read the evidence again: " + doc.error().what);
-  return verify_envelope(*env_text, SignedSubject{&*doc, git_sha, repository}, keys);
+  std::optional<nlohmann::json> read_again;
+  if (document == nullptr) {
+    auto doc_text = root->read(p.filename().string(), kMaxDocumentBytes);
+    if (!doc_text) return rejected("cannot read the evidence again: " + doc_text.error().what);
+    auto doc = parse_json_fast(*doc_text, evidence_file);
+    if (!doc) return rejected("cannot read the evidence again: " + doc.error().what);
+    read_again = std::move(*doc);
+    document = &*read_again;
+  }
+  return verify_envelope(*env_text, SignedSubject{document, git_sha, repository}, keys);
+}
+
+}  // namespace
+
+SignatureCheck check_evidence_file(const std::string& evidence_file, const std::string& git_sha,
+                                   const std::vector<TrustedKey>& keys,
+                                   const std::optional<std::string>& repository) {
+  return check_beside(evidence_file, nullptr, git_sha, keys, repository);
 }
 
 SignatureCheck check_evidence_document(const std::string& evidence_file,
                                        const nlohmann::json& document, const std::string& git_sha,
                                        const std::vector<TrustedKey>& keys,
                                        const std::optional<std::string>& repository) {
-  stdfs::path p(evidence_file);
-  std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
-  std::string envelope = envelope_name(p.stem().string());
-  if (auto done = without_reading(dir, envelope, keys)) return *done;
-  auto root = fs::RootFs::open(dir);
-  if (!root) return rejected("cannot read the envelope: " + root.error().what);
-  auto env_text = root->read(envelope, kMaxEnvelopeBytes);
-  if (!env_text) return rejected("cannot read " + envelope + ": " + env_text.error().what);
-  return verify_envelope(*env_text, SignedSubject{&document, git_sha, repository}, keys);
+  return check_beside(evidence_file, &document, git_sha, keys, repository);
 }
 
 }  // namespace jetgate::trust
