@@ -9,11 +9,15 @@
 # directories, one a line, go to OUT/dirs.txt, and a policy naming the gates
 # to OUT/policy.json.
 #
+# With --node-lanes every file records its runner as its board and lane
+# (/lane/node, as `jetgate run --node` writes it), so a runner's days are one
+# lane; without it each directory is a lane of its own.
+#
 # With --sign KEYFILE (a secret key `jetgate keygen` wrote) every file gets a
 # GATE.dsse.json beside it, signed as `jetgate run --sign-key` signs
 # (python3-nacl), and the policy trusts that key.
 #
-# Usage: bench/gen_evidence.py OUT N [--sign KEYFILE] [--seed S]
+# Usage: bench/gen_evidence.py OUT N [--sign KEYFILE] [--seed S] [--node-lanes]
 import argparse
 import base64
 import copy
@@ -40,7 +44,7 @@ PLATFORMS = [  # (GPU name, compute capability, SMs, memory bytes, driver, OS id
 ]
 
 
-def vary(base, gate, platform, day, runner, rng):
+def vary(base, gate, platform, day, runner, rng, node_lanes=False):
     d = copy.deepcopy(base)
     name, cc, sms, mem, driver, os_id, os_version, codename = platform
     d["gate"] = gate
@@ -64,6 +68,8 @@ def vary(base, gate, platform, day, runner, rng):
     p.setdefault("os", {}).update({"id": os_id, "version_id": os_version,
                                    "version_codename": codename})
     p["hostname"] = "runner-%03d" % runner
+    if node_lanes:
+        d["lane"] = {"node": "runner-%03d" % runner, "kind": "native"}
     for probe in (d.get("probes") or {}).values():
         if isinstance(probe, dict) and "duration_ms" in probe:
             probe["duration_ms"] = round(rng.uniform(1, 900), 3)
@@ -90,6 +96,7 @@ def main():
     ap.add_argument("n", type=int)
     ap.add_argument("--sign", metavar="KEYFILE")
     ap.add_argument("--seed", type=int, default=23)
+    ap.add_argument("--node-lanes", action="store_true")
     a = ap.parse_args()
     rng = random.Random(a.seed)
     bases = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(EXAMPLES, "evidence-*.json")))]
@@ -111,7 +118,8 @@ def main():
             for gate in GATES:
                 if written >= a.n:
                     break
-                doc = vary(bases[written % len(bases)], gate, platform, day, runner, rng)
+                doc = vary(bases[written % len(bases)], gate, platform, day, runner, rng,
+                           a.node_lanes)
                 text = json.dumps(doc, indent=2, sort_keys=True) + "\n"
                 with open(os.path.join(d, gate + ".json"), "w") as f:
                     f.write(text)

@@ -131,7 +131,7 @@ int run_support(const SupportArgs& a) {
   if (!in) return usage_error("support", in.error().message());
   for (const auto& s : in->evidence.skipped)
     say(std::cerr, "jetgate support: warning: skipped " + s.why);
-  auto matrix = claims::build_support_matrix(in->evidence, in->rules);
+  auto matrix = claims::build_support_matrix(in->evidence);
   if (!a.badge.empty() &&
       !write_output_file("support", a.badge,
                          dump_json(report::support_badge(matrix, a.badge_label), 2) + "\n"))

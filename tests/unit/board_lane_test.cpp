@@ -5,6 +5,7 @@
 // share the command's JUnit report never read each other's.
 #include <gtest/gtest.h>
 
+#include <deque>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -34,9 +35,13 @@ nlohmann::json on_lane(const char* ts, const char* node, const char* kind, const
 }
 
 GateEntry decide(const std::vector<LoadedEvidence>& files) {
-  std::vector<const LoadedEvidence*> ptrs;
-  for (const auto& f : files) ptrs.push_back(&f);
-  return decide_gate("jetson-cuda-runtime", ptrs, {}, rules_today());
+  // The entry points into its set, so each set lives as long as the test binary.
+  static std::deque<EvidenceSet> kept;
+  return decide_gate(kept.emplace_back(judge_set(files, rules_today())), "jetson-cuda-runtime");
+}
+
+std::string lane_of_loaded(const LoadedEvidence& le) {
+  return lane_of(le.file, le.evidence.extra);
 }
 
 TEST(BoardLane, TwoIdenticalBoardsAreJudgedEachOnItsOwn) {
@@ -65,7 +70,7 @@ TEST(BoardLane, TheContainerLaneOfABoardIsItsOwnLane) {
   auto g = decide(files);
   EXPECT_EQ(g.verdict.state, GateState::failed);
   EXPECT_EQ(g.file, "c/jetson-cuda-runtime.json");
-  EXPECT_EQ(lane_of(files[0]), "node orin-a (container)");
+  EXPECT_EQ(lane_of_loaded(files[0]), "node orin-a (container)");
 }
 
 TEST(BoardLane, WithoutANodeTheDirectoryTellsLanesApart) {
@@ -75,7 +80,7 @@ TEST(BoardLane, WithoutANodeTheDirectoryTellsLanesApart) {
       test::loaded("conditional-evidence/agx-orin/jetson-cuda-runtime.json",
                    on_lane("2026-11-29T09:00:00Z", nullptr, nullptr, "passed"))};
   EXPECT_EQ(decide(files).verdict.state, GateState::failed);
-  EXPECT_EQ(lane_of(files[1]), "directory conditional-evidence/agx-orin (native)");
+  EXPECT_EQ(lane_of_loaded(files[1]), "directory conditional-evidence/agx-orin (native)");
   // One directory, one lane: the newest of it decides.
   std::vector<LoadedEvidence> one = {
       test::loaded("a.json", on_lane("2026-11-29T08:00:00Z", nullptr, nullptr, "failed")),

@@ -52,8 +52,12 @@ inline evidence::Evidence evidence_of(const nlohmann::json& j) {
   return *e;
 }
 
+// One document, whole, as claims::judge_set takes it.
 inline claims::LoadedEvidence loaded(const std::string& file, const nlohmann::json& j) {
-  return {file, evidence_of(j), {}};
+  claims::LoadedEvidence le;
+  le.file = file;
+  le.evidence = evidence_of(j);
+  return le;
 }
 
 }  // namespace jetgate::test

@@ -145,51 +145,60 @@ TEST(FastJson, HostileInputsGetTheSlowPathsAnswer) {
   for (const auto& c : cases) expect_same_parse(c, quoted_text(c, 60));
 }
 
-// Left out by the fast path while it converts, or by prune_json after the slow
+// Left out by the fast path while it converts, or by keep_json after the slow
 // parse: the same document; and every file of the tree with the loader's paths.
-void expect_same_pruned(std::string_view text, const JsonPrune& prune, const std::string& what) {
+void expect_same_kept(std::string_view text, const JsonKeep& keep, const std::string& what) {
   auto slow = parse_json_text(text, "f.json");
-  auto fast = parse_json_fast(text, "f.json", prune);
+  auto fast = parse_json_fast(text, "f.json", keep);
   ASSERT_EQ(slow.ok(), fast.ok()) << what;
   if (!slow.ok()) {
     EXPECT_EQ(slow.error().message(), fast.error().message()) << what;
     return;
   }
-  prune_json(*slow, prune);
+  keep_json(*slow, keep);
   EXPECT_EQ(dump_json(*slow), dump_json(*fast)) << what;
-  if (auto simd = parse_json_simd(text, &prune)) {
+  if (auto simd = parse_json_simd(text, &keep)) {
     EXPECT_EQ(dump_json(*slow), dump_json(*simd)) << what;
   }
 }
 
-TEST(FastJson, PrunedAlikeOnEveryJsonFileInTheTree) {
+TEST(FastJson, KeptAlikeOnEveryJsonFileInTheTree) {
   for (const auto& f : json_files_in_tree())
-    expect_same_pruned(test::read_file(f), claims::never_judged(), f);
+    expect_same_kept(test::read_file(f), claims::judged_keys(), f);
 }
 
-TEST(FastJson, PruneKeepsIdentifyingValuesAndDropsTheRest) {
-  JsonPrune prune{{{"probes", "*", "details"}, {"a"}}};
-  std::string text = R"({"a": 1, "b": {"a": 2},
-    "probes": {"p": {"status": "PASS", "details": {"x": [1, {"hostname": "h1"}, "s"],
-                                                 "gpu_serial": "S9", "uuid": 7, "y": {"z": 1}}},
-               "q": {"status": "FAIL", "details": [1, 2]},
-               "r": {"details": "text", "values": {"host": "not dropped"}}}})";
-  auto fast = parse_json_fast(text, "f.json", prune);
+TEST(FastJson, KeepTakesTheNamedMembersAndTheWayToThem) {
+  JsonKeep keep({{"a"},
+                 {"probes", "*", "status"},
+                 {"probes", "p", "reason"},
+                 {"list", "*", "x"},
+                 {"flat", "y"},
+                 {"o", "z"}});
+  std::string text = R"({"a": {"deep": [1, {"host": "h"}]}, "b": {"a": 2},
+    "probes": {"p": {"status": "PASS", "reason": "r", "details": {"x": 1}},
+               "q": {"status": "FAIL", "reason": "gone", "details": [1, 2]},
+               "r": {"details": "text"}, "s": "not an object"},
+    "list": [{"x": 1, "y": 2}, 3, {"y": 4}, []],
+    "flat": [1, 2], "o": {}})";
+  auto fast = parse_json_fast(text, "f.json", keep);
   ASSERT_TRUE(fast.ok());
   EXPECT_EQ(dump_json(*fast),
-            R"({"b":{"a":2},"probes":{"p":{"details":{"gpu_serial":"S9","x":[{"hostname":"h1"}]},)"
-            R"("status":"PASS"},"q":{"status":"FAIL"},"r":{"values":{"host":"not dropped"}}}})");
-  expect_same_pruned(text, prune, "the example");
+            R"({"a":{"deep":[1,{"host":"h"}]},"flat":[],"list":[{"x":1},3,{},[]],"o":{},)"
+            R"("probes":{"p":{"reason":"r","status":"PASS"},"q":{"status":"FAIL"},"r":{},)"
+            R"("s":"not an object"}})");
+  expect_same_kept(text, keep, "the example");
   // Duplicate keys, -0.0 and depth inside what is left out: the slow path's answer.
   for (const char* hostile :
        {R"({"probes":{"p":{"details":{"host":"a","host":{"x":1}}}}})",
         R"({"probes":{"p":{"details":{"host":"a"},"details":{"y":1}}}})",
+        R"({"probes":{"p":{"status":"a","status":"b"}}})", R"({"b":[-0.0]})",
         R"({"probes":{"p":{"details":[-0.0]}}})", R"({"probes":{"p":{"details":{"a":-0}}}})",
-        R"({"a":1,"a":{"host":"h"}})"})
-    expect_same_pruned(hostile, prune, hostile);
+        R"({"a":1,"a":{"host":"h"}})", R"({"b":1,"b":[-0.0]})", R"({"b":-1e-400})", "[-0.0]",
+        R"([{"a":1}])", R"("text")", "7"})
+    expect_same_kept(hostile, keep, hostile);
   std::string deep =
       R"({"probes":{"p":{"details":)" + std::string(70, '[') + std::string(70, ']') + "}}}";
-  expect_same_pruned(deep, prune, "deep");
+  expect_same_kept(deep, keep, "deep");
 }
 
 // Evidence read through the fast path is the evidence the slow path reads, or the same error.
@@ -277,52 +286,84 @@ struct Corpus {
   }
 };
 
+// Everything the set says of each file: fields, verdict with its signature
+// (checked here, as a decision would), platform and lane.
 std::string describe(const claims::EvidenceSet& set) {
   std::string out;
-  for (const auto& le : set.loaded)
+  for (const auto& le : set.loaded) {
+    const auto& sig = set.signature(le);
+    auto v = set.verdict(le);
     out += le.file + " " + dump_json(evidence::to_json(le.evidence)) +
-           " sig=" + std::to_string(static_cast<int>(le.signature.outcome)) +
-           (le.signature.envelope_present ? " env " : " - ") + le.signature.why + " " +
-           le.signature.key_id + "\n";
+           " sig=" + std::to_string(static_cast<int>(sig.outcome)) +
+           (sig.envelope_present ? " env " : " - ") + sig.why + " " + sig.key_id + " " +
+           claims::to_string(v.state) + " " + v.detail + " " + le.platform->platform + " / " +
+           le.platform->runtime + " " + *le.lane + "\n";
+  }
   for (const auto& s : set.skipped) out += "skipped " + s.file + " " + s.gate + ": " + s.why + "\n";
   return out;
+}
+
+claims::JudgeRules rules_of(bool signatures) {
+  claims::JudgeRules r;
+  r.today = *evidence::parse_iso_date("2026-11-29");
+  r.signatures_required = signatures;
+  return r;
 }
 
 TEST(EvidenceLoader, SameSetOnOneAndOnManyThreads) {
   Corpus c;
   for (const auto& keys : {std::vector<trust::TrustedKey>{}, trusted_of(c.key)}) {
-    auto one = claims::load_evidence_dirs({c.dir, c.dir2}, keys, std::string("acme/robot"), 1);
+    auto one = claims::load_evidence_dirs({c.dir, c.dir2}, rules_of(!keys.empty()), keys,
+                                          std::string("acme/robot"), 1);
     ASSERT_TRUE(one.ok()) << one.error().message();
     EXPECT_GT(one->loaded.size(), 60u);
     EXPECT_GT(one->skipped.size(), 10u);
     for (unsigned threads : {2u, 3u, 8u, 0u}) {
-      auto many =
-          claims::load_evidence_dirs({c.dir, c.dir2}, keys, std::string("acme/robot"), threads);
+      auto many = claims::load_evidence_dirs({c.dir, c.dir2}, rules_of(!keys.empty()), keys,
+                                             std::string("acme/robot"), threads);
       ASSERT_TRUE(many.ok());
       EXPECT_EQ(describe(*one), describe(*many)) << threads << " threads";
     }
   }
 }
 
-// The loader's verdict on each file is the one the file-by-file path gives:
-// read_evidence, then check_evidence_file (which reads the file again).
+// The loader's record of each file is what the file-by-file path gives:
+// read_evidence (the whole document), check_evidence_file (which reads the
+// file again), then the one verdict, platform key and lane.
 TEST(EvidenceLoader, OneReadGivesTheVerdictsOfReadingTwice) {
   Corpus c;
   auto keys = trusted_of(c.key);
-  auto set = claims::load_evidence_dirs({c.dir}, keys, std::string("acme/robot"), 4);
+  const auto rules = rules_of(true);
+  auto set = claims::load_evidence_dirs({c.dir}, rules, keys, std::string("acme/robot"), 4);
   ASSERT_TRUE(set.ok());
   int verified = 0, rejected = 0, unsigned_ = 0;
   for (const auto& le : set->loaded) {
     auto again = evidence::read_evidence(le.file);
     ASSERT_TRUE(again.ok()) << le.file;
-    nlohmann::json whole = evidence::to_json(*again);
-    prune_json(whole, claims::never_judged());
-    EXPECT_EQ(dump_json(whole), dump_json(evidence::to_json(le.evidence)));
+    auto core = *again;
+    core.extra = nlohmann::json();
+    EXPECT_EQ(dump_json(evidence::to_json(core)), dump_json(evidence::to_json(le.evidence)));
     auto sig = trust::check_evidence_file(le.file, again->git_sha, keys, std::string("acme/robot"));
-    EXPECT_EQ(sig.outcome, le.signature.outcome) << le.file;
-    EXPECT_EQ(sig.why, le.signature.why) << le.file;
-    EXPECT_EQ(sig.key_id, le.signature.key_id) << le.file;
-    EXPECT_EQ(sig.envelope_present, le.signature.envelope_present) << le.file;
+    const auto& loaded_sig = set->signature(le);
+    EXPECT_EQ(sig.outcome, loaded_sig.outcome) << le.file;
+    EXPECT_EQ(sig.why, loaded_sig.why) << le.file;
+    EXPECT_EQ(sig.key_id, loaded_sig.key_id) << le.file;
+    EXPECT_EQ(sig.envelope_present, loaded_sig.envelope_present) << le.file;
+    auto whole = claims::judge_evidence(*again, sig, rules);
+    auto v = set->verdict(le);
+    EXPECT_EQ(whole.state, v.state) << le.file;
+    EXPECT_EQ(whole.problems, v.problems) << le.file;
+    EXPECT_EQ(whole.warnings, v.warnings) << le.file;
+    EXPECT_EQ(whole.evidence_date, v.evidence_date) << le.file;
+    EXPECT_EQ(backs_claim(whole), set->backs(le)) << le.file;
+    auto key = claims::platform_key(*again);
+    EXPECT_EQ(key.platform, le.platform->platform);
+    EXPECT_EQ(key.runtime, le.platform->runtime);
+    EXPECT_EQ(dump_json(key.facts), dump_json(le.platform->facts));
+    EXPECT_EQ(claims::lane_of(le.file, again->extra), *le.lane);
+    auto reread = set->reread(le);
+    ASSERT_TRUE(reread.ok()) << reread.error().message();
+    EXPECT_EQ(dump_json(evidence::to_json(*reread)), dump_json(evidence::to_json(*again)));
     verified += sig.outcome == trust::Signature::verified;
     rejected += sig.outcome == trust::Signature::rejected;
     unsigned_ += sig.outcome == trust::Signature::unsigned_;

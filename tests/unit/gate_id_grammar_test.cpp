@@ -44,7 +44,7 @@ TEST(GateIdGrammar, FilesNamedOutsideTheGrammarAreSkippedUnread) {
   t.write("ev/jetson-cuda-runtime.json", good.dump());
   for (const char* name : {"x\n::error::y.json", "![img](u).json", "a | b.json", "Jetson.json"})
     t.write(std::string("ev/") + name, good.dump());
-  auto set = claims::load_evidence_dirs({t.path("ev")}, {}, std::nullopt);
+  auto set = claims::load_evidence_dirs({t.path("ev")}, claims::JudgeRules{});
   ASSERT_TRUE(set.ok()) << set.error().message();
   EXPECT_EQ(set->loaded.size(), 1u);
   ASSERT_EQ(set->skipped.size(), 4u);

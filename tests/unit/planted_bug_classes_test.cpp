@@ -136,14 +136,16 @@ TEST(PlantedBugClasses, CommitsAndGateIdsMatchWholeNeverByPrefix) {
   EXPECT_EQ(with_sha(sha.substr(0, 39) + "0"), claims::GateState::other_commit);
   EXPECT_EQ(with_sha("3f1c2a9d8e7b" + std::string(28, '0')), claims::GateState::other_commit);
   // A gate's evidence is the evidence of exactly that gate id.
-  claims::EvidenceSet set;
-  set.loaded.push_back(test::loaded(
+  std::vector<claims::LoadedEvidence> files;
+  files.push_back(test::loaded(
       "a.json",
       test::orin_evidence_json("2026-11-29T10:00:00Z", {{"gate", "jetson-cuda-runtime-extra"}})));
-  set.loaded.push_back(test::loaded(
+  files.push_back(test::loaded(
       "b.json", test::orin_evidence_json("2026-11-29T10:00:00Z", {{"gate", "jetson"}})));
-  EXPECT_TRUE(claims::evidence_of_gate(set, "jetson-cuda-runtime").empty());
-  set.loaded.push_back(test::loaded("c.json", test::orin_evidence_json()));
+  EXPECT_TRUE(
+      claims::evidence_of_gate(claims::judge_set(files, rules), "jetson-cuda-runtime").empty());
+  files.push_back(test::loaded("c.json", test::orin_evidence_json()));
+  auto set = claims::judge_set(files, rules);
   EXPECT_EQ(claims::evidence_of_gate(set, "jetson-cuda-runtime").size(), 1u);
 }
 

@@ -22,8 +22,8 @@ const char* kReadme =
 SupportMatrix matrix_of(std::vector<LoadedEvidence> v, const char* today = "2026-11-29") {
   // The matrix points into its evidence set, so each set lives as long as the test binary.
   static std::deque<EvidenceSet> kept;
-  return build_support_matrix(kept.emplace_back(EvidenceSet{std::move(v), {}}),
-                              JudgeRules{*evidence::parse_iso_date(today), 14, "", false});
+  return build_support_matrix(kept.emplace_back(
+      judge_set(std::move(v), JudgeRules{*evidence::parse_iso_date(today), 14, "", false})));
 }
 
 SupportMatrix orin_matrix() {

@@ -57,11 +57,13 @@ EvidenceSet evidence_set() {
   return set;
 }
 
+// `set` holds the documents whole (test::loaded); they are judged here, as the loader judges files.
 ClaimInputs inputs(EvidenceSet set, std::optional<policy::LoadedPolicy> p) {
   ClaimInputs in;
   in.policy = std::move(p);
-  in.evidence = std::move(set);
   in.rules = JudgeRules{today(), 14, "", false};
+  in.evidence = judge_set(std::move(set.loaded), in.rules);
+  in.evidence.skipped = std::move(set.skipped);
   in.evidence_dirs = {"e"};
   in.commands.policy = in.policy ? "policy.json" : "";
   in.commands.evidence_dirs = in.evidence_dirs;

@@ -166,9 +166,9 @@ TEST(ClaimsPlatformKey, CudaMajorMinor) {
 }
 
 // The matrix points into its evidence set, so each set lives as long as the test binary.
-const EvidenceSet& set_of(std::vector<LoadedEvidence> v) {
+const EvidenceSet& set_of(std::vector<LoadedEvidence> v, const JudgeRules& rules) {
   static std::deque<EvidenceSet> kept;
-  return kept.emplace_back(EvidenceSet{std::move(v), {}});
+  return kept.emplace_back(judge_set(std::move(v), rules));
 }
 
 TEST(ClaimsMatrix, NewestEvidenceDecidesSoANewerFailureWithdrawsSupport) {
@@ -177,8 +177,8 @@ TEST(ClaimsMatrix, NewestEvidenceDecidesSoANewerFailureWithdrawsSupport) {
   auto green = orin_evidence_json("2026-11-28T10:00:00Z", {{"lane", lane}});
   auto red = orin_evidence_json("2026-11-29T10:00:00Z",
                                 {{"status", "failed"}, {"reason", "oom"}, {"lane", lane}});
-  auto m = build_support_matrix(set_of({loaded("a/green.json", green), loaded("b/red.json", red)}),
-                                JudgeRules{day("2026-11-29"), 14, "", false});
+  auto m = build_support_matrix(set_of({loaded("a/green.json", green), loaded("b/red.json", red)},
+                                       JudgeRules{day("2026-11-29"), 14, "", false}));
   ASSERT_EQ(m.rows.size(), 1u);
   ASSERT_EQ(m.rows[0].gates.size(), 1u);
   EXPECT_EQ(m.rows[0].gates[0].verdict.state, GateState::failed);
@@ -187,8 +187,8 @@ TEST(ClaimsMatrix, NewestEvidenceDecidesSoANewerFailureWithdrawsSupport) {
   EXPECT_TRUE(supported_claims(m).empty());
 
   auto newer_green = orin_evidence_json("2026-11-29T11:00:00Z", {{"lane", lane}});
-  m = build_support_matrix(set_of({loaded("b/red.json", red), loaded("c/green.json", newer_green)}),
-                           JudgeRules{day("2026-11-29"), 14, "", false});
+  m = build_support_matrix(set_of({loaded("b/red.json", red), loaded("c/green.json", newer_green)},
+                                  JudgeRules{day("2026-11-29"), 14, "", false}));
   EXPECT_EQ(m.rows[0].gates[0].verdict.state, GateState::fresh_green);
   ASSERT_EQ(supported_claims(m).size(), 1u);
 }
@@ -208,16 +208,16 @@ TEST(ClaimsMatrix, EachPlatformIsJudgedOnItsOwnAndTheWorstDecidesTheGate) {
   auto nano_old_green = orin_evidence_json("2026-11-28T10:00:00Z", nano);
   // A copy: GCC 13's -Wdangling-reference cannot see that set_of returns a reference
   // into a static deque, and JetPack 7 builds with GCC 13.
+  const JudgeRules rules{day("2026-11-29"), 14, "", false};
   const EvidenceSet set = set_of({loaded("agx/jetson-cuda-runtime.json", agx_green),
                                   loaded("nano/jetson-cuda-runtime.json", nano_red),
-                                  loaded("nano-old/jetson-cuda-runtime.json", nano_old_green)});
-  const JudgeRules rules{day("2026-11-29"), 14, "", false};
-  auto entry =
-      decide_gate("jetson-cuda-runtime", evidence_of_gate(set, "jetson-cuda-runtime"), {}, rules);
+                                  loaded("nano-old/jetson-cuda-runtime.json", nano_old_green)},
+                                 rules);
+  auto entry = decide_gate(set, "jetson-cuda-runtime");
   EXPECT_EQ(entry.verdict.state, GateState::failed);
   EXPECT_EQ(entry.file, "nano/jetson-cuda-runtime.json");
   EXPECT_EQ(entry.evidence_files, 3);
-  auto m = build_support_matrix(set, rules);
+  auto m = build_support_matrix(set);
   ASSERT_EQ(m.rows.size(), 2u);
   auto claims = supported_claims(m);
   ASSERT_EQ(claims.size(), 1u);
@@ -226,12 +226,12 @@ TEST(ClaimsMatrix, EachPlatformIsJudgedOnItsOwnAndTheWorstDecidesTheGate) {
   // Both boards green: the gate holds, decided by the newest.
   nano_red["status"] = "passed";
   const EvidenceSet all_green = set_of({loaded("agx/jetson-cuda-runtime.json", agx_green),
-                                        loaded("nano/jetson-cuda-runtime.json", nano_red)});
-  entry = decide_gate("jetson-cuda-runtime", evidence_of_gate(all_green, "jetson-cuda-runtime"), {},
-                      rules);
+                                        loaded("nano/jetson-cuda-runtime.json", nano_red)},
+                                       rules);
+  entry = decide_gate(all_green, "jetson-cuda-runtime");
   EXPECT_EQ(entry.verdict.state, GateState::fresh_green);
   EXPECT_EQ(entry.file, "agx/jetson-cuda-runtime.json");
-  EXPECT_EQ(supported_claims(build_support_matrix(all_green, rules)).size(), 2u);
+  EXPECT_EQ(supported_claims(build_support_matrix(all_green)).size(), 2u);
 }
 
 TEST(ClaimsMatrix, AtTheSameInstantRedBeatsGreen) {
@@ -240,7 +240,7 @@ TEST(ClaimsMatrix, AtTheSameInstantRedBeatsGreen) {
   for (bool red_first : {true, false}) {
     auto v = red_first ? std::vector{loaded("x.json", red), loaded("y.json", green)}
                        : std::vector{loaded("x.json", green), loaded("y.json", red)};
-    auto m = build_support_matrix(set_of(v), JudgeRules{day("2026-11-29"), 14, "", false});
+    auto m = build_support_matrix(set_of(v, JudgeRules{day("2026-11-29"), 14, "", false}));
     EXPECT_EQ(m.rows[0].gates[0].verdict.state, GateState::failed);
   }
 }
@@ -252,8 +252,8 @@ TEST(ClaimsMatrix, RowsAreKeyedByCombinationAndSorted) {
                                {"platform", {{"tegra", {{"l4t", "36.4.0"}, {"jetpack", "6.1"}}}}}});
   auto second_gate = orin_evidence_json("2026-11-29T10:00:00Z", {{"gate", "cuda-runtime"}});
   auto m = build_support_matrix(
-      set_of({loaded("1.json", orin62), loaded("2.json", orin61), loaded("3.json", second_gate)}),
-      JudgeRules{day("2026-11-29"), 14, "", false});
+      set_of({loaded("1.json", orin62), loaded("2.json", orin61), loaded("3.json", second_gate)},
+             JudgeRules{day("2026-11-29"), 14, "", false}));
   ASSERT_EQ(m.rows.size(), 2u);
   EXPECT_EQ(m.rows[0].key.runtime.substr(0, 11), "JetPack 6.1");
   EXPECT_EQ(m.rows[1].supported_gates(),
@@ -271,8 +271,8 @@ TEST(ClaimsMatrix, UnidentifiedPlatformsNeverBackAClaim) {
                          {"generated_at", "2026-11-29T16:23:05.123456+00:00"},
                          {"git_sha", "3f1c2a9d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39"},
                          {"counts", {{"tests", 9}}}};
-  auto m = build_support_matrix(set_of({loaded("o.json", bare)}),
-                                JudgeRules{day("2026-11-29"), 14, "", false});
+  auto m = build_support_matrix(
+      set_of({loaded("o.json", bare)}, JudgeRules{day("2026-11-29"), 14, "", false}));
   ASSERT_EQ(m.rows.size(), 1u);
   EXPECT_EQ(m.rows[0].gates[0].verdict.state, GateState::fresh_green);
   EXPECT_TRUE(m.rows[0].supported_gates().empty());
@@ -280,9 +280,10 @@ TEST(ClaimsMatrix, UnidentifiedPlatformsNeverBackAClaim) {
 }
 
 TEST(ClaimsMatrix, JsonNamesStatesAgesAndSkippedFiles) {
-  EvidenceSet set = set_of({loaded("a.json", orin_evidence_json("2026-11-20T00:00:00Z"))});
+  EvidenceSet set = set_of({loaded("a.json", orin_evidence_json("2026-11-20T00:00:00Z"))},
+                           JudgeRules{day("2026-11-29"), 7, "", false});
   set.skipped.push_back({"bad.json", "bad.json: not valid JSON", ""});
-  auto j = to_json(build_support_matrix(set, JudgeRules{day("2026-11-29"), 7, "", false}));
+  auto j = to_json(build_support_matrix(set));
   EXPECT_EQ(j["max_age_days"], 7);
   EXPECT_EQ(j["today"], "2026-11-29");
   EXPECT_EQ(j["rows"][0]["gates"][0]["state"], "stale");
@@ -293,12 +294,12 @@ TEST(ClaimsMatrix, JsonNamesStatesAgesAndSkippedFiles) {
 
 TEST(ClaimsEvidenceSet, ReadsFixturesAndSkipsWhatIsNotEvidence) {
   std::string dir = test::fixtures_dir() + "/claims/troubles";
-  auto set = load_evidence_dirs({dir});
+  auto set = load_evidence_dirs({dir}, JudgeRules{day("2026-11-29"), 14, "", false});
   ASSERT_TRUE(set) << set.error().message();
   EXPECT_EQ(set->loaded.size(), 4u);   // stale, failed, future, skipped
   EXPECT_EQ(set->skipped.size(), 4u);  // truncated, empty, binary, a policy
   for (const auto& s : set->skipped) EXPECT_NE(s.why.find(s.file), std::string::npos) << s.why;
-  auto m = build_support_matrix(*set, JudgeRules{day("2026-11-29"), 14, "", false});
+  auto m = build_support_matrix(*set);
   ASSERT_EQ(m.rows.size(), 1u);
   std::map<std::string, GateState> states;
   for (const auto& g : m.rows[0].gates) states[g.gate] = g.verdict.state;
@@ -315,8 +316,8 @@ TEST(ClaimsVerdict, LocalEvidenceNeverBacksAClaim) {
   EXPECT_NE(v.detail.find("names no commit (git_sha \"local\")"), std::string::npos) << v.detail;
   auto m = build_support_matrix(
       set_of({loaded("e/jetson-cuda-runtime.json",
-                     orin_evidence_json("2026-11-29T10:00:00Z", {{"git_sha", "local"}}))}),
-      JudgeRules{day("2026-11-29"), 14, "", false});
+                     orin_evidence_json("2026-11-29T10:00:00Z", {{"git_sha", "local"}}))},
+             JudgeRules{day("2026-11-29"), 14, "", false}));
   EXPECT_TRUE(supported_claims(m).empty());
   EXPECT_NE(report::render_support_markdown(m).find("no commit recorded (git_sha is not a commit)"),
             std::string::npos);
@@ -328,7 +329,7 @@ TEST(ClaimsEvidenceSet, OnlyGateDotJsonCountsForItsGate) {
   t.write("copy-of-green.json", green.dump());
   t.write("cuda-runtime.json",
           orin_evidence_json("2026-11-29T10:00:00Z", {{"gate", "cuda-runtime"}}).dump());
-  auto set = load_evidence_dirs({t.dir()});
+  auto set = load_evidence_dirs({t.dir()}, JudgeRules{day("2026-11-29"), 14, "", false});
   ASSERT_TRUE(set) << set.error().message();
   ASSERT_EQ(set->loaded.size(), 1u);
   EXPECT_EQ(set->loaded[0].evidence.gate, "cuda-runtime");
@@ -339,13 +340,13 @@ TEST(ClaimsEvidenceSet, OnlyGateDotJsonCountsForItsGate) {
 }
 
 TEST(ClaimsEvidenceSet, MissingDirectoryIsUnusableInput) {
-  auto set = load_evidence_dirs({test::fixtures_dir() + "/claims/no-such-dir"});
+  auto set = load_evidence_dirs({test::fixtures_dir() + "/claims/no-such-dir"}, JudgeRules{});
   ASSERT_FALSE(set);
   EXPECT_NE(set.error().message().find("no-such-dir"), std::string::npos);
   test::TempDir t;
   auto file = t.write("plain.json", "{}");
-  EXPECT_FALSE(load_evidence_dirs({file}));
-  auto empty = load_evidence_dirs({t.dir() + "/"});
+  EXPECT_FALSE(load_evidence_dirs({file}, JudgeRules{}));
+  auto empty = load_evidence_dirs({t.dir() + "/"}, JudgeRules{});
   ASSERT_TRUE(empty);
   EXPECT_EQ(empty->skipped.size(), 1u);
 }

@@ -93,7 +93,7 @@ std::string state_everywhere(const ClaimInputs& in, std::string* why = nullptr) 
       EXPECT_EQ(to_string(r.decision.verdict.state), state);
     }
   }
-  auto matrix = build_support_matrix(in.evidence, in.rules);
+  auto matrix = build_support_matrix(in.evidence);
   int found = 0;
   for (const auto& m : matrix.rows)
     for (const auto& g : m.gates)
@@ -112,7 +112,7 @@ std::string state_everywhere(const ClaimInputs& in, std::string* why = nullptr) 
 nlohmann::json signature_everywhere(const ClaimInputs& in) {
   nlohmann::json from_check, from_support;
   const auto checked = to_json(check_claim(in, {kGate}), in);
-  const auto matrix = to_json(build_support_matrix(in.evidence, in.rules));
+  const auto matrix = to_json(build_support_matrix(in.evidence));
   for (const auto& g : checked.at("gates"))
     if (g["gate"] == kGate) from_check = g["verdict"]["signature"];
   for (const auto& row : matrix.at("rows"))

@@ -216,7 +216,7 @@ TEST(VerdictAgreement, CheckSupportAndSummaryAgreeOnFiveHundredGeneratedEvidence
     ASSERT_TRUE(in.ok()) << in.error().message();
     auto checked = check_claim(*in, c.required);
     auto summary = build_gate_summary(*in);
-    auto matrix = build_support_matrix(in->evidence, in->rules);
+    auto matrix = build_support_matrix(in->evidence);
     auto claims = supported_claims(matrix);
     bool all_required_green = true;
     for (const auto& row : checked.gates) {
@@ -240,7 +240,7 @@ TEST(VerdictAgreement, CheckSupportAndSummaryAgreeOnFiveHundredGeneratedEvidence
       // support: the deciding file is decided the same on its platform, and claimed exactly when
       // green.
       if (!row.decision->evidence) continue;
-      auto key = platform_key(*row.decision->evidence);
+      const auto& key = *row.decision->evidence->platform;
       bool found = false;
       for (const auto& m_row : matrix.rows) {
         if (!(m_row.key == key)) continue;

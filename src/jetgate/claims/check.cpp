@@ -39,7 +39,8 @@ nlohmann::json decision_json(const GateEntry& d) {
                       {"file", d.file.empty() ? nlohmann::json(nullptr) : nlohmann::json(d.file)},
                       {"evidence_files", d.evidence_files},
                       {"signature", signature_json(d)}};
-  if (const auto* e = d.evidence) {
+  if (d.evidence) {
+    const evidence::Evidence* e = &d.evidence->evidence;
     j["evidence"] = {{"gate", e->gate},
                      {"status", evidence::to_string(e->status)},
                      {"generated_at", e->generated_at},
@@ -66,16 +67,21 @@ void add_violations(const GateEntry& d, const CommandContext& ctx, std::vector<V
 // the verdict; say so, without failing the policies that never asked for
 // signatures (docs/trust.md).
 std::string unsigned_warning(const EvidenceSet& set) {
-  std::vector<std::string> unsigned_files;
+  // A fleet has thousands: the first few are named, the rest counted.
+  constexpr std::size_t kNamed = 10;
+  std::vector<std::string> named;
+  std::size_t unsigned_files = 0;
   for (const auto& le : set.loaded)
-    if (!le.signature.envelope_present) unsigned_files.push_back(le.file);
+    if (!le.signature.envelope_present && ++unsigned_files <= kNamed) named.push_back(le.file);
   if (set.loaded.empty()) return {};
-  if (unsigned_files.empty())
+  if (unsigned_files == 0)
     return "evidence signatures are not checked: the policy names no trusted_keys (docs/trust.md)";
+  std::string more = unsigned_files > kNamed ? fmt::format(" and {} more", unsigned_files - kNamed)
+                                             : std::string();
   return fmt::format(
-      "evidence is unsigned ({} of {} files: {}): the policy names no trusted_keys, so whoever can "
-      "change the evidence files can change this verdict (docs/trust.md)",
-      unsigned_files.size(), set.loaded.size(), fmt::join(unsigned_files, ", "));
+      "evidence is unsigned ({} of {} files: {}{}): the policy names no trusted_keys, so whoever "
+      "can change the evidence files can change this verdict (docs/trust.md)",
+      unsigned_files, set.loaded.size(), fmt::join(named, ", "), more);
 }
 
 // The directory a file was read from, as the user named it ("ev/" and "ev" alike).
@@ -136,13 +142,13 @@ CheckResult check_claim(const ClaimInputs& in, const std::vector<std::string>& a
     GateRow row{g.id, is_required ? "unchecked" : "not_required", Outcome::not_run, std::nullopt,
                 nullptr};
     if (is_required && judge) {
-      row.decision =
-          decide_gate(g.id, evidence_of_gate(in.evidence, g.id), in.evidence.skipped, in.rules);
+      row.decision = decide_gate(in.evidence, g.id);
       bool holds = backs_claim(row.decision->verdict);
       row.state = holds ? "holds" : "violated";
       row.status = holds ? Outcome::pass : Outcome::fail;
       add_violations(*row.decision, in.commands, r.violations);
-      for (const auto& w : row.decision->verdict.warnings) r.warnings.push_back(g.id + ": " + w);
+      for (const auto& w : row.decision->verdict.warnings)
+        r.warnings.push_back(g.id + ": " + std::string(w));
     }
     if (auto w = waivers.active.find(g.id); w != waivers.active.end()) {
       row.waiver = waiver_json(w->second);

@@ -88,8 +88,9 @@ Result<ClaimInputs> resolve_claim_inputs(const ClaimOptions& o) {
     const auto& policy = in.policy ? &in.policy->policy : nullptr;
     const bool signed_only = policy && policy->trusted_keys;
     in.rules.signatures_required = signed_only;
-    auto set = load_evidence_dirs(o.evidence_dirs, signed_only ? *policy->trusted_keys : kNoKeys,
-                                  policy ? policy->repository : std::nullopt);
+    auto set =
+        load_evidence_dirs(o.evidence_dirs, in.rules, signed_only ? *policy->trusted_keys : kNoKeys,
+                           policy ? policy->repository : std::nullopt);
     if (!set) return set.error();
     in.evidence = std::move(*set);
   }

@@ -121,12 +121,9 @@ void definition_findings(const evidence::Evidence& e, const JudgeRules& rules,
   }
 }
 
-std::vector<Finding> findings(const evidence::Evidence& e, const trust::SignatureCheck& sig,
-                              const JudgeRules& rules, const GateVerdict& v,
-                              const std::optional<Date>& day) {
+std::vector<Finding> findings(const evidence::Evidence& e, const JudgeRules& rules,
+                              const GateVerdict& v, const std::optional<Date>& day) {
   std::vector<Finding> out;
-  if (auto why = trust_problem(sig, rules); !why.empty())
-    out.push_back({GateState::untrusted, why});
   if (e.status == evidence::GateStatus::failed)
     out.push_back({GateState::failed,
                    "the gate failed" + (e.reason.empty() ? std::string() : ": " + e.reason)});
@@ -248,18 +245,37 @@ const char* describe(GateState s) {
 }
 
 GateVerdict judge_evidence(const evidence::Evidence& e, const JudgeRules& rules) {
-  return judge_evidence(LoadedEvidence{{}, e, {}}, rules);
+  return judge_evidence(e, trust::SignatureCheck{}, rules);
 }
 
-GateVerdict judge_evidence(const LoadedEvidence& le, const JudgeRules& rules) {
-  const evidence::Evidence& e = le.evidence;
+GateVerdict judge_evidence(const evidence::Evidence& e, const trust::SignatureCheck& signature,
+                           const JudgeRules& rules) {
+  return with_signature(judge_unsigned(e, rules), signature, rules);
+}
+
+bool signature_holds(const trust::SignatureCheck& signature, const JudgeRules& rules) {
+  return trust_problem(signature, rules).empty();
+}
+
+GateVerdict with_signature(GateVerdict v, const trust::SignatureCheck& signature,
+                           const JudgeRules& rules) {
+  // Unsigned or forged evidence says nothing, so this is the first finding.
+  std::string why = trust_problem(signature, rules);
+  if (why.empty()) return v;
+  v.state = GateState::untrusted;
+  v.detail = why;
+  v.problems.insert(v.problems.begin(), std::move(why));
+  return v;
+}
+
+GateVerdict judge_unsigned(const evidence::Evidence& e, const JudgeRules& rules) {
   GateVerdict v;
   auto day = evidence::utc_date_of_timestamp(e.generated_at);
   if (day) {
     v.evidence_date = evidence::to_string(*day);
     v.age_days = evidence::days_between(*day, rules.today);
   }
-  auto found = findings(e, le.signature, rules, v, day);
+  auto found = findings(e, rules, v, day);
   if (!e.extra.contains("dirty") && !keys::find(e.extra, keys::kJetgate) &&
       !keys::find(e.extra, keys::kPlatform))
     v.warnings.push_back(

@@ -14,13 +14,14 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "jetgate/claims/evidence_set.hpp"
 #include "jetgate/claims/freshness.hpp"
 #include "jetgate/core/outcome.hpp"
 #include "jetgate/evidence/evidence.hpp"
 #include "jetgate/policy/gate_definition.hpp"
+#include "jetgate/trust/verify.hpp"
 
 namespace jetgate::claims {
 
@@ -73,13 +74,28 @@ struct GateVerdict {
   long age_days = 0;                  // meaningful only when evidence_date is set
   // What does not change the state but the user should know (evidence from
   // before gate definitions were recorded, judged by the re-check alone).
-  std::vector<std::string> warnings{};
+  // Fixed texts (a fleet's files share them; nothing is copied per file).
+  std::vector<std::string_view> warnings{};
 };
 
-// The evidence as loaded, with what the loader found about its signature.
-GateVerdict judge_evidence(const LoadedEvidence& le, const JudgeRules& rules);
+// The one verdict on evidence, with what was found about its signature
+// (trust/verify.hpp): judge_unsigned, then with_signature.
+GateVerdict judge_evidence(const evidence::Evidence& e, const trust::SignatureCheck& signature,
+                           const JudgeRules& rules);
 // Evidence without a signature check: untrusted whenever signatures are required.
 GateVerdict judge_evidence(const evidence::Evidence& e, const JudgeRules& rules);
+
+// Every finding but the signature's: what the loader of evidence judges each
+// file by as it reads it (claims/evidence_set.hpp), before the signature,
+// which costs far more, is checked only where it decides something.
+GateVerdict judge_unsigned(const evidence::Evidence& e, const JudgeRules& rules);
+// The verdict once the signature is known: when the rules ask for signatures
+// and this one does not prove the evidence, that is its first problem (the
+// state becomes untrusted); otherwise v unchanged.
+GateVerdict with_signature(GateVerdict v, const trust::SignatureCheck& signature,
+                           const JudgeRules& rules);
+// Whether the signature leaves a verdict as it is (with_signature adds nothing).
+bool signature_holds(const trust::SignatureCheck& signature, const JudgeRules& rules);
 
 // A verdict without evidence: missing, or unreadable with the reason.
 GateVerdict verdict_without_evidence(GateState state, std::string why);

@@ -1,52 +1,65 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "jetgate/claims/gate_decision.hpp"
 
-#include <chrono>
-#include <filesystem>
+#include <algorithm>
 #include <map>
-#include <optional>
+#include <string_view>
 #include <tuple>
 #include <utility>
 
-#include "jetgate/claims/platform_key.hpp"
-#include "jetgate/core/document_keys.hpp"
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/evidence/dates.hpp"
 
 namespace jetgate::claims {
 namespace {
 
-struct Recency {
-  std::optional<std::chrono::sys_seconds> when;  // undated sorts oldest
-  bool green = false;
-  std::string file;
-};
-
-bool newer_than(const Recency& a, const Recency& b) {
+// The later of two files of a gate: the later instant (undated is the
+// oldest), then the later file name. Where green matters between two files
+// of the same instant, the one that is not green is the newer (a tie never
+// turns red into green): decide() asks for it only then.
+bool later(const LoadedEvidence& a, const LoadedEvidence& b) {
   if (a.when != b.when) return b.when < a.when;  // nullopt compares smallest
-  if (a.green != b.green) return !a.green;
   return a.file > b.file;
 }
 
-Recency recency_of(const LoadedEvidence& le, const GateVerdict& v) {
-  Recency r;
-  if (auto t = parse_timestamp(le.evidence.generated_at)) r.when = *t;
-  r.green = backs_claim(v);
-  r.file = le.file;
-  return r;
+// The newest file of one platform combination on one board and lane.
+const LoadedEvidence* newest_of(const EvidenceSet& set,
+                                const std::vector<const LoadedEvidence*>& files) {
+  const LoadedEvidence* best = files.front();
+  for (const auto* f : files)
+    if (f->when > best->when || (f->when == best->when && f->file > best->file)) best = f;
+  // Files of the same instant: one that is not green is the newer.
+  const LoadedEvidence* red = nullptr;
+  bool tied = false;
+  for (const auto* f : files) {
+    if (f == best || f->when != best->when) continue;
+    tied = true;
+    if (!set.backs(*f) && (!red || f->file > red->file)) red = f;
+  }
+  if (tied && set.backs(*best) && red) return red;
+  return best;
 }
 
-struct Judged {
-  const LoadedEvidence* le = nullptr;
-  GateVerdict verdict;
-  Recency recency;
-};
-
-// Across platforms: a platform whose newest evidence does not back a claim
-// decides over one whose does; otherwise the newer decides.
-bool decides_over(const Judged& a, const Judged& b) {
-  if (a.recency.green != b.recency.green) return !a.recency.green;
-  return newer_than(a.recency, b.recency);
+// Across lanes and platforms, a newest file that does not back a claim
+// decides over one that does; among those alike, the newer decides. A
+// signature is checked only where it can change which file decides: files
+// whose verdict is already red need none, and a green one older than the
+// newest red one cannot decide whether its signature holds or not.
+const LoadedEvidence* decider_of(const EvidenceSet& set,
+                                 std::vector<const LoadedEvidence*> newest) {
+  std::sort(newest.begin(), newest.end(),
+            [](const LoadedEvidence* a, const LoadedEvidence* b) { return later(*a, *b); });
+  const LoadedEvidence* newest_red = nullptr;
+  for (const auto* f : newest)
+    if (!backs_claim(f->unsigned_verdict)) {
+      newest_red = f;
+      break;
+    }
+  for (const auto* f : newest) {
+    if (newest_red && !later(*f, *newest_red)) break;
+    if (!set.backs(*f)) return f;
+  }
+  return newest_red ? newest_red : newest.front();
 }
 
 const char* to_string(trust::Signature s) {
@@ -64,22 +77,6 @@ const char* to_string(trust::Signature s) {
 }
 
 }  // namespace
-
-std::string lane_of(const LoadedEvidence& le) {
-  const std::string node = keys::string_at(le.evidence.extra, keys::kLaneNode);
-  std::string kind = keys::string_at(le.evidence.extra, keys::kLaneKind);
-  if (kind.empty()) {
-    const nlohmann::json* c = keys::find(le.evidence.extra, keys::kContainerDetected);
-    kind = c && c->is_boolean() && c->get<bool>() ? "container" : "native";
-  }
-  if (!node.empty()) return "node " + node + " (" + kind + ")";
-  // Without a recorded node, the directory it was read from: each board and
-  // lane of a workflow writes its own (jetgate init), and one directory holds
-  // one file per gate.
-  std::string dir = std::filesystem::path(le.file).parent_path().lexically_normal().string();
-  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-  return "directory " + (dir.empty() ? std::string(".") : dir) + " (" + kind + ")";
-}
 
 nlohmann::json to_json(const GateEntry& g) {
   nlohmann::json j = {{"gate", g.gate},
@@ -120,19 +117,27 @@ std::vector<const LoadedEvidence*> evidence_of_gate(const EvidenceSet& set,
   return out;
 }
 
-GateEntry decide_gate(const std::string& gate, const std::vector<const LoadedEvidence*>& files,
-                      const std::vector<SkippedFile>& skipped, const JudgeRules& rules) {
+GateEntry decide_gate(const EvidenceSet& set, const std::string& gate) {
+  auto files = evidence_of_gate(set, gate);
+  if (files.empty())
+    for (const auto& s : set.skipped)
+      if (s.gate == gate) {
+        GateEntry unreadable;
+        unreadable.gate = gate;
+        unreadable.file = s.file;
+        unreadable.verdict =
+            verdict_without_evidence(GateState::unreadable, "evidence is unreadable: " + s.why);
+        return unreadable;
+      }
+  return decide_gate(set, gate, files);
+}
+
+GateEntry decide_gate(const EvidenceSet& set, const std::string& gate,
+                      const std::vector<const LoadedEvidence*>& files) {
   GateEntry best;
   best.gate = gate;
   best.evidence_files = static_cast<int>(files.size());
   if (files.empty()) {
-    for (const auto& s : skipped)
-      if (s.gate == gate) {
-        best.file = s.file;
-        best.verdict =
-            verdict_without_evidence(GateState::unreadable, "evidence is unreadable: " + s.why);
-        return best;
-      }
     best.verdict = verdict_without_evidence(
         GateState::missing, "no evidence (no " + gate + ".json in the evidence directories)");
     return best;
@@ -141,23 +146,20 @@ GateEntry decide_gate(const std::string& gate, const std::vector<const LoadedEvi
   // and runtime) on each board and lane decides there; the gate is then the
   // worst of those, so a newer green run on one board, or in the native lane,
   // never hides another board's or the container lane's failure.
-  std::map<std::tuple<std::string, std::string, std::string>, Judged> newest_per_lane;
-  for (const auto* le : files) {
-    Judged j{le, judge_evidence(*le, rules), {}};
-    j.recency = recency_of(*le, j.verdict);
-    PlatformKey key = platform_key(le->evidence);
-    auto [it, inserted] = newest_per_lane.try_emplace({key.platform, key.runtime, lane_of(*le)}, j);
-    if (!inserted && newer_than(j.recency, it->second.recency)) it->second = std::move(j);
-  }
-  const Judged* decider = nullptr;
-  for (const auto& [lane, j] : newest_per_lane)
-    if (!decider || decides_over(j, *decider)) decider = &j;
-  best.verdict = decider->verdict;
-  best.file = decider->le->file;
-  best.git_sha = decider->le->evidence.git_sha;
-  best.generated_at = decider->le->evidence.generated_at;
-  best.evidence = &decider->le->evidence;
-  best.signature = &decider->le->signature;
+  using Lane = std::tuple<std::string_view, std::string_view, std::string_view>;
+  std::map<Lane, std::vector<const LoadedEvidence*>> lanes;
+  for (const auto* le : files)
+    lanes[{le->platform->platform, le->platform->runtime, *le->lane}].push_back(le);
+  std::vector<const LoadedEvidence*> newest;
+  newest.reserve(lanes.size());
+  for (const auto& [lane, lane_files] : lanes) newest.push_back(newest_of(set, lane_files));
+  const LoadedEvidence* decider = decider_of(set, std::move(newest));
+  best.verdict = set.verdict(*decider);
+  best.file = decider->file;
+  best.git_sha = decider->evidence.git_sha;
+  best.generated_at = decider->evidence.generated_at;
+  best.evidence = decider;
+  best.signature = &set.signature(*decider);
   return best;
 }
 

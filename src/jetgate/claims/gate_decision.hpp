@@ -20,10 +20,10 @@ struct GateEntry {
   std::string file;  // the evidence that decided; "" when missing
   std::string git_sha;
   std::string generated_at;
-  int evidence_files = 0;                        // how many files spoke for this gate here
-  const evidence::Evidence* evidence = nullptr;  // the deciding evidence (owned by the EvidenceSet)
-  // What the loader found about the deciding evidence's GATE.dsse.json (owned
-  // by the EvidenceSet); nullptr when no evidence decided. The verdict already
+  int evidence_files = 0;                    // how many files spoke for this gate here
+  const LoadedEvidence* evidence = nullptr;  // the deciding evidence (owned by the EvidenceSet)
+  // What was found about the deciding evidence's GATE.dsse.json (owned by the
+  // EvidenceSet); nullptr when no evidence decided. The verdict already
   // counts it: this is carried only to be shown.
   const trust::SignatureCheck* signature = nullptr;
 };
@@ -36,14 +36,12 @@ nlohmann::json signature_json(const GateEntry& entry);
 // (docs/schemas/gate-decision.schema.json).
 nlohmann::json to_json(const GateEntry& g);
 
-// Decides GATE among `files` (all of them evidence of GATE). With none: an
-// unreadable file named for the gate in `skipped` makes it unreadable, else missing.
-GateEntry decide_gate(const std::string& gate, const std::vector<const LoadedEvidence*>& files,
-                      const std::vector<SkippedFile>& skipped, const JudgeRules& rules);
-
-// The board and lane evidence speaks for: "node NAME (native|container)"
-// when it records /lane/node, else "directory DIR (native|container)".
-std::string lane_of(const LoadedEvidence& le);
+// Decides GATE among all of its evidence in the set. With none: an unreadable
+// file named for the gate among the skipped makes it unreadable, else missing.
+GateEntry decide_gate(const EvidenceSet& set, const std::string& gate);
+// Decides GATE among `files` (evidence of GATE in set; missing when none).
+GateEntry decide_gate(const EvidenceSet& set, const std::string& gate,
+                      const std::vector<const LoadedEvidence*>& files);
 
 // Every loaded evidence of GATE in the set.
 std::vector<const LoadedEvidence*> evidence_of_gate(const EvidenceSet& set,

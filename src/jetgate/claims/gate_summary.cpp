@@ -90,13 +90,11 @@ std::string describe_requirements(const policy::Requirements& r) {
 GateSummary build_gate_summary(const ClaimInputs& in) {
   GateSummary s;
   s.rules = in.rules;
-  s.matrix = build_support_matrix(in.evidence, in.rules);
-  s.evidence.reserve(in.evidence.loaded.size());
-  for (const auto& le : in.evidence.loaded) s.evidence.push_back(&le);
+  s.matrix = build_support_matrix(in.evidence);
+  s.evidence_files = in.evidence.loaded.size();
   auto decide = [&](SummaryRow& row) {
-    row.decision = decide_gate(row.gate, evidence_of_gate(in.evidence, row.gate),
-                               in.evidence.skipped, in.rules);
-    if (row.decision.evidence) row.platform = platform_key(*row.decision.evidence);
+    row.decision = decide_gate(in.evidence, row.gate);
+    if (row.decision.evidence) row.platform = *row.decision.evidence->platform;
     row.next = next_step(row.decision.verdict, row.gate,
                          deciding_dir_first(in.commands, row.decision.file));
   };
@@ -126,7 +124,22 @@ GateSummary build_gate_summary(const ClaimInputs& in) {
     decide(row);
     s.rows.push_back(std::move(row));
   }
+  auto show = [&](const LoadedEvidence* le) {
+    if (!le) return;
+    bool seen = std::any_of(s.shown.begin(), s.shown.end(),
+                            [&](const ShownEvidence& x) { return x.loaded == le; });
+    if (!seen) s.shown.push_back({le, in.evidence.reread(*le)});
+  };
+  for (const auto& row : s.rows) show(row.decision.evidence);
+  for (const auto& m_row : s.matrix.rows)
+    for (const auto& entry : m_row.gates) show(entry.evidence);
   return s;
+}
+
+const evidence::Evidence* GateSummary::shown_document(const SummaryRow& row) const {
+  for (const auto& x : shown)
+    if (x.loaded == row.decision.evidence && x.document.ok()) return &*x.document;
+  return nullptr;
 }
 
 nlohmann::json to_json(const GateSummary& s) {

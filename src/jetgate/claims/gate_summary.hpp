@@ -34,13 +34,27 @@ struct SummaryRow {
   std::string next;                     // what to do when it is not fresh green ("" when it is)
 };
 
+// A deciding file as the summary shows it: its whole document, read again
+// (the loader keeps only what verdicts read), or why that failed.
+struct ShownEvidence {
+  const LoadedEvidence* loaded;         // points into the inputs
+  Result<evidence::Evidence> document;  // with extra: every fact it records
+};
+
 struct GateSummary {
   JudgeRules rules;
-  std::string policy_source;     // "" without a policy
-  std::vector<SummaryRow> rows;  // policy gates in policy order, then others sorted
-  SupportMatrix matrix;          // the same evidence by platform (for the issue body)
-  // Every loaded file, in file order; they point into the inputs (never copied).
-  std::vector<const LoadedEvidence*> evidence;
+  std::string policy_source;       // "" without a policy
+  std::vector<SummaryRow> rows;    // policy gates in policy order, then others sorted
+  SupportMatrix matrix;            // the same evidence by platform (for the issue body)
+  std::size_t evidence_files = 0;  // every loaded file
+  // The file that decided each row, then each one that decides a gate on a
+  // platform of the matrix, once each: what the summary shows beyond the
+  // verdicts (failed checks, platform facts, probes). At most a file per
+  // gate and platform, however many files were loaded.
+  std::vector<ShownEvidence> shown;
+
+  // The shown document of the file that decided row; nullptr when none or unreadable.
+  const evidence::Evidence* shown_document(const SummaryRow& row) const;
 };
 
 // The inputs are resolved once, as for `check` and `support`.

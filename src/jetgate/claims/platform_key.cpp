@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "jetgate/claims/platform_key.hpp"
 
+#include <filesystem>
 #include <vector>
 
 #include "jetgate/core/document_keys.hpp"
@@ -135,6 +136,22 @@ PlatformKey platform_key(const evidence::Evidence& e) {
     return k;
   }
   return is_jetson(extra) ? jetson_key(extra) : host_key(extra);
+}
+
+std::string lane_of(const std::string& file, const nlohmann::json& extra) {
+  const std::string node = keys::string_at(extra, keys::kLaneNode);
+  std::string kind = keys::string_at(extra, keys::kLaneKind);
+  if (kind.empty()) {
+    const nlohmann::json* c = keys::find(extra, keys::kContainerDetected);
+    kind = c && c->is_boolean() && c->get<bool>() ? "container" : "native";
+  }
+  if (!node.empty()) return "node " + node + " (" + kind + ")";
+  // Without a recorded node, the directory it was read from: each board and
+  // lane of a workflow writes its own (jetgate init), and one directory holds
+  // one file per gate.
+  std::string dir = std::filesystem::path(file).parent_path().lexically_normal().string();
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return "directory " + (dir.empty() ? std::string(".") : dir) + " (" + kind + ")";
 }
 
 }  // namespace jetgate::claims

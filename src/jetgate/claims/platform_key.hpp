@@ -31,6 +31,11 @@ struct PlatformKey {
 
 PlatformKey platform_key(const evidence::Evidence& e);
 
+// The board and lane evidence speaks for: "node NAME (native|container)"
+// when it records /lane/node, else "directory DIR (native|container)", DIR
+// being where FILE was read from. extra: the document beyond the OBLITERATUS fields.
+std::string lane_of(const std::string& file, const nlohmann::json& extra);
+
 // "12.6.68" -> "12.6"; other forms are returned unchanged.
 std::string cuda_major_minor(const std::string& version);
 

@@ -3,13 +3,15 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
 
 #include "jetgate/core/json_text.hpp"
 
 namespace jetgate::claims {
 namespace {
 
-using RowKey = std::pair<std::string, std::string>;  // platform, runtime
+// platform, runtime: views into the set's platform keys, which outlive the matrix's making.
+using RowKey = std::pair<std::string_view, std::string_view>;
 
 }  // namespace
 
@@ -21,15 +23,15 @@ std::vector<std::string> MatrixRow::supported_gates() const {
   return ids;
 }
 
-SupportMatrix build_support_matrix(const EvidenceSet& set, const JudgeRules& rules) {
+SupportMatrix build_support_matrix(const EvidenceSet& set) {
   SupportMatrix m;
-  m.rules = rules;
+  m.rules = set.rules();
   m.skipped = set.skipped;
   // Group the evidence by platform, then decide each gate there on its own.
   std::map<RowKey, PlatformKey> keys;
   std::map<RowKey, std::map<std::string, std::vector<const LoadedEvidence*>>> files;
   for (const auto& le : set.loaded) {
-    PlatformKey key = platform_key(le.evidence);
+    const PlatformKey& key = *le.platform;
     RowKey rk{key.platform, key.runtime};
     keys.try_emplace(rk, key);
     files[rk][le.evidence.gate].push_back(&le);
@@ -38,7 +40,7 @@ SupportMatrix build_support_matrix(const EvidenceSet& set, const JudgeRules& rul
     MatrixRow row;
     row.key = keys.at(rk);
     for (const auto& [gate, gate_files] : by_gate)  // std::map: sorted by gate id
-      row.gates.push_back(decide_gate(gate, gate_files, {}, rules));
+      row.gates.push_back(decide_gate(set, gate, gate_files));
     m.rows.push_back(std::move(row));
   }
   return m;

@@ -41,9 +41,9 @@ struct Claim {
   friend bool operator==(const Claim&, const Claim&) = default;
 };
 
-// The matrix's entries point into `set`, which must outlive it.
-SupportMatrix build_support_matrix(const EvidenceSet& set, const JudgeRules& rules);
-SupportMatrix build_support_matrix(const EvidenceSet&& set, const JudgeRules& rules) = delete;
+// Judged under the set's rules. The matrix's entries point into `set`, which must outlive it.
+SupportMatrix build_support_matrix(const EvidenceSet& set);
+SupportMatrix build_support_matrix(const EvidenceSet&& set) = delete;
 
 // Every claim the matrix backs, in the matrix order.
 std::vector<Claim> supported_claims(const SupportMatrix& m);

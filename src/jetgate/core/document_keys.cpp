@@ -2,6 +2,7 @@
 #include "jetgate/core/document_keys.hpp"
 
 #include <stdexcept>
+#include <string_view>
 
 namespace jetgate::keys {
 
@@ -35,7 +36,39 @@ const nlohmann::json* find(const nlohmann::json& doc, const Pointer& p) {
 }
 
 const nlohmann::json* find(const nlohmann::json& doc, const char* pointer) {
-  return find(doc, Pointer(pointer));
+  // Walked in place: no pointer object is built (the loader of a fleet's
+  // evidence asks this a few dozen times per file). A pointer with escapes
+  // ("~0", "~1") or one that is not a pointer takes the general way.
+  std::string_view rest(pointer);
+  if (rest.find('~') != std::string_view::npos || (!rest.empty() && rest.front() != '/'))
+    return find(doc, Pointer(pointer));
+  const nlohmann::json* at = &doc;
+  while (!rest.empty()) {
+    rest.remove_prefix(1);  // the '/'
+    std::string_view token = rest.substr(0, rest.find('/'));
+    rest.remove_prefix(token.size());
+    if (at->is_object()) {
+      const auto& members = at->get_ref<const nlohmann::json::object_t&>();
+      auto it = members.find(token);
+      if (it == members.end()) return nullptr;
+      at = &it->second;
+    } else if (at->is_array()) {
+      // An index as RFC 6901 writes it: digits, no leading zero.
+      if (token.empty() || token.size() > 9 || (token.size() > 1 && token[0] == '0'))
+        return nullptr;
+      std::size_t index = 0;
+      for (char c : token) {
+        if (c < '0' || c > '9') return nullptr;
+        index = index * 10 + static_cast<std::size_t>(c - '0');
+      }
+      const auto& items = at->get_ref<const nlohmann::json::array_t&>();
+      if (index >= items.size()) return nullptr;
+      at = &items[index];
+    } else {
+      return nullptr;
+    }
+  }
+  return at->is_null() ? nullptr : at;
 }
 
 std::string string_at(const nlohmann::json& doc, const Pointer& p) {

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <cstring>
 #include <iterator>
+#include <utility>
 
-#include "jetgate/core/identifying_keys.hpp"
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/fast_json_config.hpp"
 
@@ -20,85 +20,94 @@
 #endif
 
 namespace jetgate {
+
+// The paths of a JsonKeep as a tree: the step for each member name, the step
+// for "*", and whether a path ends here. Built once; a named step also holds
+// everything "*" leads to, so a member looks up one step.
+struct JsonKeep::Step {
+  bool whole = false;
+  std::vector<std::pair<std::string, Step>> named;
+  std::unique_ptr<Step> any;
+
+  const Step* member(std::string_view key) const {
+    for (const auto& [name, step] : named)
+      if (name == key) return &step;
+    return any.get();
+  }
+  const Step* element() const { return any.get(); }
+
+  void add(const std::vector<std::string>& path, std::size_t pos) {
+    if (pos == path.size()) {
+      whole = true;
+      return;
+    }
+    Step* next = nullptr;
+    if (path[pos] == "*") {
+      if (!any) any = std::make_unique<Step>();
+      next = any.get();
+    } else {
+      for (auto& [name, step] : named)
+        if (name == path[pos]) next = &step;
+      if (!next) next = &named.emplace_back(path[pos], Step{}).second;
+    }
+    next->add(path, pos + 1);
+  }
+  // Everything other leads to, this step leads to as well.
+  void merge(const Step& other) {
+    whole = whole || other.whole;
+    for (const auto& [name, step] : other.named) {
+      Step* mine = nullptr;
+      for (auto& [n, s] : named)
+        if (n == name) mine = &s;
+      if (!mine) mine = &named.emplace_back(name, Step{}).second;
+      mine->merge(step);
+    }
+    if (other.any) {
+      if (!any) any = std::make_unique<Step>();
+      any->merge(*other.any);
+    }
+  }
+  // A named step takes what "*" at the same place leads to; then the same below.
+  void fold() {
+    if (any) {
+      any->fold();
+      for (auto& [name, step] : named) step.merge(*any);
+    }
+    for (auto& [name, step] : named) step.fold();
+  }
+};
+
+JsonKeep::JsonKeep(std::vector<std::vector<std::string>> paths_in)
+    : paths(std::move(paths_in)), root_(std::make_shared<Step>()) {
+  for (const auto& path : paths) root_->add(path, 0);
+  root_->fold();
+}
+
 namespace {
 
-using PrunePaths = std::vector<std::vector<std::string>>;
-// The fast path follows at most this many paths this deep (bits of a 64-bit state).
-constexpr std::size_t kMaxPrunePaths = 8, kMaxPruneDepth = 8;
+using KeepStep = JsonKeep::Step;
 
-bool prune_fits(const JsonPrune& prune) {
-  if (prune.paths.size() > kMaxPrunePaths) return false;
-  for (const auto& path : prune.paths)
-    if (path.empty() || path.size() > kMaxPruneDepth) return false;
-  return true;
-}
-
-std::uint64_t prune_bit(std::size_t path, std::size_t pos) {
-  return std::uint64_t{1} << (path * kMaxPruneDepth + pos);
-}
-
-std::uint64_t prune_root(const PrunePaths& paths) {
-  std::uint64_t live = 0;
-  for (std::size_t i = 0; i < paths.size(); ++i) live |= prune_bit(i, 0);
-  return live;
-}
-
-// The paths still matching below member `key` of an object at which `live`
-// match; ends: a path names this member itself.
-std::uint64_t prune_step(const PrunePaths& paths, std::uint64_t live, std::string_view key,
-                         bool& ends) {
-  std::uint64_t next = 0;
-  ends = false;
-  for (std::size_t i = 0; i < paths.size(); ++i)
-    for (std::size_t pos = 0; pos < paths[i].size(); ++pos) {
-      if (!(live & prune_bit(i, pos))) continue;
-      const std::string& segment = paths[i][pos];
-      if (segment != "*" && segment != key) continue;
-      if (pos + 1 == paths[i].size())
-        ends = true;
-      else
-        next |= prune_bit(i, pos + 1);
-    }
-  return next;
-}
-
-// Leaves in node only what stays of a member left out; false when nothing does.
-bool keep_identifying(nlohmann::json& node);
-
-bool keep_member(std::string_view key, nlohmann::json& value) {
-  if (value.is_string()) return identifying_key(key) != IdentifyingKey::none;
-  return keep_identifying(value);
-}
-
-bool keep_identifying(nlohmann::json& node) {
+void keep_at(nlohmann::json& node, const KeepStep& step) {
+  if (step.whole) return;
   if (node.is_object()) {
     auto& members = node.get_ref<nlohmann::json::object_t&>();
-    for (auto it = members.begin(); it != members.end();)
-      it = keep_member(it->first, it->second) ? std::next(it) : members.erase(it);
-    return !members.empty();
-  }
-  if (node.is_array()) {
-    auto& items = node.get_ref<nlohmann::json::array_t&>();
-    items.erase(std::remove_if(items.begin(), items.end(),
-                               [](nlohmann::json& v) { return !keep_identifying(v); }),
-                items.end());
-    return !items.empty();
-  }
-  return false;
-}
-
-void prune_at(nlohmann::json& node, const PrunePaths& paths, std::uint64_t live) {
-  if (!node.is_object() || live == 0) return;
-  auto& members = node.get_ref<nlohmann::json::object_t&>();
-  for (auto it = members.begin(); it != members.end();) {
-    bool ends = false;
-    std::uint64_t next = prune_step(paths, live, it->first, ends);
-    if (ends) {
-      it = keep_member(it->first, it->second) ? std::next(it) : members.erase(it);
-      continue;
+    for (auto it = members.begin(); it != members.end();) {
+      const KeepStep* next = step.member(it->first);
+      if (!next) {
+        it = members.erase(it);
+        continue;
+      }
+      keep_at(it->second, *next);
+      ++it;
     }
-    prune_at(it->second, paths, next);
-    ++it;
+  } else if (node.is_array()) {
+    const KeepStep* next = step.element();
+    auto& items = node.get_ref<nlohmann::json::array_t&>();
+    if (!next) {
+      items.clear();
+      return;
+    }
+    for (auto& item : items) keep_at(item, *next);
   }
 }
 
@@ -113,68 +122,38 @@ bool scalar_certain(dom::element el) {
   return !el.get_double().get(v) && !(v == 0 && std::signbit(v));
 }
 
-// Whether a key is given twice. nlohmann keeps the last value; where members
-// are left out that is hard to follow, so such objects go to the slow path.
-bool has_duplicate_key(dom::object o) {
-  std::vector<std::string_view> keys;
-  keys.reserve(o.size());
-  for (dom::key_value_pair kv : o) keys.push_back(kv.key);
-  std::sort(keys.begin(), keys.end());
-  return std::adjacent_find(keys.begin(), keys.end()) != keys.end();
-}
-
-// What stays of el inside a member left out (keep_identifying): -1 in doubt,
-// 0 nothing, 1 out holds it. Every value is still looked at for doubt.
-int convert_kept(dom::element el, nlohmann::json& out, std::size_t depth);
-
-int convert_kept_member(std::string_view key, dom::element value, nlohmann::json& out,
-                        std::size_t depth) {
-  if (value.type() == dom::element_type::STRING) {
-    if (identifying_key(key) == IdentifyingKey::none) return 0;
-    std::string_view s;
-    if (value.get_string().get(s)) return -1;
-    out = std::string(s);
-    return 1;
-  }
-  return convert_kept(value, out, depth);
-}
-
-int convert_kept(dom::element el, nlohmann::json& out, std::size_t depth) {
-  if (el.type() == dom::element_type::ARRAY) {
-    if (depth + 1 > kMaxJsonDepth) return -1;
-    dom::array a;
-    if (el.get_array().get(a)) return -1;
-    out = nlohmann::json::array();
-    for (dom::element child : a) {
-      nlohmann::json kept;
-      int r = convert_kept(child, kept, depth + 1);
-      if (r < 0) return -1;
-      if (r > 0) out.get_ref<nlohmann::json::array_t&>().push_back(std::move(kept));
+// Whether what is left out is certain: parse_json_text would build it (and
+// so accept the document) exactly when simdjson did. It refuses -0.0 and
+// the 65th nested container; simdjson does neither.
+bool certain(dom::element el, std::size_t depth) {
+  switch (el.type()) {
+    case dom::element_type::ARRAY: {
+      if (depth + 1 > kMaxJsonDepth) return false;
+      dom::array a;
+      if (el.get_array().get(a)) return false;
+      for (dom::element child : a)
+        if (!certain(child, depth + 1)) return false;
+      return true;
     }
-    return out.empty() ? 0 : 1;
-  }
-  if (el.type() == dom::element_type::OBJECT) {
-    if (depth + 1 > kMaxJsonDepth) return -1;
-    dom::object o;
-    if (el.get_object().get(o) || has_duplicate_key(o)) return -1;
-    out = nlohmann::json::object();
-    for (dom::key_value_pair kv : o) {
-      nlohmann::json kept;
-      int r = convert_kept_member(kv.key, kv.value, kept, depth + 1);
-      if (r < 0) return -1;
-      if (r > 0) out.get_ref<nlohmann::json::object_t&>()[std::string(kv.key)] = std::move(kept);
+    case dom::element_type::OBJECT: {
+      if (depth + 1 > kMaxJsonDepth) return false;
+      dom::object o;
+      if (el.get_object().get(o)) return false;
+      for (dom::key_value_pair kv : o)
+        if (!certain(kv.value, depth + 1)) return false;
+      return true;
     }
-    return out.empty() ? 0 : 1;
+    default:
+      return scalar_certain(el);
   }
-  return scalar_certain(el) ? 0 : -1;
 }
 
 // Builds out from el as nlohmann's parser builds it from the same text, less
-// what the prune paths live at el (`live`) leave out; false when the result
-// is in doubt (parse_json_text would refuse it, or could build something
-// else). depth counts the containers around el.
-bool convert(dom::element el, nlohmann::json& out, std::size_t depth, const PrunePaths& paths,
-             std::uint64_t live) {
+// what `step` leaves out (nullptr: nothing); false when the result is in doubt
+// (parse_json_text would refuse it, or could build something else). depth
+// counts the containers around el.
+bool convert(dom::element el, nlohmann::json& out, std::size_t depth, const KeepStep* step) {
+  if (step && step->whole) step = nullptr;
   switch (el.type()) {
     case dom::element_type::ARRAY: {
       // parse_json_text refuses the 65th nested container (too_deep_at).
@@ -182,11 +161,13 @@ bool convert(dom::element el, nlohmann::json& out, std::size_t depth, const Prun
       dom::array a;
       if (el.get_array().get(a)) return false;
       out = nlohmann::json::array();
+      const KeepStep* next = step ? step->element() : nullptr;
+      if (step && !next) return certain(el, depth);  // kept empty
       auto& items = out.get_ref<nlohmann::json::array_t&>();
       items.reserve(a.size());
       for (dom::element child : a) {
         items.emplace_back();
-        if (!convert(child, items.back(), depth + 1, paths, 0)) return false;
+        if (!convert(child, items.back(), depth + 1, next)) return false;
       }
       return true;
     }
@@ -194,19 +175,14 @@ bool convert(dom::element el, nlohmann::json& out, std::size_t depth, const Prun
       if (depth + 1 > kMaxJsonDepth) return false;
       dom::object o;
       if (el.get_object().get(o)) return false;
-      if (live != 0 && has_duplicate_key(o)) return false;
       out = nlohmann::json::object();
       auto& members = out.get_ref<nlohmann::json::object_t&>();
       for (dom::key_value_pair kv : o) {
-        std::uint64_t next = 0;
-        if (live != 0) {
-          bool ends = false;
-          next = prune_step(paths, live, kv.key, ends);
-          if (ends) {
-            nlohmann::json kept;
-            int r = convert_kept_member(kv.key, kv.value, kept, depth + 1);
-            if (r < 0) return false;
-            if (r > 0) members[std::string(kv.key)] = std::move(kept);
+        const KeepStep* next = nullptr;
+        if (step) {
+          next = step->member(kv.key);
+          if (!next) {
+            if (!certain(kv.value, depth + 1)) return false;
             continue;
           }
         }
@@ -214,7 +190,7 @@ bool convert(dom::element el, nlohmann::json& out, std::size_t depth, const Prun
         nlohmann::json& slot = members[std::string(kv.key)];
         // A key given twice: parse_json_text's nlohmann keeps the last value; it says so itself.
         if (members.size() == before) return false;
-        if (!convert(kv.value, slot, depth + 1, paths, next)) return false;
+        if (!convert(kv.value, slot, depth + 1, next)) return false;
       }
       return true;
     }
@@ -265,17 +241,8 @@ bool convert(dom::element el, nlohmann::json& out, std::size_t depth, const Prun
 
 }  // namespace
 
-void prune_json(nlohmann::json& doc, const JsonPrune& prune) {
-  if (prune.paths.empty()) return;
-  if (prune_fits(prune)) {
-    prune_at(doc, prune.paths, prune_root(prune.paths));
-    return;
-  }
-  // More paths than one state holds: one at a time.
-  for (const auto& path : prune.paths) {
-    PrunePaths one = {path};
-    if (!path.empty()) prune_at(doc, one, prune_root(one));
-  }
+void keep_json(nlohmann::json& doc, const JsonKeep& keep) {
+  keep_at(doc, keep.root());
 }
 
 #if JETGATE_HAVE_SIMDJSON
@@ -284,19 +251,16 @@ bool fast_json_available() {
   return true;
 }
 
-std::optional<nlohmann::json> parse_json_simd(std::string_view text, const JsonPrune* prune) {
+std::optional<nlohmann::json> parse_json_simd(std::string_view text, const JsonKeep* keep) {
   // parse_json_text names a NUL byte itself; simdjson would refuse it anyway.
   if (text.empty() || std::memchr(text.data(), 0, text.size())) return std::nullopt;
-  static const PrunePaths kNone;
-  if (prune && !prune_fits(*prune)) return std::nullopt;
-  const PrunePaths& paths = prune ? prune->paths : kNone;
   // One parser per thread: its buffers are reused from file to file.
   thread_local dom::parser parser;
   dom::element root;
   if (parser.parse(text.data(), text.size(), /*realloc_if_needed=*/true).get(root))
     return std::nullopt;
   nlohmann::json out;
-  if (!convert(root, out, 0, paths, prune_root(paths))) return std::nullopt;
+  if (!convert(root, out, 0, keep ? &keep->root() : nullptr)) return std::nullopt;
   return out;
 }
 
@@ -306,7 +270,7 @@ bool fast_json_available() {
   return false;
 }
 
-std::optional<nlohmann::json> parse_json_simd(std::string_view, const JsonPrune*) {
+std::optional<nlohmann::json> parse_json_simd(std::string_view, const JsonKeep*) {
   return std::nullopt;
 }
 
@@ -318,10 +282,10 @@ Result<nlohmann::json> parse_json_fast(std::string_view text, const std::string&
 }
 
 Result<nlohmann::json> parse_json_fast(std::string_view text, const std::string& source,
-                                       const JsonPrune& prune) {
-  if (auto doc = parse_json_simd(text, &prune)) return std::move(*doc);
+                                       const JsonKeep& keep) {
+  if (auto doc = parse_json_simd(text, &keep)) return std::move(*doc);
   auto doc = parse_json_text(text, source);
-  if (doc) prune_json(*doc, prune);
+  if (doc) keep_json(*doc, keep);
   return doc;
 }
 

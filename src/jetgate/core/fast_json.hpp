@@ -10,6 +10,7 @@
 // parse_json_text every time. docs/claims.md ("Many evidence files") says why simdjson.
 #pragma once
 
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -26,27 +27,38 @@ bool fast_json_available();
 // Exactly parse_json_text(text, source) (default depth): the same value, or the same error.
 Result<nlohmann::json> parse_json_fast(std::string_view text, const std::string& source);
 
-// Members a reader never looks at, left out of a parsed document: each path
-// names object members from the root ("*" is any member), e.g. {"probes",
-// "*", "details"}. Inside a member left out, the strings under identifying
-// keys (core/identifying_keys.hpp), and the objects and arrays that lead to
-// them, stay where they were; the member goes when nothing stays.
-struct JsonPrune {
+// The members a reader looks at, kept from a parsed document; everything else
+// is left out. Each path names members from the root; "*" is any member of an
+// object or any element of an array, e.g. {"probes", "*", "status"}. A value
+// a path ends at is kept whole. On the way there an object keeps only the
+// members that lead on (itself kept, even when none do), an array keeps every
+// element (so indices stay), each filtered alike, and any other value is kept
+// as it is: a reader that asks whether something is there, is an object or
+// holds a key gets the answer it would get from the whole document.
+class JsonKeep {
+ public:
+  explicit JsonKeep(std::vector<std::vector<std::string>> paths);
   std::vector<std::vector<std::string>> paths;
+
+  struct Step;  // the paths as a tree (fast_json.cpp)
+  const Step& root() const { return *root_; }
+
+ private:
+  std::shared_ptr<Step> root_;
 };
 
-// The document without what prune leaves out.
-void prune_json(nlohmann::json& doc, const JsonPrune& prune);
+// The document with only what keep names.
+void keep_json(nlohmann::json& doc, const JsonKeep& keep);
 
-// parse_json_fast(text, source) then prune_json(prune), exactly; the fast
-// path never builds what it leaves out.
+// parse_json_fast(text, source) then keep_json(keep), exactly; the fast path
+// never builds what it leaves out.
 Result<nlohmann::json> parse_json_fast(std::string_view text, const std::string& source,
-                                       const JsonPrune& prune);
+                                       const JsonKeep& keep);
 
 // The simdjson half alone: the value parse_json_text would give, or nullopt
 // when simdjson refuses text or the result is in doubt (never a different
 // value). Always nullopt without simdjson. For tests and the differential fuzzer.
 std::optional<nlohmann::json> parse_json_simd(std::string_view text,
-                                              const JsonPrune* prune = nullptr);
+                                              const JsonKeep* keep = nullptr);
 
 }  // namespace jetgate

@@ -66,9 +66,10 @@ std::string list_text(const std::string& text) {
 
 // The failed checks the gate recorded (requirements, probes, tests), one per
 // line, dcgmi-diag style; evidence without them falls back to the verdict's problems.
-std::vector<std::string> failed_checks(const claims::SummaryRow& row) {
+std::vector<std::string> failed_checks(const claims::GateSummary& s,
+                                       const claims::SummaryRow& row) {
   std::vector<std::string> out;
-  const auto* e = row.decision.evidence;
+  const auto* e = s.shown_document(row);
   const auto* checks = e ? keys::find(e->extra, keys::kChecks) : nullptr;
   if (checks && checks->is_array()) {
     for (const auto& c : *checks) {
@@ -104,7 +105,7 @@ std::string reasons_section(const claims::GateSummary& s) {
     }
     if (holds) continue;
     for (const auto& p : v.problems) out += "  - " + list_text(p) + "\n";
-    for (const auto& c : failed_checks(row)) out += "  - " + list_text(c) + "\n";
+    for (const auto& c : failed_checks(s, row)) out += "  - " + list_text(c) + "\n";
     if (!row.next.empty()) out += "  - next: " + list_text(row.next) + "\n";
   }
   return out.empty() ? out : "\n### Why\n\n" + out;
@@ -202,12 +203,18 @@ std::string probe_lines(const nlohmann::json& x) {
   return out;
 }
 
-std::string evidence_section(const claims::LoadedEvidence& le, const claims::GateSummary& s) {
+std::string evidence_section(const claims::ShownEvidence& shown, const claims::GateSummary& s) {
+  const auto& le = *shown.loaded;
   const auto& e = le.evidence;
-  auto key = claims::platform_key(e);
-  std::string state = "not the deciding evidence (an older run)";
+  const auto& key = *le.platform;
+  std::string state;
   for (const auto& row : s.rows)
-    if (row.decision.file == le.file) state = status_word(row.decision.verdict.state);
+    if (row.decision.evidence == &le) state = status_word(row.decision.verdict.state);
+  for (const auto& m_row : s.matrix.rows)
+    for (const auto& entry : m_row.gates)
+      if (state.empty() && entry.evidence == &le)
+        state = status_word(entry.verdict.state) +
+                " on this platform (another board, lane or platform decides the gate)";
   std::string out = fmt::format("### {} on {}, {}\n\n", markdown_inline(e.gate),
                                 markdown_inline(key.platform), markdown_inline(key.runtime));
   out += fmt::format("- verdict: {}\n- status: {}; tests {}, failures {}, errors {}, skipped {}\n",
@@ -216,9 +223,14 @@ std::string evidence_section(const claims::LoadedEvidence& le, const claims::Gat
   fact_line(out, "reason", e.reason);
   fact_line(out, "generated at", e.generated_at);
   fact_line(out, "git sha", e.git_sha);
-  std::string facts = platform_facts(e.extra);
+  if (!shown.document) {
+    fact_line(out, "facts not shown", shown.document.error().message());
+    return out + "\n";
+  }
+  const nlohmann::json& extra = shown.document->extra;
+  std::string facts = platform_facts(extra);
   out += facts.empty() ? "- platform facts: not recorded in this evidence\n" : facts;
-  out += probe_lines(e.extra);
+  out += probe_lines(extra);
   return out + "\n";
 }
 
@@ -264,11 +276,18 @@ std::string render_step_summary(const claims::GateSummary& s) {
 
 std::string render_issue_body(const claims::GateSummary& s, const SanitizeOptions& options) {
   SanitizeOptions known = options;
-  for (const auto* le : s.evidence) add_identifying_values(le->evidence.extra, known);
+  for (const auto& shown : s.shown)
+    if (shown.document) add_identifying_values(shown.document->extra, known);
   std::string body = header(s, "jetgate evidence report") + gate_table(s) + reasons_section(s) +
                      skipped_list(s, true);
-  if (!s.evidence.empty()) body += "\n## Evidence\n\n";
-  for (const auto* le : s.evidence) body += evidence_section(*le, s);
+  if (!s.shown.empty()) body += "\n## Evidence\n\n";
+  for (const auto& shown : s.shown) body += evidence_section(shown, s);
+  if (s.evidence_files > s.shown.size())
+    body += fmt::format(
+        "{} more evidence file{} (older runs, other boards and lanes) decided no gate on any "
+        "platform and {} not shown.\n\n",
+        s.evidence_files - s.shown.size(), s.evidence_files - s.shown.size() == 1 ? "" : "s",
+        s.evidence_files - s.shown.size() == 1 ? "is" : "are");
   body +=
       "_Host names, user names, addresses, serial numbers, tokens, environment variables and local "
       "paths "

@@ -60,4 +60,22 @@ bool is_key_id(std::string_view text) {
   return true;
 }
 
+ContentTagKey new_content_tag_key() {
+  init_sodium();
+  ContentTagKey key{};
+  static_assert(sizeof(key) == crypto_shorthash_KEYBYTES);
+  randombytes_buf(key.data(), key.size());
+  return key;
+}
+
+std::uint64_t content_tag(const ContentTagKey& key, std::string_view bytes) {
+  unsigned char out[crypto_shorthash_BYTES];
+  static_assert(sizeof(out) == sizeof(std::uint64_t));
+  crypto_shorthash(out, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(),
+                   key.data());
+  std::uint64_t tag = 0;
+  for (unsigned char b : out) tag = (tag << 8) | b;
+  return tag;
+}
+
 }  // namespace jetgate::trust

@@ -6,6 +6,8 @@
 // so an envelope has exactly one spelling and a re-encoded one is a change.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,5 +31,13 @@ std::string key_id_of(std::string_view raw_public_key);
 
 // 64 lowercase hex digits.
 bool is_key_id(std::string_view text);
+
+// A secret key for content_tag, fresh from the system's random source.
+using ContentTagKey = std::array<unsigned char, 16>;
+ContentTagKey new_content_tag_key();
+// SipHash-2-4 of bytes under key: whoever does not know the key cannot make
+// other bytes with the same tag. What the loader of evidence keeps of each
+// file's bytes, so that a second read proves it got the bytes it judged.
+std::uint64_t content_tag(const ContentTagKey& key, std::string_view bytes);
 
 }  // namespace jetgate::trust
