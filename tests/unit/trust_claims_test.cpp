@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <functional>
 
 #include "claims_test_helpers.hpp"
@@ -267,6 +268,30 @@ TEST(TrustClaims, WithoutTrustedKeysNothingChangesButCheckWarns) {
   EXPECT_EQ(signature_everywhere(*in)["outcome"], "not_checked");
   EXPECT_EQ(signature_everywhere(*in)["envelope"], true);
   EXPECT_TRUE(in->evidence.skipped.empty());
+}
+
+// A fleet has thousands of unsigned files: ten are named, the rest counted.
+TEST(TrustClaims, TheUnsignedWarningNamesTenFilesAndCountsTheRest) {
+  Project p;
+  std::vector<std::string> dirs;
+  for (int i = 0; i < 13; ++i) {
+    std::string dir = p.t.path("lane-" + std::to_string(i));
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir + "/" + kGate + ".json") << p.doc.dump(2);
+    dirs.push_back(dir);
+  }
+  ClaimOptions o;
+  o.policy = p.t.write("policy.json", policy_json(nullptr).dump());
+  o.repo_root = p.t.dir();
+  o.evidence_dirs = dirs;
+  o.today = "2026-11-29";
+  auto in = resolve_claim_inputs(o);
+  ASSERT_TRUE(in.ok()) << in.error().message();
+  const std::string w = check_claim(*in, {kGate}).warnings.back();
+  EXPECT_NE(w.find("evidence is unsigned (13 of 13 files: "), std::string::npos) << w;
+  // In file order: lane-0, lane-1, lane-10 ... lane-6; lane-7 to lane-9 are counted.
+  EXPECT_NE(w.find("lane-6/" + kGate + ".json and 3 more): "), std::string::npos) << w;
+  EXPECT_EQ(w.find("lane-9/"), std::string::npos) << w;
 }
 
 TEST(TrustClaims, TrustedKeysAreParsedStrictly) {

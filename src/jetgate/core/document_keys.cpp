@@ -38,10 +38,16 @@ const nlohmann::json* find(const nlohmann::json& doc, const Pointer& p) {
 const nlohmann::json* find(const nlohmann::json& doc, const char* pointer) {
   // Walked in place: no pointer object is built (the loader of a fleet's
   // evidence asks this a few dozen times per file). A pointer with escapes
-  // ("~0", "~1") or one that is not a pointer takes the general way.
+  // ("~0", "~1") or one that is not a pointer takes the general way; one
+  // that is not a pointer at all names nothing.
   std::string_view rest(pointer);
-  if (rest.find('~') != std::string_view::npos || (!rest.empty() && rest.front() != '/'))
-    return find(doc, Pointer(pointer));
+  if (rest.find('~') != std::string_view::npos || (!rest.empty() && rest.front() != '/')) {
+    try {
+      return find(doc, Pointer(pointer));
+    } catch (const nlohmann::json::exception&) {
+      return nullptr;  // not a pointer: names nothing
+    }
+  }
   const nlohmann::json* at = &doc;
   while (!rest.empty()) {
     rest.remove_prefix(1);  // the '/'
