@@ -9,16 +9,21 @@
 # `jetgate check`, `jetgate support` and `jetgate summary`; then how each grows
 # from the smallest N to the largest (time per file, x per 10x files).
 #
-# Usage: bench/evidence-scale.sh JETGATE [--signed] [--keep DIR] [--nlohmann-max N] [N...]
+# Usage: bench/evidence-scale.sh JETGATE [--signed] [--node-lanes] [--keep DIR]
+#                                [--nlohmann-max N] [N...]
 #   (from jetgate's checkout; N defaults to 1000 10000 100000; the nlohmann floor
-#   runs up to --nlohmann-max files, 10000 by default, as it takes ~40 s at 100k)
+#   runs up to --nlohmann-max files, 10000 by default, as it takes ~40 s at 100k;
+#   --node-lanes: each runner's files record it as their board and lane, so a
+#   runner's nights are one lane, as `jetgate run --node` writes them; without
+#   it every directory is a lane of its own)
 set -euo pipefail
 jetgate=$(realpath "$1")
 shift
-signed=0 keep="" nlohmann_max=10000 sizes=()
+signed=0 node_lanes=0 keep="" nlohmann_max=10000 sizes=()
 while [ $# -gt 0 ]; do
   case $1 in
     --signed) signed=1 ;;
+    --node-lanes) node_lanes=1 ;;
     --keep) keep=$2; shift ;;
     --nlohmann-max) nlohmann_max=$2; shift ;;
     *) sizes+=("$1") ;;
@@ -67,9 +72,11 @@ printf '%8s  %-28s %10s %11s\n' files what wall "peak RSS"
 for n in "${sizes[@]}"; do
   set_dir=$work/set-$n
   [ $signed = 1 ] && set_dir=$set_dir-signed
+  [ $node_lanes = 1 ] && set_dir=$set_dir-nodes
   if [ ! -f "$set_dir/dirs.txt" ]; then
     args=("$set_dir" "$n")
     [ -n "$key" ] && args+=(--sign "$key")
+    [ $node_lanes = 1 ] && args+=(--node-lanes)
     "$py" bench/gen_evidence.py "${args[@]}" >/dev/null
   fi
   mapfile -t dirs <"$set_dir/dirs.txt"

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 
 namespace jetgate::fs {
@@ -171,20 +172,27 @@ Result<std::string> RootFs::read(std::string_view path, std::size_t max_bytes) c
   if (!S_ISREG(st.st_mode))
     return make_error(std::string("not a regular file (") + to_string(type_of(st.st_mode)) + ")",
                       display(path));
-  std::string out;
-  char buf[16384];
+  // Read straight into the result, sized by what fstat says (one byte more, to
+  // see the end); files that do not know their size (procfs, sysfs) grow it.
+  constexpr std::size_t kChunk = 16384;
+  const std::size_t limit = max_bytes == SIZE_MAX ? max_bytes : max_bytes + 1;
+  std::size_t size_hint = st.st_size > 0 ? static_cast<std::size_t>(st.st_size) : 0;
+  std::string out(std::min(size_hint < kChunk ? kChunk : size_hint + 1, limit), '\0');
+  std::size_t have = 0;
   for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (have == out.size()) out.resize(std::min(out.size() + std::max(out.size(), kChunk), limit));
+    ssize_t n = ::read(fd, out.data() + have, out.size() - have);
     if (n < 0) {
       if (errno == EINTR) continue;
       return make_error(std::strerror(errno), display(path));
     }
     if (n == 0) break;
-    out.append(buf, static_cast<std::size_t>(n));
-    if (out.size() > max_bytes)
+    have += static_cast<std::size_t>(n);
+    if (have > max_bytes)
       return make_error("larger than " + std::to_string(max_bytes) + " bytes; not read",
                         display(path), "is this the right file?");
   }
+  out.resize(have);
   return out;
 }
 
