@@ -506,8 +506,11 @@ Result<CdiSpec> Reader::read() {
         if (a.open) {
           // yaml-cpp made a node that contains itself; go-yaml, which container runtimes
           // read specs with, refuses it ("anchor value contains itself").
-          fail(make_error("alias *" + name + " at " + at(e.start_mark) + " is inside the node &" +
-                          name + " it names; a CDI spec cannot contain itself"));
+          std::string what = "alias *" + name + " at " + at(e.start_mark);
+          what += " is inside the node &";
+          what += name;
+          what += " it names; a CDI spec cannot contain itself";
+          fail(make_error(what));
           continue;
         }
         k.anchor = it->second;
