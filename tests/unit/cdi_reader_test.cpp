@@ -460,7 +460,9 @@ class SpecGenerator {
                : key == "containerEdits" ? Want::kEdits
                : key == "x"              ? Want::kAny
                                          : Want::kScalar;
-      doc += quoted_key(key) + ":" + value(1, w, 2) + "\n";
+      // One draw after the other (the operands of + are not sequenced).
+      std::string written_key = quoted_key(key);
+      doc += written_key + ":" + value(1, w, 2) + "\n";
       // Anchors become usable by aliases once the root entry holding them has ended.
       anchors_.insert(anchors_.end(), pending_.begin(), pending_.end());
       pending_.clear();
