@@ -22,7 +22,7 @@ set(CPACK_DEBIAN_RUNTIME_PACKAGE_SHLIBDEPS ON)
 # The Python ML runtime probe runs python3 when asked (probe --ml); not needed otherwise.
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_SUGGESTS "python3")
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS
-    "nlohmann-json3-dev (>= 3.10), libfmt-dev, libpugixml-dev, libyaml-cpp-dev, libsodium-dev, libre2-dev, libsqlite3-dev")
+    "nlohmann-json3-dev (>= 3.10), libfmt-dev, libpugixml-dev, libyaml-cpp-dev, libyaml-dev, libsodium-dev, libre2-dev, libsqlite3-dev")
 # Debian's architecture name of the target, not of the build machine (cross builds).
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(aarch64|arm64)$")
   set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE arm64)

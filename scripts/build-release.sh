@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Release builds of jetgate for x86_64 and aarch64: Release, stripped, libstdc++ and
-# libgcc linked statically, yaml-cpp and pugixml static, so the only libraries
+# libgcc linked statically, yaml-cpp, libyaml and pugixml static, so the only libraries
 # needed at run time are glibc's (libc, libm, libdl, the dynamic loader). The CUDA
 # driver is dlopen'ed, never linked.
 #

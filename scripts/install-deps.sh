@@ -23,8 +23,10 @@ for arg in "$@"; do
 done
 
 # Libraries jetgate links; in the --ci lane also installed for arm64 (each is
-# Multi-Arch: same, so libre2-dev:arm64 sits beside the host's libre2-dev).
-libraries=(libfmt-dev libgtest-dev libgmock-dev libpugixml-dev libsodium-dev libre2-dev libsqlite3-dev)
+# Multi-Arch: same, so libre2-dev:arm64 sits beside the host's libre2-dev). libyaml-dev
+# is the CDI spec reader's (src/jetgate/facts/cdi.cpp).
+libraries=(libfmt-dev libgtest-dev libgmock-dev libpugixml-dev libsodium-dev libre2-dev libsqlite3-dev
+           libyaml-dev)
 # Header-only or Architecture: all, usable by every target as they are.
 arch_all=(nlohmann-json3-dev libcli11-dev)
 packages=(

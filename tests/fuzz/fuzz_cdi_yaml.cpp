@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// CDI specs (/etc/cdi/*.yaml, /var/run/cdi/*.json), read with yaml-cpp.
+// CDI specs (/etc/cdi/*.yaml, /var/run/cdi/*.json), read in one pass over libyaml's events.
 #include "fuzz_input.hpp"
 #include "jetgate/facts/cdi.hpp"
 
