@@ -2,15 +2,15 @@
 # SPDX-License-Identifier: Apache-2.0
 # Builds jetgate's decode bench, CLI and tests on a GPU host that lacks the
 # Debian dev packages (the lent H200: nvcc, cmake and ninja, no fmt, CLI11,
-# pugixml, yaml-cpp, libsodium or GoogleTest). DEPS is a prefix holding those
+# pugixml, yaml-cpp, libyaml, libsodium, RE2, SQLite or GoogleTest). DEPS is a prefix holding those
 # headers, static libraries and CMake package files, copied from a
 # development machine (Debian 12 here; all are headers or static archives,
 # so the binaries need nothing of it at run time):
 #
 #   D=.carry/decode/deps/usr   (on the development machine, from /usr)
-#   include: fmt nlohmann CLI pugixml*.hpp yaml-cpp gtest gmock sodium*
-#   lib/x86_64-linux-gnu: libfmt* libpugixml.* libyaml-cpp.* libgtest*.a
-#     libgmock*.a libsodium.a, and cmake/{GTest,fmt,pugixml,yaml-cpp}
+#   include: fmt nlohmann CLI pugixml*.hpp yaml-cpp yaml.h gtest gmock sodium* re2 sqlite3*.h
+#   lib/x86_64-linux-gnu: libfmt* libpugixml.* libyaml-cpp.* libyaml.a libgtest*.a
+#     libgmock*.a libsodium.a libre2.a libsqlite3.a, and cmake/{GTest,fmt,pugixml,yaml-cpp}
 #   share/cmake: CLI11 nlohmann_json
 #
 # Usage: bench/decode_device_build.sh DEPS [TARGET...]  (from the tree's root;
