@@ -9,6 +9,10 @@
 # directories, one a line, go to OUT/dirs.txt, and a policy naming the gates
 # to OUT/policy.json.
 #
+# With --green every run passes cleanly (no failed or skipped tests, a clean
+# tree): the fleet is all green, the case where every lane's newest file must
+# have its signature checked.
+#
 # With --node-lanes every file records its runner as its board and lane
 # (/lane/node, as `jetgate run --node` writes it), so a runner's days are one
 # lane; without it each directory is a lane of its own.
@@ -17,7 +21,7 @@
 # GATE.dsse.json beside it, signed as `jetgate run --sign-key` signs
 # (python3-nacl), and the policy trusts that key.
 #
-# Usage: bench/gen_evidence.py OUT N [--sign KEYFILE] [--seed S] [--node-lanes]
+# Usage: bench/gen_evidence.py OUT N [--sign KEYFILE] [--seed S] [--node-lanes] [--green]
 import argparse
 import base64
 import copy
@@ -44,20 +48,22 @@ PLATFORMS = [  # (GPU name, compute capability, SMs, memory bytes, driver, OS id
 ]
 
 
-def vary(base, gate, platform, day, runner, rng, node_lanes=False):
+def vary(base, gate, platform, day, runner, rng, node_lanes=False, green=False):
     d = copy.deepcopy(base)
     name, cc, sms, mem, driver, os_id, os_version, codename = platform
     d["gate"] = gate
     d["generated_at"] = "2026-11-%02dT%02d:%02d:%02dZ" % (day, rng.randrange(24), rng.randrange(60),
                                                         rng.randrange(60))
     d["git_sha"] = hashlib.sha1(f"{day}-{runner}-{gate}".encode()).hexdigest()
-    failed = rng.random() < 0.08
+    failed = not green and rng.random() < 0.08
     d["status"] = "failed" if failed else "passed"
     d["exit_code"] = 1 if failed else 0
     d["reason"] = "1 test failed" if failed else d.get("reason", "")
     tests = rng.randrange(4, 400)
     d["counts"] = {"tests": tests, "failures": 1 if failed else 0, "errors": 0,
-                   "skipped": rng.randrange(3)}
+                   "skipped": 0 if green else rng.randrange(3)}
+    if green:
+        d["dirty"] = False
     gpu = d.get("gpu") or {}
     for dev in gpu.get("devices", []):
         dev.update({"name": name, "compute_capability": cc, "sm_count": sms,
@@ -97,6 +103,7 @@ def main():
     ap.add_argument("--sign", metavar="KEYFILE")
     ap.add_argument("--seed", type=int, default=23)
     ap.add_argument("--node-lanes", action="store_true")
+    ap.add_argument("--green", action="store_true")
     a = ap.parse_args()
     rng = random.Random(a.seed)
     bases = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(EXAMPLES, "evidence-*.json")))]
@@ -119,7 +126,7 @@ def main():
                 if written >= a.n:
                     break
                 doc = vary(bases[written % len(bases)], gate, platform, day, runner, rng,
-                           a.node_lanes)
+                           a.node_lanes, a.green)
                 text = json.dumps(doc, indent=2, sort_keys=True) + "\n"
                 with open(os.path.join(d, gate + ".json"), "w") as f:
                     f.write(text)

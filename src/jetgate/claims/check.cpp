@@ -4,9 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <set>
 
+#include "jetgate/claims/platform_key.hpp"
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/evidence/dates.hpp"
 #include "jetgate/policy/waivers.hpp"
@@ -84,24 +84,15 @@ std::string unsigned_warning(const EvidenceSet& set) {
       unsigned_files, set.loaded.size(), fmt::join(named, ", "), more);
 }
 
-// The directory a file was read from, as the user named it ("ev/" and "ev" alike).
-std::string dir_key(const std::string& path) {
-  std::string p = std::filesystem::path(path).lexically_normal().string();
-  while (p.size() > 1 && p.back() == '/') p.pop_back();
-  return p;
-}
-
 // Each --evidence-dir is a board and lane of the workflow; one that holds no
 // evidence file at all is a lane that produced nothing (its job failed before
 // uploading, or uploaded nothing): named, never silently left out.
 void empty_lanes(const ClaimInputs& in, std::vector<Violation>& out) {
   std::set<std::string> seen;
-  for (const auto& le : in.evidence.loaded)
-    seen.insert(dir_key(std::filesystem::path(le.file).parent_path().string()));
-  for (const auto& sf : in.evidence.skipped)
-    seen.insert(dir_key(std::filesystem::path(sf.file).parent_path().string()));
+  for (const auto& le : in.evidence.loaded) seen.insert(directory_key(le.file));
+  for (const auto& sf : in.evidence.skipped) seen.insert(directory_key(sf.file));
   for (const auto& dir : in.evidence_dirs)
-    if (!seen.count(dir_key(dir)))
+    if (!seen.count(normal_directory(dir)))
       out.push_back({"evidence",
                      fmt::format("{} holds no evidence: the board and lane that "
                                  "write it produced none",

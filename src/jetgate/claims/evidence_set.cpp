@@ -1,16 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "jetgate/claims/evidence_set.hpp"
 
+#include <dirent.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <exception>
 #include <filesystem>
+#include <iterator>
 #include <map>
 #include <mutex>
+#include <string_view>
 #include <system_error>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 
 #include "jetgate/claims/freshness.hpp"
@@ -25,70 +31,155 @@ namespace {
 
 namespace stdfs = std::filesystem;
 
-// The evidence files of one directory, sorted, and which of them have a
-// GATE.dsse.json beside them (seen in the same listing: no stat per file).
+// The evidence files of one directory (GATE.json; not GATE.dsse.json), sorted,
+// and which of them have a GATE.dsse.json beside them (seen in the same
+// listing: no stat per file).
 struct DirListing {
-  std::vector<std::string> files;
+  std::vector<std::string> names;
   std::vector<bool> enveloped;
 };
 
+constexpr std::string_view kJson = ".json";
+
+bool ends_with(std::string_view s, std::string_view tail) {
+  return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
+}
+
 Result<DirListing> json_files_in(const std::string& dir) {
-  std::error_code ec;
-  if (!stdfs::is_directory(dir, ec))
-    return make_error("not a directory", dir,
-                      "pass the folder `jetgate run --evidence-dir` wrote to");
-  std::vector<std::string> names, envelopes;
-  stdfs::directory_iterator it(dir, ec), end;
-  if (ec) return make_error("cannot list directory: " + ec.message(), dir);
-  for (; it != end; it.increment(ec)) {
-    if (ec) return make_error("cannot list directory: " + ec.message(), dir);
-    const auto& p = it->path();
-    if (p.extension() != ".json") continue;
-    std::string name = p.filename().string();
-    if (trust::is_envelope_name(name))
-      envelopes.push_back(std::move(name));
-    else
-      names.push_back(std::move(name));
+  // opendir refuses what is missing or not a directory, as is_directory would.
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) {
+    if (errno == ENOENT || errno == ENOTDIR)
+      return make_error("not a directory", dir,
+                        "pass the folder `jetgate run --evidence-dir` wrote to");
+    return make_error(std::string("cannot list directory: ") + std::strerror(errno), dir);
   }
+  std::vector<std::string> names, envelopes;
+  for (;;) {
+    errno = 0;
+    const dirent* entry = ::readdir(d);
+    if (!entry) break;
+    std::string_view name(entry->d_name);
+    // "x.json"; ".json" alone is a hidden file without an extension.
+    if (name.size() <= kJson.size() || !ends_with(name, kJson)) continue;
+    if (trust::is_envelope_name(std::string(name)))
+      envelopes.emplace_back(name);
+    else
+      names.emplace_back(name);
+  }
+  int listing_errno = errno;
+  ::closedir(d);
+  if (listing_errno != 0)
+    return make_error(std::string("cannot list directory: ") + std::strerror(listing_errno), dir);
   std::sort(names.begin(), names.end());
   std::sort(envelopes.begin(), envelopes.end());
   DirListing out;
-  out.files.reserve(names.size());
   out.enveloped.reserve(names.size());
   for (const auto& name : names) {
-    std::string stem = stdfs::path(name).stem().string();
+    std::string stem = name.substr(0, name.size() - kJson.size());
     out.enveloped.push_back(
         std::binary_search(envelopes.begin(), envelopes.end(), trust::envelope_name(stem)));
-    out.files.push_back((stdfs::path(dir) / name).string());
   }
+  out.names = std::move(names);
   return out;
 }
 
-// One worker's open directory: consecutive files mostly share one.
-struct OpenDir {
-  std::string path;
+// DIR/NAME as the user named DIR (std::filesystem's `/`, which adds no second '/').
+std::string file_in(const std::string& dir, const std::string& name) {
+  if (dir.empty()) return name;
+  return dir.back() == '/' ? dir + name : dir + "/" + name;
+}
+
+// What one loading thread keeps from file to file: the directory it has open
+// (consecutive files mostly share one), one buffer for the bytes, and the
+// files it skipped.
+struct Reader {
+  const std::string* dir = nullptr;
   std::optional<fs::RootFs> root;
+  std::string text;
 };
 
-// read_evidence_text(file), with the directory opened once per run of files in it.
-Result<std::string> read_text(const std::string& file, OpenDir& open) {
-  stdfs::path p(file);
-  std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
-  if (!open.root || open.path != dir) {
-    open.root.reset();
-    auto root = fs::RootFs::open(dir);
+// read_evidence_text(file) into reader.text, with the directory opened once per run of files.
+Status read_text(const std::string& dir, const std::string& name, const std::string& file,
+                 Reader& reader) {
+  if (!reader.root || reader.dir != &dir) {
+    reader.root.reset();
+    auto root = fs::RootFs::open(dir.empty() ? std::string(".") : dir);
     // The error exactly as read_evidence_text words it.
-    if (!root) return evidence::read_evidence_text(file);
-    open.path = dir;
-    open.root = std::move(*root);
+    if (!root) {
+      auto text = evidence::read_evidence_text(file);
+      if (!text) return text.error();
+      reader.text = std::move(*text);  // the directory came back between the two
+      return Ok{};
+    }
+    reader.dir = &dir;
+    reader.root = std::move(*root);
   }
-  return evidence::read_evidence_text(*open.root, p.filename().string(), file);
+  return evidence::read_evidence_text(*reader.root, name, file, reader.text);
+}
+
+// Runs work(state, i) for every i below count on up to `threads` threads (this
+// one among them), each thread with its own state from make_state(); then
+// finish(state) for each, one at a time. A thread the system refuses (a pod's
+// pids limit) leaves its share to the others; the first exception ends the
+// run and is thrown again here.
+template <typename MakeState, typename Work, typename Finish>
+void for_each_index(std::size_t count, unsigned threads, MakeState make_state, Work work,
+                    Finish finish) {
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex mutex;
+  auto run = [&] {
+    auto state = make_state();
+    try {
+      for (std::size_t i = next++; i < count; i = next++) work(state, i);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (!failure) failure = std::current_exception();
+      next = count;
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    finish(state);
+  };
+  std::vector<std::thread> pool;
+  if (threads > 1) pool.reserve(threads - 1);
+  for (unsigned t = 1; t < threads; ++t) {
+    try {
+      pool.emplace_back(run);
+    } catch (const std::system_error&) {
+      break;
+    }
+  }
+  run();
+  for (auto& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
 }
 
 // One platform key object, and one lane string, for all the files that speak
 // for the same platform and lane (one interner per loading thread).
 class Interner {
  public:
+  // The key of e: platform_key(e), made again only when what it reads
+  // (kPlatformKeyReads) differs from the file before's.
+  std::shared_ptr<const PlatformKey> key_of(const evidence::Evidence& e) {
+    constexpr std::size_t kReads = std::size(kPlatformKeyReads);
+    bool same = last_key_ != nullptr;
+    for (std::size_t i = 0; i < kReads; ++i) {
+      auto it = e.extra.find(kPlatformKeyReads[i]);
+      const nlohmann::json* now = it == e.extra.end() ? nullptr : &*it;
+      if (!same) {
+      } else if (now == nullptr ? last_read_[i].has_value()
+                                : !last_read_[i] || !(*last_read_[i] == *now)) {
+        same = false;
+      }
+    }
+    if (same) return last_key_;
+    for (std::size_t i = 0; i < kReads; ++i) {
+      auto it = e.extra.find(kPlatformKeyReads[i]);
+      last_read_[i] = it == e.extra.end() ? std::nullopt : std::optional<nlohmann::json>(*it);
+    }
+    return last_key_ = key(platform_key(e));
+  }
   std::shared_ptr<const PlatformKey> key(PlatformKey key) {
     auto& same = keys_[{key.platform, key.runtime}];
     for (const auto& k : same)
@@ -109,33 +200,36 @@ class Interner {
       keys_;
   std::map<std::string, std::shared_ptr<const std::string>> lanes_;
   std::shared_ptr<const std::string> last_lane_;
+  std::shared_ptr<const PlatformKey> last_key_;
+  std::optional<nlohmann::json> last_read_[std::size(kPlatformKeyReads)];
 };
 
 void record(LoadedEvidence& le, const JudgeRules& rules, Interner& interner) {
   le.unsigned_verdict = judge_unsigned(le.evidence, rules);
-  le.platform = interner.key(platform_key(le.evidence));
+  le.platform = interner.key_of(le.evidence);
   le.lane = interner.lane(lane_of(le.file, le.evidence.extra));
   if (auto t = parse_timestamp(le.evidence.generated_at)) le.when = *t;
   le.evidence.extra = nlohmann::json();
 }
 
-// Reads, parses and judges one file into `le`; or says why it is skipped.
-std::optional<SkippedFile> load_one(const std::string& dir, std::string file, bool enveloped,
-                                    const JudgeContext& ctx, OpenDir& open, Interner& interner,
-                                    LoadedEvidence& le) {
-  std::string stem = stdfs::path(file).stem().string();
+// Reads, parses and judges DIR/NAME (file) into `le`; or says why it is skipped.
+std::optional<SkippedFile> load_one(const std::string& dir, const std::string& name,
+                                    std::string file, bool enveloped, const JudgeContext& ctx,
+                                    Reader& reader, Interner& interner, LoadedEvidence& le) {
+  std::string stem = name.substr(0, name.size() - kJson.size());
   if (!evidence::is_valid_gate_id(stem)) {
     // Not even read: its name is no gate's, and is shown only quoted.
     std::string why = fmt::format(
         "{}: {} is not GATE.json for a gate id (lowercase letters, digits and "
         "'-'), so this file speaks for no gate",
-        quoted_text(dir, 1024), quoted_text(stdfs::path(file).filename().string()));
+        quoted_text(dir, 1024), quoted_text(name));
     return SkippedFile{std::move(file), std::move(why), std::string()};
   }
   // One read and one parse per file, of only what a verdict reads.
-  auto text = read_text(file, open);
-  if (!text) return SkippedFile{std::move(file), text.error().message(), std::move(stem)};
-  auto e = evidence::evidence_from_document(parse_json_fast(*text, file, judged_keys()), file);
+  if (auto read = read_text(dir, name, file, reader); !read)
+    return SkippedFile{std::move(file), read.error().message(), std::move(stem)};
+  auto e =
+      evidence::evidence_from_document(parse_json_fast(reader.text, file, judged_keys()), file);
   if (!e) return SkippedFile{std::move(file), e.error().message(), std::move(stem)};
   // Only DIR/GATE.json is the gate's evidence (what `jetgate run` and OBLITERATUS write);
   // a copy under another name could be any old run and must not speak for the gate.
@@ -151,7 +245,7 @@ std::optional<SkippedFile> load_one(const std::string& dir, std::string file, bo
   le.signature.envelope_present = enveloped;
   // Without keys there is nothing to check: what the envelope's presence says is all.
   le.signature_checked = ctx.trusted.empty();
-  if (!ctx.trusted.empty()) le.tag = trust::content_tag(ctx.tag_key, *text);
+  if (!ctx.trusted.empty()) le.tag = trust::content_tag(ctx.tag_key, reader.text);
   record(le, ctx.rules, interner);
   return std::nullopt;
 }
@@ -226,6 +320,33 @@ const JsonKeep& judged_keys() {
   return kJudged;
 }
 
+void number_lanes(std::vector<LoadedEvidence>& files) {
+  // Each thread interned its own keys and lanes: equal values may be
+  // different objects. Each object is looked up by value once.
+  std::map<std::pair<std::string_view, std::string_view>, std::uint32_t> platform_ids;
+  std::unordered_map<std::string_view, std::uint32_t> lane_ids;
+  std::unordered_map<const PlatformKey*, std::uint32_t> by_key;
+  std::unordered_map<const std::string*, std::uint32_t> by_lane;
+  for (auto& le : files) {
+    auto k = by_key.find(le.platform.get());
+    if (k == by_key.end()) {
+      auto id = platform_ids
+                    .try_emplace({le.platform->platform, le.platform->runtime},
+                                 static_cast<std::uint32_t>(platform_ids.size()))
+                    .first->second;
+      k = by_key.emplace(le.platform.get(), id).first;
+    }
+    auto l = by_lane.find(le.lane.get());
+    if (l == by_lane.end()) {
+      auto id =
+          lane_ids.try_emplace(*le.lane, static_cast<std::uint32_t>(lane_ids.size())).first->second;
+      l = by_lane.emplace(le.lane.get(), id).first;
+    }
+    le.platform_id = k->second;
+    le.lane_id = l->second;
+  }
+}
+
 void record_verdict(LoadedEvidence& le, const JudgeRules& rules) {
   Interner interner;
   record(le, rules, interner);
@@ -241,6 +362,7 @@ EvidenceSet judge_set(std::vector<LoadedEvidence> files, const JudgeRules& rules
     ctx->documents[le.file] = le.evidence.extra;
     record(le, rules, interner);
   }
+  number_lanes(files);
   set.context = std::move(ctx);
   set.loaded = std::move(files);
   return set;
@@ -256,62 +378,45 @@ Result<EvidenceSet> load_evidence_dirs(const std::vector<std::string>& dirs,
   ctx->trusted = trusted;
   ctx->repository = repository;
   ctx->tag_key = trust::new_content_tag_key();
+  // The directories are listed on every core too: a fleet's month is thousands.
+  std::vector<std::optional<Result<DirListing>>> listings(dirs.size());
+  for_each_index(
+      dirs.size(), threads_for(dirs.size() * 8, threads), [] { return 0; },
+      [&](int, std::size_t i) { listings[i] = json_files_in(dirs[i]); }, [](int) {});
   struct Task {
     const std::string* dir;
-    std::string file;
+    std::string name;
     bool enveloped;
   };
   std::vector<Task> tasks;
-  for (const auto& dir : dirs) {
-    auto listing = json_files_in(dir);
+  for (std::size_t d = 0; d < dirs.size(); ++d) {
+    auto& listing = *listings[d];
     if (!listing) return listing.error();
-    for (std::size_t i = 0; i < listing->files.size(); ++i)
-      tasks.push_back({&dir, std::move(listing->files[i]), listing->enveloped[i]});
+    for (std::size_t i = 0; i < listing->names.size(); ++i)
+      tasks.push_back({&dirs[d], std::move(listing->names[i]), listing->enveloped[i]});
   }
+  listings = {};
   // Each file is judged into its place; the skipped ones are taken out after.
   EvidenceSet set;
   set.loaded.resize(tasks.size());
   std::vector<std::pair<std::size_t, SkippedFile>> skipped;
-  std::atomic<std::size_t> next{0};
-  std::exception_ptr failure;
-  std::mutex mutex;
-  // Each worker interns the platform keys and lanes it makes; the set keeps them alive.
-  auto work = [&] {
-    std::vector<std::pair<std::size_t, SkippedFile>> mine;
-    try {
-      OpenDir open;
-      Interner interner;
-      for (std::size_t i = next++; i < tasks.size(); i = next++)
-        if (auto s = load_one(*tasks[i].dir, std::move(tasks[i].file), tasks[i].enveloped, *ctx,
-                              open, interner, set.loaded[i]))
-          mine.emplace_back(i, std::move(*s));
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(mutex);
-      if (!failure) failure = std::current_exception();
-      next = tasks.size();
-    }
-    std::lock_guard<std::mutex> lock(mutex);
-    for (auto& s : mine) skipped.push_back(std::move(s));
+  // Each thread interns the platform keys and lanes it makes; the set keeps them alive.
+  struct Worker {
+    Reader reader;
+    Interner interner;
+    std::vector<std::pair<std::size_t, SkippedFile>> skipped;
   };
-  unsigned n = threads_for(tasks.size(), threads);
-  if (n <= 1) {
-    work();
-  } else {
-    std::vector<std::thread> pool;
-    pool.reserve(n - 1);
-    // A pod's pids limit can refuse a thread: the ones started (this one at least) do
-    // the work.
-    for (unsigned t = 1; t < n; ++t) {
-      try {
-        pool.emplace_back(work);
-      } catch (const std::system_error&) {
-        break;
-      }
-    }
-    work();
-    for (auto& t : pool) t.join();
-  }
-  if (failure) std::rethrow_exception(failure);
+  for_each_index(
+      tasks.size(), threads_for(tasks.size(), threads), [] { return Worker{}; },
+      [&](Worker& w, std::size_t i) {
+        const Task& t = tasks[i];
+        if (auto s = load_one(*t.dir, t.name, file_in(*t.dir, t.name), t.enveloped, *ctx, w.reader,
+                              w.interner, set.loaded[i]))
+          w.skipped.emplace_back(i, std::move(*s));
+      },
+      [&](Worker& w) {
+        for (auto& s : w.skipped) skipped.push_back(std::move(s));
+      });
   tasks = {};
   set.context = std::move(ctx);
   // Out go the places of skipped files, the loaded ones keeping their order.
@@ -327,7 +432,7 @@ Result<EvidenceSet> load_evidence_dirs(const std::vector<std::string>& dirs,
     ++kept;
   }
   set.loaded.resize(kept);
-  set.loaded.shrink_to_fit();
+  number_lanes(set.loaded);
   set.skipped.reserve(skipped.size());
   for (auto& [i, file] : skipped) set.skipped.push_back(std::move(file));
   auto by_file = [](const auto& a, const auto& b) { return a.file < b.file; };
@@ -393,6 +498,16 @@ const trust::SignatureCheck& EvidenceSet::signature(const LoadedEvidence& le) co
                                                   ctx.repository);
   le.signature_checked = true;
   return le.signature;
+}
+
+void EvidenceSet::check_signatures(const std::vector<const LoadedEvidence*>& files) const {
+  std::vector<const LoadedEvidence*> todo;
+  for (const auto* le : files)
+    if (!le->signature_checked) todo.push_back(le);
+  // Each file is checked by one thread; the set's context is only read.
+  for_each_index(
+      todo.size(), threads_for(todo.size() * 32, 0), [] { return 0; },
+      [&](int, std::size_t i) { (void)signature(*todo[i]); }, [](int) {});
 }
 
 GateVerdict EvidenceSet::verdict(const LoadedEvidence& le) const {

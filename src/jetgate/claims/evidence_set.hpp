@@ -30,11 +30,15 @@ namespace jetgate::claims {
 // verdict on everything but its signature, and what it speaks for. The rest
 // of the document is not kept (evidence.extra is empty); reread() gives it.
 struct LoadedEvidence {
-  std::string file;                              // path as the user named it: DIR/NAME.json
-  evidence::Evidence evidence;                   // the OBLITERATUS fields; extra is empty
-  GateVerdict unsigned_verdict;                  // judge_unsigned under the set's rules
-  std::shared_ptr<const PlatformKey> platform;   // shared by the files of one platform
-  std::shared_ptr<const std::string> lane;       // lane_of(): the board and lane, shared alike
+  std::string file;                             // path as the user named it: DIR/NAME.json
+  evidence::Evidence evidence;                  // the OBLITERATUS fields; extra is empty
+  GateVerdict unsigned_verdict;                 // judge_unsigned under the set's rules
+  std::shared_ptr<const PlatformKey> platform;  // shared by the files of one platform
+  std::shared_ptr<const std::string> lane;      // lane_of(): the board and lane, shared alike
+  // Numbers for them within the set (number_lanes): files with the same
+  // platform and runtime have the same platform_id, and the same lane_id when
+  // also on the same board and lane. Decisions group by these, not by strings.
+  std::uint32_t platform_id = 0, lane_id = 0;
   std::optional<std::chrono::sys_seconds> when;  // generated_at; none when undated
   // Without trusted keys: whether GATE.dsse.json is beside it (nothing is
   // checked). With them it is checked when a decision first needs it
@@ -76,6 +80,9 @@ struct EvidenceSet {
   GateVerdict verdict(const LoadedEvidence& le) const;
   // Whether it backs a claim; the signature is checked only when nothing else already says no.
   bool backs(const LoadedEvidence& le) const;
+  // signature() of each of files not checked yet, on every core; then
+  // signature() answers at once. For a decision that needs many.
+  void check_signatures(const std::vector<const LoadedEvidence*>& files) const;
   // The whole document again (an error when the file went away or changed
   // since: with trusted keys any byte, else anything the verdict, platform
   // key or lane reads): what the summary shows of a deciding file.
@@ -106,6 +113,9 @@ EvidenceSet judge_set(std::vector<LoadedEvidence> files, const JudgeRules& rules
 // The verdict record of one document: unsigned verdict, platform key, lane
 // and date, from le.evidence.extra, which is then emptied.
 void record_verdict(LoadedEvidence& le, const JudgeRules& rules);
+
+// Gives each file its platform_id and lane_id (the loader and judge_set do).
+void number_lanes(std::vector<LoadedEvidence>& files);
 
 // The members of an evidence document the verdict, the platform key and the
 // lane read (judge_unsigned, platform_key, lane_of): the loader keeps only these.

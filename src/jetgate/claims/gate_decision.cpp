@@ -2,9 +2,6 @@
 #include "jetgate/claims/gate_decision.hpp"
 
 #include <algorithm>
-#include <map>
-#include <string_view>
-#include <tuple>
 #include <utility>
 
 #include "jetgate/core/json_text.hpp"
@@ -22,21 +19,19 @@ bool later(const LoadedEvidence& a, const LoadedEvidence& b) {
   return a.file > b.file;
 }
 
-// The newest file of one platform combination on one board and lane.
-const LoadedEvidence* newest_of(const EvidenceSet& set,
-                                const std::vector<const LoadedEvidence*>& files) {
-  const LoadedEvidence* best = files.front();
-  for (const auto* f : files)
-    if (f->when > best->when || (f->when == best->when && f->file > best->file)) best = f;
-  // Files of the same instant: one that is not green is the newer.
-  const LoadedEvidence* red = nullptr;
-  bool tied = false;
-  for (const auto* f : files) {
-    if (f == best || f->when != best->when) continue;
-    tied = true;
-    if (!set.backs(*f) && (!red || f->file > red->file)) red = f;
-  }
-  if (tied && set.backs(*best) && red) return red;
+// The newest file of one platform combination on one board and lane: the
+// files [first, last), sorted by later(), the newest first.
+const LoadedEvidence* newest_of(const EvidenceSet& set, const LoadedEvidence* const* first,
+                                const LoadedEvidence* const* last) {
+  const LoadedEvidence* best = *first;
+  // Files of the same instant: one that is not green is the newer (in file
+  // order, the later name first).
+  for (const auto* const* f = first + 1; f != last && (*f)->when == best->when; ++f)
+    if (set.backs(*best)) {
+      if (!set.backs(**f)) return *f;
+    } else {
+      break;
+    }
   return best;
 }
 
@@ -55,9 +50,20 @@ const LoadedEvidence* decider_of(const EvidenceSet& set,
       newest_red = f;
       break;
     }
-  for (const auto* f : newest) {
-    if (newest_red && !later(*f, *newest_red)) break;
-    if (!set.backs(*f)) return f;
+  // The green ones newer than the newest red one, newest first: the first whose
+  // signature fails decides. Checked a batch at a time on every core (an all
+  // green fleet needs every one).
+  std::size_t candidates = 0;
+  while (candidates < newest.size() && (!newest_red || later(*newest[candidates], *newest_red)))
+    ++candidates;
+  constexpr std::size_t kBatch = 64;
+  for (std::size_t start = 0; start < candidates; start += kBatch) {
+    std::size_t end = std::min(candidates, start + kBatch);
+    if (set.rules().signatures_required)
+      set.check_signatures({newest.begin() + static_cast<std::ptrdiff_t>(start),
+                            newest.begin() + static_cast<std::ptrdiff_t>(end)});
+    for (std::size_t i = start; i < end; ++i)
+      if (!set.backs(*newest[i])) return newest[i];
   }
   return newest_red ? newest_red : newest.front();
 }
@@ -146,13 +152,23 @@ GateEntry decide_gate(const EvidenceSet& set, const std::string& gate,
   // and runtime) on each board and lane decides there; the gate is then the
   // worst of those, so a newer green run on one board, or in the native lane,
   // never hides another board's or the container lane's failure.
-  using Lane = std::tuple<std::string_view, std::string_view, std::string_view>;
-  std::map<Lane, std::vector<const LoadedEvidence*>> lanes;
-  for (const auto* le : files)
-    lanes[{le->platform->platform, le->platform->runtime, *le->lane}].push_back(le);
+  // By number, not by string: a fleet's month has a lane per board, or per
+  // directory, by the thousand.
+  std::vector<const LoadedEvidence*> sorted(files);
+  std::sort(sorted.begin(), sorted.end(), [](const LoadedEvidence* a, const LoadedEvidence* b) {
+    if (a->platform_id != b->platform_id) return a->platform_id < b->platform_id;
+    if (a->lane_id != b->lane_id) return a->lane_id < b->lane_id;
+    return later(*a, *b);
+  });
   std::vector<const LoadedEvidence*> newest;
-  newest.reserve(lanes.size());
-  for (const auto& [lane, lane_files] : lanes) newest.push_back(newest_of(set, lane_files));
+  for (std::size_t i = 0; i < sorted.size();) {
+    std::size_t end = i + 1;
+    while (end < sorted.size() && sorted[end]->platform_id == sorted[i]->platform_id &&
+           sorted[end]->lane_id == sorted[i]->lane_id)
+      ++end;
+    newest.push_back(newest_of(set, sorted.data() + i, sorted.data() + end));
+    i = end;
+  }
   const LoadedEvidence* decider = decider_of(set, std::move(newest));
   best.verdict = set.verdict(*decider);
   best.file = decider->file;

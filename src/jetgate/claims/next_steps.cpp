@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "jetgate/claims/platform_key.hpp"
 #include "jetgate/policy/policy.hpp"
 
 namespace jetgate::claims {
@@ -48,8 +49,7 @@ CommandContext deciding_dir_first(const CommandContext& ctx, const std::string& 
   CommandContext out = ctx;
   out.evidence_dirs.erase(std::remove_if(out.evidence_dirs.begin(), out.evidence_dirs.end(),
                                          [&](const std::string& d) {
-                                           return std::filesystem::path(d).lexically_normal() ==
-                                                  std::filesystem::path(dir).lexically_normal();
+                                           return normal_directory(d) == normal_directory(dir);
                                          }),
                           out.evidence_dirs.end());
   out.evidence_dirs.insert(out.evidence_dirs.begin(), dir);

@@ -125,6 +125,7 @@ std::string cuda_major_minor(const std::string& version) {
   return second == std::string::npos ? version : version.substr(0, second);
 }
 
+// Reads only the members kPlatformKeyReads names (the loader relies on it).
 PlatformKey platform_key(const evidence::Evidence& e) {
   const auto& extra = e.extra;
   if (!keys::find(extra, keys::kPlatform) && !keys::find(extra, keys::kGpu)) {
@@ -138,6 +139,39 @@ PlatformKey platform_key(const evidence::Evidence& e) {
   return is_jetson(extra) ? jetson_key(extra) : host_key(extra);
 }
 
+namespace {
+
+// A path's segments are all plain names: lexically_normal would change nothing.
+bool plain_path(std::string_view dir) {
+  if (dir.empty() || dir.find("//") != std::string_view::npos) return false;
+  std::size_t start = dir.front() == '/' ? 1 : 0;
+  while (start <= dir.size()) {
+    std::size_t end = dir.find('/', start);
+    if (end == std::string_view::npos) end = dir.size();
+    std::string_view segment = dir.substr(start, end - start);
+    if (segment.empty() || segment == "." || segment == "..") return false;
+    start = end + 1;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string normal_directory(std::string_view dir) {
+  // The common case without std::filesystem's allocations (a fleet's files are
+  // judged by the hundred thousand); the same string it would give.
+  if (plain_path(dir)) return std::string(dir);
+  std::string out = std::filesystem::path(dir).lexically_normal().string();
+  while (out.size() > 1 && out.back() == '/') out.pop_back();
+  return out.empty() ? std::string(".") : out;
+}
+
+std::string directory_key(const std::string& file) {
+  auto slash = file.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return normal_directory(std::string_view(file).substr(0, slash == 0 ? 1 : slash));
+}
+
 std::string lane_of(const std::string& file, const nlohmann::json& extra) {
   const std::string node = keys::string_at(extra, keys::kLaneNode);
   std::string kind = keys::string_at(extra, keys::kLaneKind);
@@ -149,9 +183,7 @@ std::string lane_of(const std::string& file, const nlohmann::json& extra) {
   // Without a recorded node, the directory it was read from: each board and
   // lane of a workflow writes its own (jetgate init), and one directory holds
   // one file per gate.
-  std::string dir = std::filesystem::path(file).parent_path().lexically_normal().string();
-  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-  return "directory " + (dir.empty() ? std::string(".") : dir) + " (" + kind + ")";
+  return "directory " + directory_key(file) + " (" + kind + ")";
 }
 
 }  // namespace jetgate::claims

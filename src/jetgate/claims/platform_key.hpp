@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "jetgate/evidence/evidence.hpp"
 
@@ -30,11 +31,20 @@ struct PlatformKey {
 };
 
 PlatformKey platform_key(const evidence::Evidence& e);
+// The only members of the document platform_key reads: two documents equal
+// in these have the same key (the loader of evidence reuses it).
+inline constexpr const char* kPlatformKeyReads[] = {"platform", "gpu", "python"};
 
 // The board and lane evidence speaks for: "node NAME (native|container)"
 // when it records /lane/node, else "directory DIR (native|container)", DIR
 // being where FILE was read from. extra: the document beyond the OBLITERATUS fields.
 std::string lane_of(const std::string& file, const nlohmann::json& extra);
+// A directory as the user named it, normalised: "ev", "ev/", "./ev" and
+// "ev/." alike ("." for the current one). The one way evidence directories
+// are compared (lanes, check's empty lanes, the next step's directory).
+std::string normal_directory(std::string_view dir);
+// The normal_directory FILE was read from: what a lane without a node is keyed by.
+std::string directory_key(const std::string& file);
 
 // "12.6.68" -> "12.6"; other forms are returned unchanged.
 std::string cuda_major_minor(const std::string& version);

@@ -199,9 +199,16 @@ Result<std::string> read_evidence_text(const std::string& path) {
 
 Result<std::string> read_evidence_text(const fs::RootFs& dir, const std::string& name,
                                        const std::string& path) {
-  auto text = dir.read(name, kMaxEvidenceBytes);
-  if (!text) return make_error(text.error().what, path, text.error().hint);
-  return std::move(*text);
+  std::string text;
+  if (auto st = read_evidence_text(dir, name, path, text); !st) return st.error();
+  return text;
+}
+
+Status read_evidence_text(const fs::RootFs& dir, const std::string& name, const std::string& path,
+                          std::string& text) {
+  auto st = dir.read_into(name, text, kMaxEvidenceBytes);
+  if (!st) return make_error(st.error().what, path, st.error().hint);
+  return Ok{};
 }
 
 Result<Evidence> evidence_from_text(std::string_view text, const std::string& path) {

@@ -14,5 +14,8 @@ namespace jetgate::evidence {
 // its file name: the same bytes, or the same error.
 Result<std::string> read_evidence_text(const fs::RootFs& dir, const std::string& name,
                                        const std::string& path);
+// The same into text, reusing its storage (fs::RootFs::read_into).
+Status read_evidence_text(const fs::RootFs& dir, const std::string& name, const std::string& path,
+                          std::string& text);
 
 }  // namespace jetgate::evidence

@@ -162,6 +162,12 @@ std::string RootFs::display(std::string_view path) const {
 }
 
 Result<std::string> RootFs::read(std::string_view path, std::size_t max_bytes) const {
+  std::string out;
+  if (auto st = read_into(path, out, max_bytes); !st) return st.error();
+  return out;
+}
+
+Status RootFs::read_into(std::string_view path, std::string& out, std::size_t max_bytes) const {
   note(path);
   // O_NONBLOCK: opening a FIFO must not wait for a writer.
   int fd = open_at(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
@@ -177,7 +183,7 @@ Result<std::string> RootFs::read(std::string_view path, std::size_t max_bytes) c
   constexpr std::size_t kChunk = 16384;
   const std::size_t limit = max_bytes == SIZE_MAX ? max_bytes : max_bytes + 1;
   std::size_t size_hint = st.st_size > 0 ? static_cast<std::size_t>(st.st_size) : 0;
-  std::string out(std::min(size_hint < kChunk ? kChunk : size_hint + 1, limit), '\0');
+  out.resize(std::min(size_hint < kChunk ? kChunk : size_hint + 1, limit));
   std::size_t have = 0;
   for (;;) {
     if (have == out.size()) out.resize(std::min(out.size() + std::max(out.size(), kChunk), limit));
@@ -193,7 +199,7 @@ Result<std::string> RootFs::read(std::string_view path, std::size_t max_bytes) c
                         display(path), "is this the right file?");
   }
   out.resize(have);
-  return out;
+  return Ok{};
 }
 
 NodeInfo RootFs::stat(std::string_view path) const {

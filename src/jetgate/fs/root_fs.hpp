@@ -51,6 +51,10 @@ class RootFs {
   // as the user sees it when the file is missing, unreadable, not a regular
   // file, or larger than max_bytes.
   Result<std::string> read(std::string_view path, std::size_t max_bytes = kDefaultMaxBytes) const;
+  // read() into out, reusing its storage (a reader of many files keeps one
+  // buffer instead of allocating one per file); out is unspecified on an error.
+  Status read_into(std::string_view path, std::string& out,
+                   std::size_t max_bytes = kDefaultMaxBytes) const;
 
   // What is at path (following symbolic links inside the root); type
   // NodeType::missing when nothing is there or it cannot be reached.
