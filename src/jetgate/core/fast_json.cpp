@@ -26,15 +26,23 @@ namespace jetgate {
 // everything "*" leads to, so a member looks up one step.
 struct JsonKeep::Step {
   bool whole = false;
-  std::vector<std::pair<std::string, Step>> named;
+  std::vector<std::string> names;  // names[i] leads to steps[i]
+  std::vector<Step> steps;
   std::unique_ptr<Step> any;
 
   const Step* member(std::string_view key) const {
-    for (const auto& [name, step] : named)
-      if (name == key) return &step;
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (names[i] == key) return &steps[i];
     return any.get();
   }
   const Step* element() const { return any.get(); }
+
+  Step& named(const std::string& name) {
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (names[i] == name) return steps[i];
+    names.push_back(name);
+    return steps.emplace_back();
+  }
 
   void add(const std::vector<std::string>& path, std::size_t pos) {
     if (pos == path.size()) {
@@ -46,22 +54,15 @@ struct JsonKeep::Step {
       if (!any) any = std::make_unique<Step>();
       next = any.get();
     } else {
-      for (auto& [name, step] : named)
-        if (name == path[pos]) next = &step;
-      if (!next) next = &named.emplace_back(path[pos], Step{}).second;
+      next = &named(path[pos]);
     }
     next->add(path, pos + 1);
   }
   // Everything other leads to, this step leads to as well.
   void merge(const Step& other) {
     whole = whole || other.whole;
-    for (const auto& [name, step] : other.named) {
-      Step* mine = nullptr;
-      for (auto& [n, s] : named)
-        if (n == name) mine = &s;
-      if (!mine) mine = &named.emplace_back(name, Step{}).second;
-      mine->merge(step);
-    }
+    for (std::size_t i = 0; i < other.names.size(); ++i)
+      named(other.names[i]).merge(other.steps[i]);
     if (other.any) {
       if (!any) any = std::make_unique<Step>();
       any->merge(*other.any);
@@ -71,9 +72,9 @@ struct JsonKeep::Step {
   void fold() {
     if (any) {
       any->fold();
-      for (auto& [name, step] : named) step.merge(*any);
+      for (auto& step : steps) step.merge(*any);
     }
-    for (auto& [name, step] : named) step.fold();
+    for (auto& step : steps) step.fold();
   }
 };
 
