@@ -123,6 +123,38 @@ TEST(NfdFeatures, SanitisedIntoTheLabelGrammar) {
   EXPECT_FALSE(is_label_value(std::string(64, 'a')));
 }
 
+// sanitize_label_value looks at no more than it keeps: the same value as mapping
+// every character, trimming and cutting the whole string, on random strings.
+TEST(NfdFeatures, SanitisingLooksOnlyAtWhatCanSurvive) {
+  auto whole = [](std::string_view raw) {
+    auto alnum = [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    };
+    auto trim = [&](std::string& s) {
+      std::size_t b = 0, e = s.size();
+      while (b < e && !alnum(s[b])) ++b;
+      while (e > b && !alnum(s[e - 1])) --e;
+      s = s.substr(b, e - b);
+    };
+    std::string s;
+    for (char c : raw) s += alnum(c) || c == '-' || c == '_' || c == '.' ? c : '-';
+    trim(s);
+    if (s.size() > 63) {
+      s.resize(63);
+      trim(s);
+    }
+    return s;
+  };
+  std::mt19937 rng(6);
+  const std::string alphabet = "aZ9-_. =/\n\xff";
+  for (int i = 0; i < 20000; ++i) {
+    std::string raw(std::uniform_int_distribution<int>(0, 140)(rng), ' ');
+    for (char& c : raw)
+      c = alphabet[std::uniform_int_distribution<std::size_t>(0, alphabet.size() - 1)(rng)];
+    ASSERT_EQ(sanitize_label_value(raw), whole(raw)) << raw;
+  }
+}
+
 // Whatever the document holds, each line is a comment, the expiry directive or
 // PREFIX/NAME=VALUE in the label grammar, and the file stays under NFD's 64 KiB limit.
 void expect_nfd_lines(const std::string& text) {

@@ -79,14 +79,16 @@ bool is_label_name(std::string_view s) {
 }
 
 std::string sanitize_label_value(std::string_view raw) {
+  // Every character outside the label grammar becomes '-', the ends are
+  // trimmed to a letter or digit and the value cut to 63: so only the 63
+  // characters from the first letter or digit can survive, and the rest of a
+  // long string (a whole document) is never looked at.
+  std::size_t first = 0;
+  while (first < raw.size() && !alnum(raw[first])) ++first;
   std::string s;
-  s.reserve(raw.size());
-  for (char c : raw) s += label_char(c) ? c : '-';
+  for (std::size_t i = first; i < raw.size() && s.size() < 63; ++i)
+    s += label_char(raw[i]) ? raw[i] : '-';
   trim_ends(s);
-  if (s.size() > 63) {
-    s.resize(63);
-    trim_ends(s);
-  }
   return s;
 }
 
