@@ -222,10 +222,34 @@ TEST(DocumentKeys, FindByTextFindsWhatTheParsedPointerFinds) {
       nlohmann::json::parse(R"({"a": {"b": [10, {"c": "x"}, null], "": 1, "d/e": 2, "f~g": 3},
                                "n": null, "s": "str", "arr": [[0, 1], []]})"),
       nlohmann::json::array({1, {{"a", 2}}}), nlohmann::json("text"), nlohmann::json(nullptr)};
-  const std::vector<std::string> pointers = {
-      "", "/", "/a", "/a/b", "/a/b/0", "/a/b/1/c", "/a/b/2", "/a/b/3", "/a/b/01", "/a/b/-",
-      "/a/b/+1", "/a/b/1x", "/a/b/99999999999", "/a/", "/a/d~1e", "/a/f~0g", "/a/d/e", "/n",
-      "/n/x", "/s", "/s/0", "/arr/0/1", "/arr/1/0", "/0", "/1/a", "/x", "a", "/a//"};
+  const std::vector<std::string> pointers = {"",
+                                             "/",
+                                             "/a",
+                                             "/a/b",
+                                             "/a/b/0",
+                                             "/a/b/1/c",
+                                             "/a/b/2",
+                                             "/a/b/3",
+                                             "/a/b/01",
+                                             "/a/b/-",
+                                             "/a/b/+1",
+                                             "/a/b/1x",
+                                             "/a/b/99999999999",
+                                             "/a/",
+                                             "/a/d~1e",
+                                             "/a/f~0g",
+                                             "/a/d/e",
+                                             "/n",
+                                             "/n/x",
+                                             "/s",
+                                             "/s/0",
+                                             "/arr/0/1",
+                                             "/arr/1/0",
+                                             "/0",
+                                             "/1/a",
+                                             "/x",
+                                             "a",
+                                             "/a//"};
   for (const auto& doc : docs)
     for (const auto& p : pointers) {
       const nlohmann::json* by_text = keys::find(doc, p.c_str());

@@ -213,7 +213,8 @@ struct Fleet {
       }
       const std::string gate = i % 2 ? "cuda-runtime" : "jetson-cuda-runtime";
       nlohmann::json patch = {{"gate", gate}};
-      if (pick(3)) patch["lane"] = {{"node", "board-" + std::to_string(pick(3))}, {"kind", "native"}};
+      if (pick(3))
+        patch["lane"] = {{"node", "board-" + std::to_string(pick(3))}, {"kind", "native"}};
       if (pick(2))
         patch["platform"] = {{"tegra", {{"module", "Jetson Orin NX 16GB"}, {"l4t", "36.4.0"}}}};
       if (pick(6) == 0)
