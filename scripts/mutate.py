@@ -134,10 +134,10 @@ MUTANTS = [
            "      false ||",
            "the summary shows facts of a file that changed since it was judged"),
     Mutant("keep-drops-definition", "src/jetgate/claims/evidence_set.cpp",
-           '      {"gate_definition", "sha256"},\n', "",
+           "      path(keys::kGateDefinitionSha256),\n", "",
            "the loader drops the gate's definition: evidence of another definition holds"),
     Mutant("keep-drops-driver", "src/jetgate/claims/evidence_set.cpp",
-           '      {"gpu", "driver", "loaded"},\n', "",
+           "      path(keys::kDriverLoaded),\n", "",
            "the loader drops whether the driver loaded: requires.cuda never met (or met wrongly)"),
     # --- gate -----------------------------------------------------------------------
     Mutant("threshold-inclusive", "src/jetgate/gate/thresholds.cpp",

@@ -20,6 +20,7 @@
 #include <utility>
 
 #include "jetgate/claims/freshness.hpp"
+#include "jetgate/core/document_keys.hpp"
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/evidence/evidence_read.hpp"
 #include "jetgate/evidence/gate_id.hpp"
@@ -265,57 +266,81 @@ trust::SignatureCheck rejected(const LoadedEvidence& le, std::string why) {
   return c;
 }
 
+// The member names along a document key ("/platform/tegra/l4t": platform,
+// tegra, l4t), then `below` (document keys hold no '~' or '/' in a name).
+std::vector<std::string> path(const keys::Pointer& key,
+                              std::initializer_list<const char*> below = {}) {
+  std::vector<std::string> out;
+  const std::string text = key.to_string();
+  for (std::size_t start = 1; start <= text.size();) {
+    std::size_t end = std::min(text.find('/', start), text.size());
+    out.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  out.insert(out.end(), below.begin(), below.end());
+  return out;
+}
+
+// Each element of the array at key, then the member inner names in it.
+std::vector<std::string> each(const keys::Pointer& key, const keys::Pointer& inner) {
+  std::vector<std::string> out = path(key, {"*"});
+  for (auto& name : path(inner)) out.push_back(std::move(name));
+  return out;
+}
+
 }  // namespace
 
 const JsonKeep& judged_keys() {
   // Each member read by judge_unsigned (evidence_verdict.cpp, with the
   // requirements of policy/requirements.cpp), platform_key (platform_key.cpp)
-  // and lane_of (gate_decision.cpp), and the OBLITERATUS fields.
-  // Loader.KeptMembersJudgeLikeTheWholeDocument changes every documented key
-  // of real documents and fails when a verdict, key or lane reads one not here.
+  // and lane_of (platform_key.cpp), and the OBLITERATUS fields; spelled by
+  // the document keys those readers use (core/document_keys.hpp).
+  // EvidenceRecord.KeptMembersJudgeLikeTheWholeDocument changes every
+  // documented key of real documents and fails when a verdict, key or lane
+  // reads one not here.
   static const JsonKeep kJudged{{
-      {"schema_version"},
-      {"gate"},
-      {"status"},
-      {"generated_at"},
-      {"git_sha"},
-      {"reason"},
-      {"exit_code"},
-      {"counts"},
-      {"jetgate", "version"},
-      {"facts_source"},
-      {"root"},
-      {"dirty"},
-      {"git", "problem"},
-      {"gate_definition", "sha256"},
-      {"gate_definition", "policy"},
-      {"command", "exit_code"},
-      {"probes", "*", "status"},
-      {"lane", "node"},
-      {"lane", "kind"},
-      {"platform", "arch"},
-      {"platform", "tegra", "is_tegra"},
-      {"platform", "tegra", "l4t"},
-      {"platform", "tegra", "jetpack"},
-      {"platform", "tegra", "jetpack_versions"},
-      {"platform", "tegra", "jetpack_candidates"},
-      {"platform", "tegra", "model"},
-      {"platform", "tegra", "module"},
-      {"platform", "tegra", "part_number"},
-      {"platform", "tegra", "soc"},
-      {"platform", "power", "nvpmodel", "mode_name"},
-      {"platform", "power", "nvpmodel", "mode_id"},
-      {"platform", "container", "detected"},
-      {"platform", "cuda", "toolkit_version"},
-      {"platform", "nvidia_driver", "version"},
-      {"gpu", "driver", "loaded"},
-      {"gpu", "driver", "version"},
-      {"gpu", "driver", "error"},
-      {"gpu", "device_count"},
-      {"gpu", "devices", "*", "name"},
-      {"gpu", "devices", "*", "total_memory_bytes"},
-      {"python", "torch", "version"},
-      {"python", "torch", "cuda_version"},
+      path(keys::kSchemaVersion),
+      path(keys::kGate),
+      path(keys::kStatus),
+      path(keys::kGeneratedAt),
+      path(keys::kGitSha),
+      path(keys::kReason),
+      path(keys::kExitCode),
+      path(keys::kCounts),
+      path(keys::kJetgateVersion),  // whether jetgate wrote it
+      path(keys::kFactsSource),
+      path(keys::kRoot),
+      path(keys::kDirty),
+      path(keys::kGitProblem),
+      path(keys::kGateDefinitionSha256),
+      path(keys::kGateDefinitionPolicy),
+      path(keys::kCommand, {"exit_code"}),
+      path(keys::kProbes, {"*", "status"}),
+      path(keys::kLaneNode),
+      path(keys::kLaneKind),
+      path(keys::kArch),
+      path(keys::kIsTegra),
+      path(keys::kL4t),
+      path(keys::kJetpack),
+      path(keys::kTegraJetpackVersions),
+      path(keys::kTegraJetpackCandidates),
+      path(keys::kBoardModel),
+      path(keys::kModule),
+      path(keys::kPartNumber),
+      path(keys::kSoc),
+      path(keys::kPowerNvpmodelModeName),
+      path(keys::kPowerNvpmodelModeId),
+      path(keys::kContainerDetected),
+      path(keys::kCudaToolkitVersion),
+      path(keys::kNvidiaDriverVersion),
+      path(keys::kDriverLoaded),
+      path(keys::kDriverVersion),
+      path(keys::kDriverError),
+      path(keys::kDeviceCount),
+      each(keys::kDevices, keys::kDeviceName),
+      each(keys::kDevices, keys::kDeviceMemoryBytes),
+      path(keys::kTorchVersion),
+      path(keys::kTorchCudaVersion),
   }};
   return kJudged;
 }
