@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/ci_outputs.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <iostream>
 
@@ -9,27 +13,80 @@
 #include "cli/safe_streams.hpp"
 #include "jetgate/core/utf8.hpp"
 #include "jetgate/fs/atomic_write.hpp"
-#include "jetgate/fs/root_fs.hpp"
 #include "jetgate/report/annotations.hpp"
 #include "jetgate/report/nfd_features.hpp"
 #include "jetgate/report/prometheus.hpp"
 
 namespace jetgate::cli {
 
+namespace {
+
+bool report_failure(const std::string& command, const std::string& path, const Error& e) {
+  std::cerr << "jetgate " << command << ": " << terminal_safe(path) << ": "
+            << terminal_safe(e.message()) << "\n";
+  return false;
+}
+
+// The file's text now, when it is a regular file (read in the held directory,
+// never through a link): a failed gate's textfile keeps its last success time.
+std::string previous_text(const fs::PreparedOutput& out) {
+  int fd = ::openat(out.dir.fd(), out.name.c_str(),
+                    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return {};
+  std::string text;
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= (4 << 20)) {
+    char buf[65536];
+    for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0 && text.size() <= (4u << 20);)
+      text.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return text;
+}
+
+std::string prometheus_text(const nlohmann::json& doc, std::string previous) {
+  report::PrometheusInput in;
+  in.document = &doc;
+  in.node = host_name();
+  in.previous = std::move(previous);
+  return report::render_prometheus_textfile(in);
+}
+
+std::string nfd_text(const nlohmann::json& doc, int expiry_hours) {
+  report::NfdFeaturesInput in;
+  in.document = &doc;
+  in.expiry_hours = expiry_hours;
+  return report::render_nfd_features(in);
+}
+
+}  // namespace
+
+bool hold_output(const std::string& command, const char* option, const std::string& path,
+                 HeldOutput& out) {
+  out.reset();
+  if (path.empty()) return true;
+  auto prepared = fs::prepare_output(path);
+  if (!prepared) {
+    std::cerr << "jetgate " << command << ": " << option << ": "
+              << terminal_safe(prepared.error().message()) << "\n";
+    return false;
+  }
+  out.emplace(std::move(*prepared));
+  return true;
+}
+
+bool write_output_file(const std::string& command, const fs::PreparedOutput& out,
+                       const std::string& text) {
+  if (auto done = fs::write_prepared(out, text); !done)
+    return report_failure(command, out.path, done.error());
+  return true;
+}
+
 bool write_output_file(const std::string& command, const std::string& path,
                        const std::string& text) {
-  std::filesystem::path p(path);
-  auto dir = p.parent_path().empty() ? std::string(".") : p.parent_path().string();
-  auto fail = [&](const Error& e) {
-    std::cerr << "jetgate " << command << ": " << terminal_safe(path) << ": "
-              << terminal_safe(e.message()) << "\n";
-    return false;
-  };
-  auto file = fs::AtomicFile::create(dir, p.filename().string());
-  if (!file) return fail(file.error());
-  if (auto st = file->write(text); !st) return fail(st.error());
-  if (auto done = file->commit(); !done) return fail(done.error());
-  return true;
+  auto prepared = fs::prepare_output(path);
+  if (!prepared) return report_failure(command, path, prepared.error());
+  return write_output_file(command, *prepared, text);
 }
 
 bool write_junit(const std::string& command, const std::string& path,
@@ -38,28 +95,33 @@ bool write_junit(const std::string& command, const std::string& path,
   return write_output_file(command, path, report::render_junit_xml(suite));
 }
 
+bool write_junit(const std::string& command, const HeldOutput& out,
+                 const report::JunitSuite& suite) {
+  return !out || write_output_file(command, *out, report::render_junit_xml(suite));
+}
+
 bool write_prometheus(const std::string& command, const std::string& path,
                       const nlohmann::json& doc) {
   if (path.empty()) return true;
-  report::PrometheusInput in;
-  in.document = &doc;
-  in.node = host_name();
-  std::error_code ec;
-  const auto absolute = std::filesystem::absolute(path, ec);
-  if (!ec && std::filesystem::is_regular_file(absolute, ec)) {
-    if (auto root = fs::RootFs::open("/"); root.ok())
-      if (auto text = root->read(absolute.string(), 4u << 20); text.ok()) in.previous = *text;
-  }
-  return write_output_file(command, path, report::render_prometheus_textfile(in));
+  auto prepared = fs::prepare_output(path);
+  if (!prepared) return report_failure(command, path, prepared.error());
+  return write_output_file(command, *prepared, prometheus_text(doc, previous_text(*prepared)));
+}
+
+bool write_prometheus(const std::string& command, const HeldOutput& out,
+                      const nlohmann::json& doc) {
+  return !out || write_output_file(command, *out, prometheus_text(doc, previous_text(*out)));
 }
 
 bool write_nfd_features(const std::string& command, const std::string& path,
                         const nlohmann::json& doc, int expiry_hours) {
   if (path.empty()) return true;
-  report::NfdFeaturesInput in;
-  in.document = &doc;
-  in.expiry_hours = expiry_hours;
-  return write_output_file(command, path, report::render_nfd_features(in));
+  return write_output_file(command, path, nfd_text(doc, expiry_hours));
+}
+
+bool write_nfd_features(const std::string& command, const HeldOutput& out,
+                        const nlohmann::json& doc, int expiry_hours) {
+  return !out || write_output_file(command, *out, nfd_text(doc, expiry_hours));
 }
 
 void annotate(const report::JunitSuite& suite, const std::string& file, bool to_stderr) {

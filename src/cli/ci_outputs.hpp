@@ -5,8 +5,10 @@
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
+#include "jetgate/fs/atomic_write.hpp"
 #include "jetgate/report/junit_xml.hpp"
 
 namespace jetgate::cli {
@@ -14,6 +16,16 @@ namespace jetgate::cli {
 // Writes text to path atomically (its directory must exist); false, with the
 // reason on stderr prefixed by `command`, when it cannot.
 bool write_output_file(const std::string& command, const std::string& path,
+                       const std::string& text);
+
+// An output option's file, checked and its directory held open before the
+// work begins (`run`: before the gate's command, which must not be able to
+// point the output elsewhere); nullopt when the option was not given. False,
+// with the reason on stderr, when it cannot be an output.
+using HeldOutput = std::optional<fs::PreparedOutput>;
+bool hold_output(const std::string& command, const char* option, const std::string& path,
+                 HeldOutput& out);
+bool write_output_file(const std::string& command, const fs::PreparedOutput& out,
                        const std::string& text);
 
 // --junit FILE: nothing when path is empty.
@@ -32,6 +44,13 @@ bool write_prometheus(const std::string& command, const std::string& path,
 // temporary file is hidden (.NAME.*.tmp), and NFD skips hidden files, so it never
 // reads half a file.
 bool write_nfd_features(const std::string& command, const std::string& path,
+                        const nlohmann::json& doc, int expiry_hours);
+
+// The same three into outputs held since the start (nothing when nullopt).
+bool write_junit(const std::string& command, const HeldOutput& out,
+                 const report::JunitSuite& suite);
+bool write_prometheus(const std::string& command, const HeldOutput& out, const nlohmann::json& doc);
+bool write_nfd_features(const std::string& command, const HeldOutput& out,
                         const nlohmann::json& doc, int expiry_hours);
 
 // The --nfd-features FILE and --nfd-expiry-hours N options, the same on probe and run.

@@ -116,17 +116,13 @@ int run(RunArgs a) {
       return kExitUsage;
     }
   if (a.dry_run || a.options.root != "/") return dry_run(a, *g);
-  // An output that cannot be written stops the run before anything runs.
-  for (const auto* out : {&a.junit, &a.prometheus, &a.nfd_features})
-    if (!out->empty())
-      if (auto st = fs::check_output_path(*out); !st) {
-        std::cerr << "jetgate run: "
-                  << (out == &a.junit        ? "--junit"
-                      : out == &a.prometheus ? "--prometheus"
-                                             : "--nfd-features")
-                  << ": " << safe(st.error().message()) << "\n";
-        return kExitUsage;
-      }
+  // An output that cannot be written stops the run before anything runs; its
+  // directory is held open from here, so the gate's command cannot move it.
+  HeldOutput junit, prometheus, nfd_features;
+  if (!hold_output("run", "--junit", a.junit, junit) ||
+      !hold_output("run", "--prometheus", a.prometheus, prometheus) ||
+      !hold_output("run", "--nfd-features", a.nfd_features, nfd_features))
+    return kExitUsage;
   // A key that cannot be used stops the run before anything runs.
   if (!a.sign_key.empty()) {
     auto key = trust::load_signing_key(a.sign_key);
@@ -166,9 +162,9 @@ int run(RunArgs a) {
          << a.options.signing_key->key_id() << ")\n";
   auto suite = report::run_junit(e.gate, outcome->checks);
   annotate(suite, a.policy, a.json);
-  if (!write_junit("run", a.junit, suite)) return kExitUsage;
-  if (!write_prometheus("run", a.prometheus, evidence::to_json(e))) return kExitUsage;
-  if (!write_nfd_features("run", a.nfd_features, evidence::to_json(e), a.nfd_expiry_hours))
+  if (!write_junit("run", junit, suite)) return kExitUsage;
+  if (!write_prometheus("run", prometheus, evidence::to_json(e))) return kExitUsage;
+  if (!write_nfd_features("run", nfd_features, evidence::to_json(e), a.nfd_expiry_hours))
     return kExitUsage;
   return outcome->exit_code;
 }

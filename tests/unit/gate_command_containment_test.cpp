@@ -200,5 +200,44 @@ TEST(GateCommandContainment, CommandUserRunsTheTestsAsAUserThatCannotReadTheKey)
   EXPECT_FALSE(std::filesystem::exists(repo.t.path("uid.txt"))) << "the command ran";
 }
 
+// What `run` writes after the command ran (evidence, envelope, log, lock
+// files, --junit, --prometheus, --nfd-features) lands in the directories
+// named when the run began. The command moves them and leaves links to
+// another directory in their place (as root with command.user, one it could
+// not write itself): nothing is written, replaced or removed there.
+TEST(GateCommandContainment, OutputDirectoriesTheCommandMovesStillReceiveTheOutputs) {
+  GateRepo repo;
+  std::filesystem::create_directories(repo.t.path("out"));
+  std::filesystem::create_directories(repo.t.path("elsewhere"));
+  const std::string planted = "not jetgate's\n";
+  for (const char* name :
+       {"unit.json", "unit.dsse.json", "unit.log", ".unit.lock", "check.xml", "node.prom", "nfd"})
+    repo.t.write(std::string("elsewhere/") + name, planted);
+  repo.add_shell_gate("unit", junit_line() +
+                                  "; mv ev ev.moved && ln -s elsewhere ev && "
+                                  "mv out out.moved && ln -s elsewhere out");
+  ASSERT_EQ(test::run_jetgate({"keygen", repo.t.path("runner.key"), "--owner", "o"}).exit_code, 0);
+  std::vector<std::string> args = repo.run_args("unit", repo.t.path("ev"));
+  args.insert(args.end(), {"--sign-key", repo.t.path("runner.key"), "--junit",
+                           repo.t.path("out/check.xml"), "--prometheus",
+                           repo.t.path("out/node.prom"), "--nfd-features", repo.t.path("out/nfd")});
+  auto r = test::run_jetgate(args, {repo.ceiling(), "GITHUB_SHA=" + kSha});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  for (const auto& entry : std::filesystem::directory_iterator(repo.t.path("elsewhere")))
+    EXPECT_TRUE(test::read_file(entry.path().string()) == planted)
+        << entry.path() << " was written through the link the command left";
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(repo.t.path("elsewhere")),
+                          std::filesystem::directory_iterator()),
+            7);
+  auto e = evidence::read_evidence(repo.t.path("ev.moved/unit.json"));
+  ASSERT_TRUE(e.ok()) << e.error().message();
+  EXPECT_EQ(e->status, evidence::GateStatus::passed);
+  for (const char* made : {"ev.moved/unit.dsse.json", "ev.moved/unit.log", "out.moved/check.xml",
+                           "out.moved/node.prom", "out.moved/nfd"})
+    EXPECT_TRUE(std::filesystem::exists(repo.t.path(made))) << made;
+  EXPECT_FALSE(std::filesystem::exists(repo.t.path("ev.moved/.unit.lock")))
+      << "the lock file is removed from the directory it was made in";
+}
+
 }  // namespace
 }  // namespace jetgate

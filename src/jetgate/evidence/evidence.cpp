@@ -245,4 +245,9 @@ Result<std::string> write_evidence(const std::string& dir, const Evidence& e) {
   return fs::write_file_atomically(dir, e.gate + ".json", evidence_file_text(e));
 }
 
+Result<std::string> write_evidence(const fs::DirHandle& dir, const Evidence& e) {
+  if (auto st = validate_gate_id(e.gate, "evidence gate"); !st) return st.error();
+  return fs::write_file_atomically(dir, e.gate + ".json", evidence_file_text(e));
+}
+
 }  // namespace jetgate::evidence

@@ -13,6 +13,7 @@
 
 #include "jetgate/core/outcome.hpp"
 #include "jetgate/core/result.hpp"
+#include "jetgate/fs/atomic_write.hpp"
 
 namespace jetgate::evidence {
 
@@ -63,5 +64,7 @@ Result<Evidence> evidence_from_document(Result<nlohmann::json> parsed, const std
 std::string evidence_file_text(const Evidence& e);
 // Writes DIR/GATE.json atomically: temporary file in DIR, fsync, rename, fsync DIR.
 Result<std::string> write_evidence(const std::string& dir, const Evidence& e);
+// Into the directory DIR holds open (`run` opens it before the command starts).
+Result<std::string> write_evidence(const fs::DirHandle& dir, const Evidence& e);
 
 }  // namespace jetgate::evidence

@@ -58,7 +58,7 @@ Status prepare_evidence_dir(const std::string& dir) {
 
 Result<RunLock> RunLock::acquire(const std::string& dir, const std::string& gate) {
   if (auto st = validate_gate_id(gate, "gate"); !st) return st.error();
-  return lock_file((std::filesystem::path(dir) / ("." + gate + ".lock")).string(),
+  return lock_file(dir, "." + gate + ".lock",
                    fmt::format("another `jetgate run {}` (pid {{}}) is running and will write this "
                                "gate's evidence",
                                gate));
@@ -68,23 +68,34 @@ Result<RunLock> RunLock::acquire_report(const std::string& report_path) {
   std::filesystem::path report(report_path);
   std::error_code ec;
   std::filesystem::create_directories(report.parent_path(), ec);
+  const std::string dir = report.parent_path().empty() ? "." : report.parent_path().string();
   return lock_file(
-      (report.parent_path() / ("." + report.filename().string() + ".jetgate.lock")).string(),
+      dir, "." + report.filename().string() + ".jetgate.lock",
       "another `jetgate run` (pid {}) is running a command that writes this JUnit report; "
       "two runs would read each other's report");
 }
 
-Result<RunLock> RunLock::lock_file(const std::string& path, const std::string& held_by) {
+Result<RunLock> RunLock::lock_file(const std::string& dir, const std::string& name,
+                                   const std::string& held_by) {
   RunLock lock;
-  lock.path_ = path;
+  lock.path_ = (std::filesystem::path(dir) / name).string();
+  lock.name_ = name;
   const std::string shown = to_valid_utf8(lock.path_);
+  // Held open from now on: the lock file is made and, when the run is over,
+  // removed in this directory, even if the gate's command has since moved it
+  // and left a link to another in its place.
+  lock.dir_fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (lock.dir_fd_ < 0)
+    return make_error(fmt::format("cannot open the directory: {}", std::strerror(errno)), shown,
+                      kDirHint);
   // A holder removes the file as it lets go (~RunLock). A process that opened it before
   // then locks a file no longer at the path, so after locking, the path must still name
   // the very file locked; if not, open again. A few rounds at most: each needs another
   // process to finish a run in between.
   for (int attempt = 0;; ++attempt) {
     // O_NOFOLLOW: a planted link must not make jetgate create or lock another file.
-    lock.fd_ = ::open(lock.path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    lock.fd_ =
+        ::openat(lock.dir_fd_, name.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (lock.fd_ < 0)
       return make_error(fmt::format("cannot create the lock file: {}", std::strerror(errno)), shown,
                         kDirHint);
@@ -103,7 +114,8 @@ Result<RunLock> RunLock::lock_file(const std::string& path, const std::string& h
     }
     struct stat held {
     }, named{};
-    if (::fstat(lock.fd_, &held) == 0 && ::lstat(lock.path_.c_str(), &named) == 0 &&
+    if (::fstat(lock.fd_, &held) == 0 &&
+        ::fstatat(lock.dir_fd_, name.c_str(), &named, AT_SYMLINK_NOFOLLOW) == 0 &&
         held.st_dev == named.st_dev && held.st_ino == named.st_ino)
       break;
     ::close(std::exchange(lock.fd_, -1));
@@ -118,14 +130,26 @@ Result<RunLock> RunLock::lock_file(const std::string& path, const std::string& h
   return lock;
 }
 
-RunLock::RunLock(RunLock&& o) noexcept : fd_(std::exchange(o.fd_, -1)), path_(std::move(o.path_)) {}
+RunLock::RunLock(RunLock&& o) noexcept
+    : fd_(std::exchange(o.fd_, -1)),
+      dir_fd_(std::exchange(o.dir_fd_, -1)),
+      path_(std::move(o.path_)),
+      name_(std::move(o.name_)) {}
 
 RunLock::~RunLock() {
-  if (fd_ < 0) return;
-  // Removed while still held, so nothing is left behind in the user's folders; a
-  // waiting process sees the path gone or replaced and opens it again (lock_file).
-  ::unlink(path_.c_str());
-  ::close(fd_);
+  if (fd_ >= 0) {
+    // Removed while still held, so nothing is left behind in the user's folders; a
+    // waiting process sees the path gone or replaced and opens it again (lock_file).
+    // Only the file locked: never another that was put at its name meanwhile.
+    struct stat held {
+    }, named{};
+    if (::fstat(fd_, &held) == 0 &&
+        ::fstatat(dir_fd_, name_.c_str(), &named, AT_SYMLINK_NOFOLLOW) == 0 &&
+        held.st_dev == named.st_dev && held.st_ino == named.st_ino)
+      ::unlinkat(dir_fd_, name_.c_str(), 0);
+    ::close(fd_);
+  }
+  if (dir_fd_ >= 0) ::close(dir_fd_);
 }
 
 }  // namespace jetgate::evidence

@@ -40,9 +40,10 @@ class RunLock {
  private:
   RunLock() = default;
   // held_by: the message when another process holds it, with {} for its pid.
-  static Result<RunLock> lock_file(const std::string& path, const std::string& held_by);
-  int fd_ = -1;
-  std::string path_;
+  static Result<RunLock> lock_file(const std::string& dir, const std::string& name,
+                                   const std::string& held_by);
+  int fd_ = -1, dir_fd_ = -1;
+  std::string path_, name_;
 };
 
 }  // namespace jetgate::evidence

@@ -51,6 +51,12 @@ GateLog::GateLog(GateLog&&) noexcept = default;
 GateLog::~GateLog() = default;
 
 Result<GateLog> GateLog::create(const std::string& dir, const std::string& gate) {
+  auto handle = fs::DirHandle::open(dir);
+  if (!handle) return handle.error();
+  return create(*handle, gate);
+}
+
+Result<GateLog> GateLog::create(const fs::DirHandle& dir, const std::string& gate) {
   if (auto st = validate_gate_id(gate, "gate"); !st) return st.error();
   init_sodium();
   auto file = fs::AtomicFile::create(dir, gate + ".log");

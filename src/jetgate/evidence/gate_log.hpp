@@ -35,6 +35,7 @@ nlohmann::json to_json(const GateLogRecord& r);
 class GateLog {
  public:
   static Result<GateLog> create(const std::string& dir, const std::string& gate);
+  static Result<GateLog> create(const fs::DirHandle& dir, const std::string& gate);
   GateLog(GateLog&&) noexcept;
   GateLog& operator=(GateLog&&) = delete;
   ~GateLog();

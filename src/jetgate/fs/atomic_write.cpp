@@ -54,31 +54,93 @@ Status check_replaceable(int dir_fd, const std::string& name, const std::string&
 
 }  // namespace
 
-Status check_output_path(const std::string& path) {
+Result<DirHandle> DirHandle::open(const std::string& path) {
+  DirHandle d;
+  d.path_ = path;
+  d.fd_ = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (d.fd_ < 0) return os_error("cannot open directory", path);
+  return d;
+}
+
+DirHandle::DirHandle(DirHandle&& o) noexcept
+    : fd_(std::exchange(o.fd_, -1)), path_(std::move(o.path_)) {}
+
+DirHandle& DirHandle::operator=(DirHandle&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(o.fd_, -1);
+    path_ = std::move(o.path_);
+  }
+  return *this;
+}
+
+DirHandle::~DirHandle() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::string DirHandle::shown(const std::string& name) const {
+  return (std::filesystem::path(path_) / name).string();
+}
+
+Status DirHandle::remove(const std::string& name) const {
+  if (::unlinkat(fd_, name.c_str(), 0) != 0 && errno != ENOENT)
+    return os_error("cannot remove", shown(name));
+  return Ok{};
+}
+
+namespace {
+
+Result<PreparedOutput> open_output(const std::string& path) {
   std::filesystem::path p(path);
   const std::string name = p.filename().string();
   const std::string dir = p.parent_path().empty() ? std::string(".") : p.parent_path().string();
   if (name.empty() || name == "." || name == "..")
     return make_error("the output names a directory, not a file", to_valid_utf8(path),
                       "name a file for the output");
-  int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd < 0) return os_error("cannot open the output's directory", dir);
-  auto st = check_replaceable(dir_fd, name, path);
-  if (st && ::faccessat(dir_fd, ".", W_OK, AT_EACCESS) != 0)
-    st = os_error("cannot write into the output's directory", dir);
-  ::close(dir_fd);
-  return st;
+  auto handle = DirHandle::open(dir);
+  if (!handle) return os_error("cannot open the output's directory", dir);
+  if (auto st = check_replaceable(handle->fd(), name, path); !st) return st.error();
+  if (::faccessat(handle->fd(), ".", W_OK, AT_EACCESS) != 0)
+    return os_error("cannot write into the output's directory", dir);
+  return PreparedOutput{std::move(*handle), name, path};
+}
+
+}  // namespace
+
+Status check_output_path(const std::string& path) {
+  auto out = open_output(path);
+  if (!out) return out.error();
+  return Ok{};
+}
+
+Result<PreparedOutput> prepare_output(const std::string& path) {
+  return open_output(path);
+}
+
+Result<std::string> write_prepared(const PreparedOutput& out, std::string_view contents) {
+  auto file = AtomicFile::create(out.dir, out.name);
+  if (!file) return file.error();
+  if (auto st = file->write(contents); !st) return st.error();
+  if (auto done = file->commit(); !done) return done.error();
+  return out.path;
 }
 
 Result<AtomicFile> AtomicFile::create(const std::string& dir, const std::string& name) {
+  auto handle = DirHandle::open(dir);
+  if (!handle) return handle.error();
+  return create(*handle, name);
+}
+
+Result<AtomicFile> AtomicFile::create(const DirHandle& dir, const std::string& name) {
   if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..")
-    return make_error("invalid file name \"" + to_valid_utf8(name) + "\"", to_valid_utf8(dir));
+    return make_error("invalid file name \"" + to_valid_utf8(name) + "\"",
+                      to_valid_utf8(dir.path()));
   AtomicFile f;
-  f.dir_ = dir;
+  f.dir_ = dir.path();
   f.name_ = name;
-  f.target_ = (std::filesystem::path(dir) / name).string();
-  f.dir_fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (f.dir_fd_ < 0) return os_error("cannot open directory", dir);
+  f.target_ = dir.shown(name);
+  f.dir_fd_ = ::fcntl(dir.fd(), F_DUPFD_CLOEXEC, 0);
+  if (f.dir_fd_ < 0) return os_error("cannot open directory", dir.path());
   if (auto st = check_replaceable(f.dir_fd_, name, f.target_); !st) return st.error();
   // O_EXCL: no two writers ever share a temporary file.
   for (int attempt = 0; attempt < 16; ++attempt) {
@@ -90,9 +152,9 @@ Result<AtomicFile> AtomicFile::create(const std::string& dir, const std::string&
       f.tmp_ = std::move(tmp);
       return f;
     }
-    if (errno != EEXIST) return os_error("cannot create a temporary file", dir);
+    if (errno != EEXIST) return os_error("cannot create a temporary file", dir.path());
   }
-  return make_error("cannot find a free temporary file name", to_valid_utf8(dir),
+  return make_error("cannot find a free temporary file name", to_valid_utf8(dir.path()),
                     "remove stale .*.tmp files from the directory");
 }
 
@@ -162,6 +224,13 @@ Result<std::string> write_file_atomically(const std::string& dir, const std::str
   if (ec)
     return make_error("cannot create directory: " + ec.message(), to_valid_utf8(dir),
                       "choose a writable --evidence-dir");
+  auto handle = DirHandle::open(dir);
+  if (!handle) return handle.error();
+  return write_file_atomically(*handle, name, contents);
+}
+
+Result<std::string> write_file_atomically(const DirHandle& dir, const std::string& name,
+                                          std::string_view contents) {
   auto file = AtomicFile::create(dir, name);
   if (!file) return file.error();
   if (auto st = file->write(contents); !st) return st.error();

@@ -185,7 +185,7 @@ Evidence base_evidence(const policy::Gate& gate, const policy::Policy& policy,
 
 // Written before anything runs; the final document replaces it.
 Status write_unfinished_marker(const policy::Gate& gate, const policy::Policy& policy,
-                               const std::string& dir, const Checkout& checkout,
+                               const fs::DirHandle& dir, const Checkout& checkout,
                                const std::string& node, const RunDeps& deps) {
   Evidence e = base_evidence(gate, policy, PlatformFacts{nullptr, {}}, checkout, node);
   e.status = GateStatus::not_run;
@@ -214,12 +214,13 @@ struct Stages {
   std::optional<CommandRun> command;
   std::optional<evidence::GateLogRecord> log;
   std::vector<std::string> problems;  // of the run itself (the log could not be saved, ...)
+  const fs::DirHandle* evidence_dir = nullptr;  // held open from before anything ran
 };
 
 void run_command_stage(const policy::Gate& gate, const CommandPaths& paths,
                        const RunOptions& options, const RunDeps& deps, Stages& st) {
   LiveLines live(options.command_line);
-  auto log = evidence::GateLog::create(options.evidence_dir, gate.id);
+  auto log = evidence::GateLog::create(*st.evidence_dir, gate.id);
   if (!log) st.problems.push_back("cannot save the command's output: " + log.error().message());
   st.command = run_command(*gate.command, paths, deps.process, [&](std::string_view chunk) {
     if (log) log->append(chunk);
@@ -332,16 +333,17 @@ std::string repository_name(const policy::Policy& policy, const std::string& rep
 // Evidence that names no commit cannot be bound to one; it backs no claim
 // anyway (no_commit), so it stays unsigned and the run says why.
 Result<std::string> sign_evidence(const Evidence& e, const policy::Policy& policy,
-                                  const std::string& repo_root, const RunOptions& options,
+                                  const std::string& repo_root, const fs::DirHandle& dir,
+                                  const RunOptions& options,
                                   std::vector<facts::Warning>& warnings) {
   if (!evidence::is_commit_sha(e.git_sha)) {
     warnings.push_back({"/git_sha", "run --sign-key",
                         "evidence not signed: it names no commit (git_sha " + e.git_sha + ")"});
     return std::string();
   }
-  auto written = trust::sign_evidence_text(
-      options.evidence_dir, e.gate, evidence::evidence_file_text(e),
-      repository_name(policy, repo_root), e.git_sha, *options.signing_key);
+  auto written = trust::sign_evidence_text(dir, e.gate, evidence::evidence_file_text(e),
+                                           repository_name(policy, repo_root), e.git_sha,
+                                           *options.signing_key);
   if (!written)
     return make_error("the evidence was written but could not be signed: " + written.error().what,
                       written.error().where,
@@ -391,6 +393,11 @@ Result<RunOutcome> run_gate(const policy::Gate& gate,
     paths->run_as = *user;
   }
   if (auto st = evidence::prepare_evidence_dir(options.evidence_dir); !st) return st.error();
+  // Everything this run writes goes through the directory opened now, before
+  // the command (untrusted code) runs: moving it and leaving a link in its
+  // place afterwards cannot make jetgate write somewhere else.
+  auto evidence_dir = fs::DirHandle::open(options.evidence_dir);
+  if (!evidence_dir) return evidence_dir.error();
   auto lock = evidence::RunLock::acquire(options.evidence_dir, gate.id);
   if (!lock) return lock.error();
   // Two runs of the gate into different evidence directories share the
@@ -408,21 +415,18 @@ Result<RunOutcome> run_gate(const policy::Gate& gate,
   checkout.sha = deps.git_sha(repo_root);
   checkout.before = deps.git_state(repo_root);
   if (auto mismatch = sha_mismatch(checkout)) return *mismatch;
-  if (auto st =
-          write_unfinished_marker(gate, policy, options.evidence_dir, checkout, options.node, deps);
+  if (auto st = write_unfinished_marker(gate, policy, *evidence_dir, checkout, options.node, deps);
       !st)
     return st.error();
   // A log or envelope from an earlier run must not sit beside this run's evidence.
-  std::error_code ignored;
-  std::filesystem::remove(std::filesystem::path(options.evidence_dir) / (gate.id + ".log"),
-                          ignored);
-  std::filesystem::remove(
-      std::filesystem::path(options.evidence_dir) / trust::envelope_name(gate.id), ignored);
+  (void)evidence_dir->remove(gate.id + ".log");
+  (void)evidence_dir->remove(trust::envelope_name(gate.id));
 
   PlatformFacts facts = deps.platform(options.root);
   out.warnings = facts.warnings;
   Evidence e = base_evidence(gate, policy, facts, checkout, options.node);
   Stages stages;
+  stages.evidence_dir = &*evidence_dir;
   run_stages(gate, paths, facts, options, deps, e, stages);
   const int interrupted = deps.interrupted();
   if (interrupted == 0) {  // after an interrupt, git would be stopped at once too
@@ -431,8 +435,7 @@ Result<RunOutcome> run_gate(const policy::Gate& gate,
   }
   record_checkout(e, checkout);
   decide(gate, stages, checkout, interrupted, e, out);
-  if (stages.log)
-    out.log_path = (std::filesystem::path(options.evidence_dir) / stages.log->file).string();
+  if (stages.log) out.log_path = evidence_dir->shown(stages.log->file);
 
   if (stages.command && !stages.command->contained)
     out.warnings.push_back(
@@ -472,17 +475,16 @@ Result<RunOutcome> run_gate(const policy::Gate& gate,
     warnings.push_back(facts::to_json(w));
   }
   e.extra[keys::kWarnings] = std::move(warnings);
-  auto path = evidence::write_evidence(options.evidence_dir, e);
+  auto path = evidence::write_evidence(*evidence_dir, e);
   if (!path) {
     // The "unfinished" marker is not_run already; remove it all the same, so no
     // reader mistakes it for a result.
-    std::filesystem::remove(std::filesystem::path(options.evidence_dir) / (gate.id + ".json"),
-                            ignored);
+    (void)evidence_dir->remove(gate.id + ".json");
     return path.error();
   }
   out.path = *path;
   if (options.signing_key) {
-    auto signed_path = sign_evidence(e, policy, repo_root, options, out.warnings);
+    auto signed_path = sign_evidence(e, policy, repo_root, *evidence_dir, options, out.warnings);
     if (!signed_path) return signed_path.error();
     out.envelope_path = *signed_path;
   }

@@ -51,12 +51,21 @@ Result<std::string> sign_evidence_text(const std::string& dir, const std::string
                                        const std::string& evidence_text,
                                        const std::string& repository, const std::string& git_sha,
                                        const SigningKey& key) {
-  const std::string file = gate + ".json";
+  auto handle = fs::DirHandle::open(dir);
+  if (!handle) return handle.error();
+  return sign_evidence_text(*handle, gate, evidence_text, repository, git_sha, key);
+}
+
+Result<std::string> sign_evidence_text(const fs::DirHandle& dir, const std::string& gate,
+                                       const std::string& evidence_text,
+                                       const std::string& repository, const std::string& git_sha,
+                                       const SigningKey& key) {
+  const std::string file = dir.shown(gate + ".json");
   if (evidence_text.size() > kMaxSignedDocumentBytes)
-    return make_error("the evidence is too large to sign", dir + "/" + file,
+    return make_error("the evidence is too large to sign", file,
                       "the evidence document must stay under the signed-document limit");
   // The bytes written, parsed as a verifier will parse the file.
-  auto doc = parse_json_text(evidence_text, dir + "/" + file);
+  auto doc = parse_json_text(evidence_text, file);
   if (!doc) return doc.error();
   auto envelope = sign_statement(make_statement(repository, git_sha, *doc), key);
   return fs::write_file_atomically(dir, envelope_name(gate), envelope.dump(2) + "\n");

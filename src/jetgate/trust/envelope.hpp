@@ -20,6 +20,7 @@
 #include <string_view>
 
 #include "jetgate/core/result.hpp"
+#include "jetgate/fs/atomic_write.hpp"
 #include "jetgate/trust/keys.hpp"
 
 namespace jetgate::trust {
@@ -49,6 +50,12 @@ bool is_envelope_name(std::string_view file_name);
 // it could have rewritten the file), and writes DIR/GATE.dsse.json
 // atomically. Returns the envelope's path.
 Result<std::string> sign_evidence_text(const std::string& dir, const std::string& gate,
+                                       const std::string& evidence_text,
+                                       const std::string& repository, const std::string& git_sha,
+                                       const SigningKey& key);
+// The same, into the directory DIR holds open (`run` opens it before the
+// gate's command starts, so the command cannot point it elsewhere).
+Result<std::string> sign_evidence_text(const fs::DirHandle& dir, const std::string& gate,
                                        const std::string& evidence_text,
                                        const std::string& repository, const std::string& git_sha,
                                        const SigningKey& key);
