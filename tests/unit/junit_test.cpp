@@ -93,6 +93,39 @@ TEST(JunitTest, MalformedReportsAreErrorsNamingTheFile) {
   }
 }
 
+// XML has one root element. pugixml reads on past it, so a report whose
+// failures sit in a second root (or text after it) once passed on the first
+// root alone: each is refused, never counted as a pass.
+TEST(JunitTest, AnythingBesideTheOneRootElementIsRefused) {
+  const std::string ok =
+      R"(<testsuite name="a" tests="1" failures="0"><testcase name="ok"/></testsuite>)";
+  const std::string failing =
+      R"(<testsuite name="b" tests="1" failures="1"><testcase name="bad"><failure/></testcase></testsuite>)";
+  struct Case {
+    std::string text, expect;
+  } cases[] = {
+      {ok + failing, "a second root element <testsuite>"},
+      {"<?xml version=\"1.0\"?>\n" + ok + "\n" + failing, "a second root element"},
+      {"<testsuites>" + ok + "</testsuites>" + failing, "a second root element"},
+      {ok + "<failure/>", "a second root element <failure>"},
+      {ok + "x", "text outside the root element"},
+      {"x" + ok, "text outside the root element"},
+      {ok + "<![CDATA[x]]>", "text outside the root element"},
+  };
+  for (const auto& c : cases) {
+    auto r = parse_junit_xml(c.text, "report.xml");
+    ASSERT_FALSE(r.ok()) << c.text;
+    EXPECT_NE(r.error().message().find(c.expect), std::string::npos) << r.error().message();
+  }
+  // What may sit around the root: a declaration, comments, processing
+  // instructions, a doctype and blank space.
+  auto r = parse_junit_xml("<?xml version=\"1.0\"?>\n<!DOCTYPE testsuite>\n<!-- c -->\n" + ok +
+                               "\n<!-- after -->\n<?pi x?>\n",
+                           "report.xml");
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  EXPECT_EQ(r->tests, 1);
+}
+
 TEST(JunitTest, EmptySuiteHasZeroTests) {
   auto c = parse_junit_xml(R"(<testsuites><testsuite name="pytest" tests="0"/></testsuites>)", "x");
   ASSERT_TRUE(c.ok());

@@ -185,11 +185,31 @@ Result<JunitCounts> parse_junit_xml(std::string_view xml, const std::string& whe
   if (xml.find_first_not_of(" \t\r\n") == std::string_view::npos)
     return make_error("the JUnit XML report is empty", where, kHint);
   pugi::xml_document doc;
-  auto parsed = doc.load_buffer(xml.data(), xml.size(), pugi::parse_default, pugi::encoding_auto);
+  // parse_fragment keeps text outside the root element, so it can be refused below.
+  auto parsed = doc.load_buffer(xml.data(), xml.size(), pugi::parse_default | pugi::parse_fragment,
+                                pugi::encoding_auto);
   if (!parsed)
     return make_error(
         fmt::format("not well-formed XML at byte {}: {}", parsed.offset, parsed.description()),
         where, kHint);
+  // XML allows one root element and nothing but markup around it; pugixml
+  // reads on past it. A second root (another <testsuite> holding the
+  // failures) or text after it would go uncounted: refused, never a pass.
+  if (!doc.document_element())
+    return make_error("not well-formed XML: there is no root element", where, kHint);
+  int roots = 0;
+  for (pugi::xml_node n = doc.first_child(); n; n = n.next_sibling()) {
+    const auto type = n.type();
+    if (type == pugi::node_element && ++roots == 1) continue;
+    if (type == pugi::node_declaration || type == pugi::node_comment || type == pugi::node_pi ||
+        type == pugi::node_doctype)
+      continue;
+    return make_error(type == pugi::node_element
+                          ? fmt::format("a second root element <{}> after the first: XML has one",
+                                        shown(n.name()))
+                          : std::string("text outside the root element"),
+                      where, kHint);
+  }
   auto root = doc.document_element();
   if (!named(root, "testsuites") && !named(root, "testsuite"))
     return make_error(fmt::format("root element <{}> is neither <testsuites> nor <testsuite>",
