@@ -79,7 +79,9 @@ int run(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    // CLI11's message quotes the argument as given: it is outside text, so it
+    // is shown as one line with its controls (LF, ESC, bidi) in visible form.
+    std::cerr << terminal_safe(e.what()) << "\n";
     std::cerr << "Run 'jetgate --help' for usage.\n";
     return kExitUsage;
   }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/safe_streams.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <iostream>
@@ -76,13 +77,19 @@ class LineFilter : public std::streambuf {
 LineFilter* out_filter = nullptr;
 LineFilter* err_filter = nullptr;
 
-// Under GitHub Actions every stream, a file included (the runner may read a
-// file a later step prints); the escapes keep a JSON document the same
-// document. Controls become visible on a terminal (and always under Actions).
+// Workflow commands are neutralised on every stream, whatever the
+// environment says: the runner reads jetgate's output through `docker run`,
+// sudo (which drops GITHUB_ACTIONS), ssh to a board or a file a later step
+// prints, and the escapes keep a JSON document the same document. Controls
+// take their visible form wherever the bytes can reach a screen or a log:
+// a terminal, a pipe, a socket, and every stream under GitHub Actions; a
+// regular file (`--json > doc.json`) gets the bytes as they are.
 report::OutputLineRules rules_for(int fd) {
   report::OutputLineRules r;
-  r.workflow_commands = github_actions();
-  r.controls = ::isatty(fd) == 1;
+  r.workflow_commands = true;
+  struct stat st {};
+  const bool regular_file = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  r.controls = github_actions() || ::isatty(fd) == 1 || !regular_file;
   return r;
 }
 

@@ -74,6 +74,10 @@ TEST(InitTemplates, DefaultsRenderThreeFilesWithTheGate) {
   EXPECT_TRUE(has(wf, "cron: \"17 4 * * 1\""));
   EXPECT_TRUE(has(wf, "jetgate container --first --kind jetpack"));
   EXPECT_TRUE(has(wf, "jetgate-evidence-agx-orin-container"));
+  // Inside the container jetgate still knows it runs under GitHub Actions
+  // (annotations; controls in visible form on the runner's log).
+  EXPECT_TRUE(has(wf, "docker run --rm --runtime nvidia -e GITHUB_SHA -e CI -e GITHUB_ACTIONS"))
+      << wf;
   const auto& docs = (*files)[2].text;
   EXPECT_TRUE(has(docs, "| 6.2 | 36.4.")) << docs;
   EXPECT_TRUE(has(docs, "nvcr.io/nvidia/l4t-jetpack:r36.4.0"));

@@ -160,5 +160,62 @@ TEST(OutputLine, RunUnderGithubActionsPassesNoCommandFromTheTests) {
   expect_no_forged_command(r.err);
 }
 
+// The runner reads jetgate's output through `docker run`, sudo (which drops
+// GITHUB_ACTIONS), ssh to a board: no line starts a workflow command whatever
+// the environment says, and on a pipe no control passes either.
+TEST(OutputLine, NoForgedCommandWithoutGithubActionsEither) {
+  test::GateRepo repo;
+  repo.add_shell_gate(
+      "unit",
+      "printf '::error::from the tests\\n##[error]v1\\n\\033[2J\\r::add-mask::x\\n'; "
+      "printf '%s' '<testsuite tests=\"1\" failures=\"1\"><testcase name=\"a&#10;::error::junit\">"
+      "<failure message=\"m&#13;::add-mask::y\"/></testcase></testsuite>' > report.xml");
+  for (const char* env : {"GITHUB_ACTIONS=false", "GITHUB_ACTIONS="}) {
+    SCOPED_TRACE(env);
+    auto r = repo.run("unit", {env});
+    EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+    EXPECT_NE(r.err.find("from the tests"), std::string::npos) << r.err;
+    for (const std::string* text : {&r.out, &r.err}) {
+      std::istringstream lines(*text);
+      for (std::string line; std::getline(lines, line);)
+        EXPECT_FALSE(starts_workflow_command(line)) << line;
+    }
+  }
+  // Through a pipe (docker run without a terminal, `| tee log`) the controls
+  // take their visible form too.
+  const std::string piped = repo.t.path("piped.txt");
+  std::string command = test::jetgate_binary();
+  for (const auto& a : repo.run_args("unit", repo.t.path("ev"))) command += " '" + a + "'";
+  ASSERT_EQ(std::system(("env GITHUB_ACTIONS=false " + repo.ceiling() + " " + command +
+                         " 2>&1 | cat > '" + piped + "'")
+                            .c_str()),
+            0);
+  const std::string text = test::read_file(piped);
+  EXPECT_NE(text.find("from the tests"), std::string::npos) << text;
+  expect_no_forged_command(text);
+}
+
+// CLI11's usage errors quote the argument as given: one line, its controls
+// (LF, ESC, BEL, bidi) in visible form, even into a file outside Actions.
+TEST(OutputLine, UsageErrorsShowTheArgumentAsOneInertLine) {
+  const std::string hostile = "x\x1b]0;TITLE\x07\x1b[2J\xe2\x80\xae\n::error::P";
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"summary", "--evidence-dir", "/tmp", "--format", hostile},
+           {hostile},
+           {"summary", "--evidence-dir", "/tmp", "--no-such-option" + hostile}}) {
+    auto r = test::run_jetgate(args, {"GITHUB_ACTIONS=false"});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find('\x07'), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("\xe2\x80\xae"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("\\x1b"), std::string::npos) << r.err;
+    std::istringstream lines(r.err);
+    for (std::string line; std::getline(lines, line);) {
+      EXPECT_FALSE(starts_workflow_command(line)) << line;
+      EXPECT_NE(line.rfind("::", 0), 0u) << line;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace jetgate

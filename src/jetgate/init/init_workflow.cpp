@@ -232,7 +232,7 @@ void container_job(YAML::Emitter& y, const InitOptions& o, const InitBoard& b) {
                        "# The container runs as root over the runner user's checkout: git\n"
                        "# would refuse it (\"dubious ownership\") and the evidence could not\n"
                        "# show a clean tree, so the checkout is named safe for this run only.\n"
-                       "docker run --rm --runtime nvidia -e GITHUB_SHA -e CI \\\n"
+                       "docker run --rm --runtime nvidia -e GITHUB_SHA -e CI -e GITHUB_ACTIONS \\\n"
                        "  -e GIT_CONFIG_COUNT=1 -e GIT_CONFIG_KEY_0=safe.directory \\\n"
                        "  -e GIT_CONFIG_VALUE_0=/src \\\n"
                        "  -v /etc/nv_tegra_release:/etc/nv_tegra_release:ro \\\n"

@@ -23,8 +23,8 @@
 namespace jetgate::report {
 
 struct OutputLineRules {
-  bool workflow_commands = false;  // GITHUB_ACTIONS=true: neutralise workflow commands
-  bool controls = false;           // a terminal or a runner's log: visible forms for controls
+  bool workflow_commands = false;  // neutralise workflow commands (jetgate's streams: always)
+  bool controls = false;           // a terminal, pipe or runner's log: visible forms
 };
 
 // One line, without its '\n', made safe by the rules.
