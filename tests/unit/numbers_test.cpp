@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "jetgate/core/fast_json.hpp"
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/evidence/evidence.hpp"
 #include "jetgate/policy/policy.hpp"
@@ -105,10 +106,44 @@ TEST(Numbers, JsonNegativeZeroIsRefusedWhereverItSits) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().what.find("/a/1/b"), std::string::npos) << bad.error().what;
   EXPECT_NE(bad.error().what.find("negative zero"), std::string::npos);
-  EXPECT_TRUE(parse_json_text(R"({"a": 0.0, "b": -0, "c": -1.5})", "doc.json").ok());
+  EXPECT_TRUE(
+      parse_json_text(R"({"a": 0.0, "b": 0, "c": -1.5, "d": -10, "e": -0.5})", "doc.json").ok());
   // JSON has no NaN or infinity at all.
   EXPECT_FALSE(parse_json_text(R"({"a": NaN})", "doc.json").ok());
   EXPECT_FALSE(parse_json_text(R"({"a": Infinity})", "doc.json").ok());
+}
+
+// The integer -0: both parsers read it as 0 and lose the sign, so it is found
+// in the text, outside strings, and refused like -0.0 by the slow and the
+// fast parser alike.
+TEST(Numbers, JsonIntegerNegativeZeroIsRefusedByBothParsers) {
+  for (const std::string text :
+       {"-0", "[-0]", "{\"a\":-0}", "{\"a\": [1, -0 ]}", "{\"a\":\n  -0\n}", "[1,-0,2]"}) {
+    SCOPED_TRACE(text);
+    auto slow = parse_json_text(text, "doc.json");
+    ASSERT_FALSE(slow.ok());
+    EXPECT_NE(slow.error().what.find("negative zero (-0)"), std::string::npos) << slow.error().what;
+    EXPECT_EQ(slow.error().where.rfind("doc.json:", 0), 0u) << slow.error().where;
+    auto fast = parse_json_fast(text, "doc.json");
+    ASSERT_FALSE(fast.ok());
+    EXPECT_EQ(fast.error().message(), slow.error().message());
+  }
+  EXPECT_EQ(parse_json_text("[1,\n -0]", "d.json").error().where, "d.json:2:2");
+  // "-0" inside strings (dates, versions, names) and numbers that only begin
+  // with it are not negative zero.
+  for (const std::string text :
+       {R"({"generated_at": "2026-01-05T00:00:00Z", "v": "r36.4-0", "n": "-0"})",
+        R"(["\"-0", "a\\", -0.5, -05e1, 0, -10])", R"({"x-0": 1})"}) {
+    SCOPED_TRACE(text);
+    auto slow = parse_json_text(text, "doc.json");
+    auto fast = parse_json_fast(text, "doc.json");
+    EXPECT_EQ(slow.ok(), fast.ok());
+    if (!slow.ok()) {
+      EXPECT_EQ(slow.error().what.find("negative zero"), std::string::npos) << slow.error().what;
+    }
+  }
+  EXPECT_TRUE(
+      parse_json_text(R"({"generated_at": "2026-01-05", "n": "-0", "x": -0.5})", "d.json").ok());
 }
 
 TEST(Numbers, APolicyWithNegativeZeroIsRefused) {

@@ -260,6 +260,8 @@ std::optional<nlohmann::json> parse_json_simd(std::string_view text, const JsonK
   dom::element root;
   if (parser.parse(text.data(), text.size(), /*realloc_if_needed=*/true).get(root))
     return std::nullopt;
+  // "-0" reads as the integer 0 here too; parse_json_text refuses it.
+  if (negative_integer_zero_at(text)) return std::nullopt;
   nlohmann::json out;
   if (!convert(root, out, 0, keep ? &keep->root() : nullptr)) return std::nullopt;
   return out;

@@ -110,6 +110,33 @@ std::size_t first_overflowing_number(std::string_view text) {
 
 }  // namespace
 
+std::optional<std::size_t> negative_integer_zero_at(std::string_view text) {
+  auto number_char = [](char c) {
+    return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-';
+  };
+  bool candidate = false;
+  for (std::size_t i = text.find("-0"); i != std::string_view::npos; i = text.find("-0", i + 2)) {
+    const char next = i + 2 < text.size() ? text[i + 2] : ' ';
+    if (!number_char(next)) {
+      candidate = true;
+      break;
+    }
+  }
+  if (!candidate) return std::nullopt;
+  std::optional<std::size_t> found;
+  std::size_t literal_end = 0;
+  for_each_outside_strings(text, [&](std::size_t i) {
+    const char c = text[i];
+    if (i < literal_end || (c != '-' && (c < '0' || c > '9'))) return true;
+    literal_end = i + 1;
+    while (literal_end < text.size() && number_char(text[literal_end])) ++literal_end;
+    if (text.substr(i, literal_end - i) != "-0") return true;
+    found = i;
+    return false;
+  });
+  return found;
+}
+
 Result<nlohmann::json> parse_json_text(std::string_view text, const std::string& source,
                                        std::size_t max_depth) {
   if (auto at = too_deep_at(text, max_depth))
@@ -131,6 +158,9 @@ Result<nlohmann::json> parse_json_text(std::string_view text, const std::string&
                                     "reads as a number",
                                     *at, why_not_plain_number(-0.0)),
                         source, "write 0");
+    if (auto at = negative_integer_zero_at(text))
+      return make_error("a number is negative zero (-0), which jetgate never reads as a number",
+                        source + ":" + line_column(text, *at), "write 0");
     return doc;
   } catch (const nlohmann::json::parse_error& e) {
     // e.byte is 1-based and points just past the offending character.

@@ -26,6 +26,13 @@ std::string line_column(std::string_view text, std::size_t offset);
 Result<nlohmann::json> parse_json_text(std::string_view text, const std::string& source,
                                        std::size_t max_depth = kMaxJsonDepth);
 
+// The offset of the first number literal "-0" (an integer negative zero)
+// outside strings, or nullopt. JSON parsers read it as the integer 0 and
+// lose the sign; jetgate refuses it as it refuses -0.0. Cheap when there is
+// none: only a "-0" followed by neither a digit, '.', 'e' nor 'E' (dates hold
+// "-0" followed by a digit) leads to a scan outside strings.
+std::optional<std::size_t> negative_integer_zero_at(std::string_view text);
+
 // An integer in [lo, hi], or nullopt: floats, strings, and integers outside
 // the range (including ones that do not fit 64 bits) never wrap into range.
 std::optional<std::int64_t> integer_in_range(const nlohmann::json& v, std::int64_t lo,
@@ -46,8 +53,8 @@ std::string quoted_text(std::string_view text, std::size_t max_chars = 80);
 // Empty when v is a number jetgate reads; else why not ("not a number
 // (NaN)", "infinite", "negative zero"). NaN, infinities and -0 are refused
 // everywhere a number is read: on the command line (cli's plain_number
-// check) and in JSON (parse_json_text refuses -0.0; JSON has no NaN or
-// infinity).
+// check) and in JSON (parse_json_text refuses -0.0 and -0; JSON has no NaN
+// or infinity).
 std::string why_not_plain_number(double v);
 
 }  // namespace jetgate
