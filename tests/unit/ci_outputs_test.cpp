@@ -151,6 +151,24 @@ TEST(CiOutputs, BadgeSaysNoSupportWithoutGreenEvidence) {
   EXPECT_NE(doc["message"], "no support claimed");
 }
 
+// The badge's message is the platform's name from evidence: shields.io draws
+// it, so bidi, line-separator, C1 and zero-width characters take their
+// visible form and cannot reorder or hide what the README shows.
+TEST(CiOutputs, TheBadgeShowsThePlatformsNameAsInertText) {
+  TempDir t;
+  std::filesystem::create_directories(t.path("ev"));
+  auto doc =
+      nlohmann::json::parse(read_file(fixtures_dir() + "/claims/jetgate-orin/cuda-runtime.json"));
+  doc["platform"]["tegra"]["module"] = "Orin \u202eRLO\u2028LS\u0085NEL\u009bCSI\u200bZW\u2066";
+  t.write("ev/cuda-runtime.json", doc.dump());
+  auto badge = t.path("badge.json");
+  auto r = run_jetgate(
+      {"support", "--evidence-dir", t.path("ev"), "--today", "2026-11-29", "--badge", badge});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto message = nlohmann::json::parse(read_file(badge))["message"].get<std::string>();
+  EXPECT_EQ(message, "Orin \\u202eRLO\\u2028LS\\u0085NEL\\u009bCSI\\u200bZW\\u2066") << message;
+}
+
 // The JSON of container, support and check, validated against docs/schemas.
 TEST(CiOutputs, CommandJsonMatchesItsSchema) {
   if (std::system("/usr/bin/python3 -c 'import jsonschema' 2>/dev/null") != 0)

@@ -14,9 +14,11 @@ nlohmann::json support_badge(const claims::SupportMatrix& matrix, const std::str
       platforms.empty()
           ? "no support claimed"
           : std::to_string(platforms.size()) + (platforms.size() == 1 ? " platform" : " platforms");
-  if (platforms.size() == 1) message = to_valid_utf8(*platforms.begin());
+  // The platform's name comes from evidence: shields.io draws what it is given,
+  // so controls, bidi and zero-width characters take their visible form.
+  if (platforms.size() == 1) message = terminal_safe(*platforms.begin());
   return {{"schemaVersion", 1},
-          {"label", to_valid_utf8(label)},
+          {"label", terminal_safe(label)},
           {"message", message},
           {"color", platforms.empty() ? "lightgrey" : "brightgreen"}};
 }

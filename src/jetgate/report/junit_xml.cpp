@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "jetgate/core/utf8.hpp"
+#include "jetgate/report/output_line.hpp"
 
 namespace jetgate::report {
 namespace {
@@ -19,8 +20,15 @@ bool is_xml_char(char32_t c) {
          (c >= 0xE000 && c <= 0xFFFD) || (c >= 0x10000 && c <= 0x10FFFF);
 }
 
+// Text in the report is outside text (evidence reasons, test names, file
+// names), and reporters copy it into CI logs and annotations: controls (CR,
+// LF, ESC, C1, bidi, zero-width) take their visible form and it cannot start
+// a workflow command (report/output_line), so the report is one inert line
+// per field whatever a pull request put in it.
 std::string xml_text(std::string_view s) {
-  const std::string valid = to_valid_utf8(s);
+  const std::string valid =
+      safe_output_line(to_valid_utf8(s), OutputLineRules{/*workflow_commands=*/true,
+                                                         /*controls=*/true});
   std::string out;
   out.reserve(valid.size());
   for (std::size_t pos = 0; pos < valid.size();) {
