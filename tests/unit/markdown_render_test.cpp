@@ -174,6 +174,21 @@ TEST(MarkdownRender, OrdinaryTextKeepsItsLook) {
   EXPECT_EQ(report::markdown_cell("JetPack 6.2 (L4T 36.4.3)"), "JetPack 6.2 (L4T 36.4.3)");
 }
 
+// GitHub links "#12", "GH-12" and "owner/repo#12" to issues (and leaves a
+// "mentioned" entry in their timelines); cmark-gfm does not, so the escape is
+// checked as text: a word joiner follows the "#" or "GH-", the text reads the same.
+TEST(MarkdownRender, IssueReferencesAreBrokenLikeMentions) {
+  EXPECT_EQ(report::markdown_inline("fixes #12"), "fixes #&#8288;12");
+  EXPECT_EQ(report::markdown_inline("acme/robot#7"), "acme/robot#&#8288;7");
+  EXPECT_EQ(report::markdown_inline("see gh-3 and GH-4"), "see gh-&#8288;3 and GH-&#8288;4");
+  EXPECT_EQ(report::markdown_inline("#1"), "#&#8288;1");
+  EXPECT_EQ(report::markdown_inline("tag #a, v-1, gh-x, 2026-01-05"),
+            "tag #a, v-1, gh-x, 2026-01-05");
+  const std::string html =
+      without_word_joiners(render_gfm(report::markdown_inline("fixes #12") + "\n"));
+  EXPECT_NE(html.find("fixes #12"), std::string::npos) << html;
+}
+
 // The property: random strings over the characters and words Markdown gives
 // meaning to never add an element. A fixed seed, so a failure repeats.
 TEST(MarkdownRender, RandomOutsideStringsNeverAddAnElement) {

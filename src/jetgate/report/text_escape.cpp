@@ -27,8 +27,10 @@ constexpr std::string_view kAtBreak = "&#8288;";
 //   at the start  # + - = (a heading, a list, a setext line), and the . or )
 //                 after leading digits (an ordered list)
 //   "_" at a word's edge (emphasis; "launch_ms" stays), ':' before "//" and
-//   '.' after "www" (GFM's URL autolinks), and "@" before anything but a
-//   space (e-mail autolinks and mentions: kAtBreak).
+//   '.' after "www" (GFM's URL autolinks), "@" before anything but a
+//   space (e-mail autolinks and mentions: kAtBreak), and "#" or "GH-" before
+//   a digit (GitHub's issue references, which would link an issue and leave
+//   a "mentioned" entry in its timeline: kAtBreak after them too).
 std::string escape_markdown(std::string_view text) {
   std::string out;
   out.reserve(text.size());
@@ -88,12 +90,18 @@ std::string escape_markdown(std::string_view text) {
       case '#':
       case '+':
       case '-':
-      case '=':
+      case '=': {
         // A heading, a list item, a thematic break or a setext line starts so;
         // "-rc1" or "+cu130" do not.
         if (at == 0 && !is_ascii_alnum(next)) out += '\\';
         out += c;
+        const bool issue_reference =
+            next >= '0' && next <= '9' &&
+            (c == '#' ||
+             (c == '-' && at >= 2 && (text[at - 1] | 0x20) == 'h' && (text[at - 2] | 0x20) == 'g'));
+        if (issue_reference) out += kAtBreak;
         break;
+      }
       case '.':
       case ')': {
         // "1. " or "2)" at the end starts an ordered list; "36.4.3" does not.
