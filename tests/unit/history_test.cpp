@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -240,6 +241,35 @@ TEST(HistoryStore, RefusesANewerSchemaAndForeignDatabases) {
 }
 
 // Several processes ingest overlapping directories into one database at once.
+// A device, FIFO, directory or link where the database should be is refused
+// before SQLite opens it: /dev/null ended in "COMMIT failed" after the work,
+// and a FIFO could block.
+TEST(HistoryStore, ADatabaseThatIsNotARegularFileIsRefusedBeforeOpening) {
+  TempDir t;
+  std::filesystem::create_directories(t.path("dir.db"));
+  ASSERT_EQ(::mkfifo(t.path("fifo.db").c_str(), 0600), 0);
+  {
+    auto store = history::Store::open(t.path("real.db"), true);
+    ASSERT_TRUE(store.ok()) << store.error().message();
+  }
+  std::filesystem::create_symlink(t.path("real.db"), t.path("link.db"));
+  for (const std::string& path :
+       {std::string("/dev/null"), t.path("dir.db"), t.path("fifo.db"), t.path("link.db")}) {
+    for (bool create : {true, false}) {
+      auto store = history::Store::open(path, create);
+      ASSERT_FALSE(store.ok()) << path;
+      if (create) {
+        EXPECT_NE(store.error().message().find("regular file"), std::string::npos)
+            << store.error().message();
+      }
+    }
+  }
+  struct stat st {};
+  ASSERT_EQ(::stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode)) << "/dev/null is still a device";
+  EXPECT_TRUE(history::Store::open(t.path("real.db"), false).ok());
+}
+
 TEST(HistoryStore, ConcurrentIngestsEndWithTheExactRowCount) {
   TempDir t;
   auto a = write_fleet(t, "a", 10, 6, 1);  // 60 files

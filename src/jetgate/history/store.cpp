@@ -343,6 +343,15 @@ Result<Store> Store::open(const std::string& path, bool create) {
   if (!create && !stdfs::is_regular_file(path, ec))
     return make_error("no history database here", path,
                       "make one with `jetgate history ingest DIR... --db FILE`");
+  // What sits there must be a database file or nothing: SQLite would open a
+  // device (/dev/null) or a FIFO and fail only when it writes, or block.
+  const auto kind = stdfs::symlink_status(path, ec).type();
+  if (!ec && kind != stdfs::file_type::regular && kind != stdfs::file_type::not_found)
+    return make_error(kind == stdfs::file_type::symlink
+                          ? "the database is a symbolic link; jetgate opens only a regular file"
+                          : "the database is not a regular file (a directory, device, FIFO or "
+                            "socket)",
+                      path, "name a regular file (or a new one) with --db");
   sqlite3* raw = nullptr;
   const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) |
                     SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW;
