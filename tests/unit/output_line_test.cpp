@@ -145,14 +145,19 @@ TEST(OutputLine, CheckUnderGithubActionsPrintsNoForgedCommand) {
   expect_no_forged_command(bad.err);
 }
 
-TEST(OutputLine, RunUnderGithubActionsPassesNoCommandFromTheTests) {
-  test::GateRepo repo;
-  // The test code prints commands, and names a test case after one.
+// A gate whose test code prints workflow commands and controls, and names a
+// test case after one.
+void add_hostile_gate(test::GateRepo& repo) {
   repo.add_shell_gate(
       "unit",
       "printf '::error::from the tests\\n##[error]v1\\n\\033[2J\\r::add-mask::x\\n'; "
       "printf '%s' '<testsuite tests=\"1\" failures=\"1\"><testcase name=\"a&#10;::error::junit\">"
       "<failure message=\"m&#13;::add-mask::y\"/></testcase></testsuite>' > report.xml");
+}
+
+TEST(OutputLine, RunUnderGithubActionsPassesNoCommandFromTheTests) {
+  test::GateRepo repo;
+  add_hostile_gate(repo);
   auto r = repo.run("unit", {"GITHUB_ACTIONS=true"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.err.find("from the tests"), std::string::npos) << r.err;
@@ -165,11 +170,7 @@ TEST(OutputLine, RunUnderGithubActionsPassesNoCommandFromTheTests) {
 // the environment says, and on a pipe no control passes either.
 TEST(OutputLine, NoForgedCommandWithoutGithubActionsEither) {
   test::GateRepo repo;
-  repo.add_shell_gate(
-      "unit",
-      "printf '::error::from the tests\\n##[error]v1\\n\\033[2J\\r::add-mask::x\\n'; "
-      "printf '%s' '<testsuite tests=\"1\" failures=\"1\"><testcase name=\"a&#10;::error::junit\">"
-      "<failure message=\"m&#13;::add-mask::y\"/></testcase></testsuite>' > report.xml");
+  add_hostile_gate(repo);
   for (const char* env : {"GITHUB_ACTIONS=false", "GITHUB_ACTIONS="}) {
     SCOPED_TRACE(env);
     auto r = repo.run("unit", {env});
