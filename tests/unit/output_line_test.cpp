@@ -185,7 +185,7 @@ TEST(OutputLine, NoForgedCommandWithoutGithubActionsEither) {
   // Through a pipe (docker run without a terminal, `| tee log`) the controls
   // take their visible form too.
   const std::string piped = repo.t.path("piped.txt");
-  std::string command = test::jetgate_binary();
+  std::string command = test::jetgate_command();  // the emulator's wrapper under qemu
   for (const auto& a : repo.run_args("unit", repo.t.path("ev"))) command += " '" + a + "'";
   ASSERT_EQ(std::system(("env GITHUB_ACTIONS=false " + repo.ceiling() + " " + command +
                          " 2>&1 | cat > '" + piped + "'")
