@@ -247,7 +247,7 @@ MUTANTS = [
            "the lock file removed by path: a link the command left removes another file"),
     Mutant("junit-second-root", "src/jetgate/gate/junit.cpp",
            "if (type == pugi::node_element && ++roots == 1) continue;",
-           "if (type == pugi::node_element) continue;",
+           "if (type == pugi::node_element && ++roots >= 1) continue;",
            "a second <testsuite> root (holding the failures) is ignored and the gate passes"),
     Mutant("junit-text-after-root", "src/jetgate/gate/junit.cpp",
            "pugi::parse_default | pugi::parse_fragment,", "pugi::parse_default,",

@@ -394,6 +394,14 @@ TEST(EvidenceRecord, AFileChangedAfterItWasJudgedIsNeitherShownNorVerified) {
   auto again = set->reread(set->loaded[0]);
   ASSERT_FALSE(again.ok());
   EXPECT_NE(again.error().message().find("changed after jetgate read it"), std::string::npos);
+  // A member the verdict reads but the record keeps no fact of ("dirty":
+  // true, uncommitted changes): the verdict differs, so the file changed.
+  auto dirty = doc;
+  dirty["dirty"] = true;
+  std::ofstream(file) << dirty.dump(2);
+  auto dirty_again = set->reread(set->loaded[0]);
+  ASSERT_FALSE(dirty_again.ok());
+  EXPECT_NE(dirty_again.error().message().find("changed after jetgate read it"), std::string::npos);
   ClaimInputs in;
   in.rules = rules;
   in.evidence = std::move(*set);
