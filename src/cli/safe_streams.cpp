@@ -1,14 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/safe_streams.hpp"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <iostream>
 #include <streambuf>
 #include <string>
 
-#include "cli/environment.hpp"
 #include "jetgate/report/output_line.hpp"
 
 namespace jetgate::cli {
@@ -77,27 +73,24 @@ class LineFilter : public std::streambuf {
 LineFilter* out_filter = nullptr;
 LineFilter* err_filter = nullptr;
 
-// Workflow commands are neutralised on every stream, whatever the
-// environment says: the runner reads jetgate's output through `docker run`,
-// sudo (which drops GITHUB_ACTIONS), ssh to a board or a file a later step
-// prints, and the escapes keep a JSON document the same document. Controls
-// take their visible form wherever the bytes can reach a screen or a log:
-// a terminal, a pipe, a socket, and every stream under GitHub Actions; a
-// regular file (`--json > doc.json`) gets the bytes as they are.
-report::OutputLineRules rules_for(int fd) {
+// Every stream, whatever the environment says: no line starts a workflow
+// command, and controls (CR, ESC, C1, bidi, zero-width) take their visible
+// form. The runner reads jetgate's output through `docker run`, sudo (which
+// drops GITHUB_ACTIONS), ssh to a board, or a file a later step prints, and
+// the runner ends a line at CR, so the two go together (report/output_line).
+// The escapes keep a JSON document the same document.
+report::OutputLineRules rules_for() {
   report::OutputLineRules r;
   r.workflow_commands = true;
-  struct stat st {};
-  const bool regular_file = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-  r.controls = github_actions() || ::isatty(fd) == 1 || !regular_file;
+  r.controls = true;
   return r;
 }
 
 }  // namespace
 
 SafeStreams::SafeStreams() {
-  out_filter = new LineFilter(std::cout.rdbuf(), rules_for(STDOUT_FILENO));
-  err_filter = new LineFilter(std::cerr.rdbuf(), rules_for(STDERR_FILENO));
+  out_filter = new LineFilter(std::cout.rdbuf(), rules_for());
+  err_filter = new LineFilter(std::cerr.rdbuf(), rules_for());
   std::cout.rdbuf(out_filter);
   std::cerr.rdbuf(err_filter);
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // std::cout and std::cerr, line by line, through report::safe_output_line:
-// no line can start a workflow command (wherever jetgate runs: the runner may
-// read it through docker, sudo or ssh, which drop GITHUB_ACTIONS), and on a
-// terminal, a pipe or a runner's log no control reaches the screen. Everything jetgate
+// no line can start a workflow command and no control passes, wherever
+// jetgate runs (the runner may read it through docker, sudo or ssh, which
+// drop GITHUB_ACTIONS, or a file a later step prints). Everything jetgate
 // and CLI11 print goes through them, so no caller can forget. jetgate's own
 // workflow commands (annotations) are the one exception and are written with
 // write_workflow_command.
@@ -13,8 +13,8 @@
 
 namespace jetgate::cli {
 
-// Installs the filters (GITHUB_ACTIONS read here, what each stream is); the
-// pending text is flushed and the streams restored when it goes.
+// Installs the filters; the pending text is flushed and the streams restored
+// when it goes.
 class SafeStreams {
  public:
   SafeStreams();

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <sstream>
 
@@ -215,6 +216,8 @@ TEST(OutputLine, UsageErrorsShowTheArgumentAsOneInertLine) {
       EXPECT_FALSE(starts_workflow_command(line)) << line;
       EXPECT_NE(line.rfind("::", 0), 0u) << line;
     }
+    // The message and the pointer to --help: the LF in the argument made no line.
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;
   }
 }
 
