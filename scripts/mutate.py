@@ -279,6 +279,42 @@ MUTANTS = [
     Mutant("db-device-opened", "src/jetgate/history/store.cpp",
            "kind != stdfs::file_type::regular &&", "kind == stdfs::file_type::socket &&",
            "history --db /dev/null or a FIFO is handed to SQLite"),
+    # --- outputs are never inputs; readers never write (issue: hostile input) ----------
+    Mutant("output-input-by-text", "src/jetgate/fs/command_files.cpp",
+           "    if (in.entry == *entry)\n", "    if (in.path == path)\n",
+           "an output compared with the inputs as text: ./fleet.db or a link to its "
+           "directory overwrites the database"),
+    Mutant("output-bare-suffix", "src/jetgate/fs/command_files.cpp",
+           "return name.size() > suffix.size() &&", "return name.size() >= suffix.size() &&",
+           "'.json' alone (a hidden file the readers skip) refused as evidence"),
+    Mutant("output-dir-flat", "src/jetgate/fs/command_files.cpp",
+           "if (!inside && dir.recursive)", "if (!inside && !dir.recursive)",
+           "history ingest --db ev/sub/x.json accepted although the walk reads it"),
+    Mutant("outputs-not-distinct", "src/jetgate/fs/command_files.cpp",
+           "  outputs_.push_back({*entry, option, path});\n", "",
+           "--junit F --prometheus F: the second overwrites the first"),
+    Mutant("reader-opens-rw", "src/jetgate/history/store.cpp",
+           "SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,",
+           "SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,",
+           "history show opens the database to write: a stray -wal is checkpointed into it"),
+    Mutant("wal-before-identity", "src/jetgate/history/store.cpp",
+           "    bool empty = false;\n    if (auto st = check_identity(raw, path, empty); !st) return st.error();\n  }\n",
+           "  }\n",
+           "a foreign database is switched to WAL before it is refused: its bytes change"),
+    Mutant("walk-skip-silent", "src/jetgate/history/store.cpp",
+           'out.skipped.push_back({current, "directory cannot be listed: " + ec.message()});',
+           "(void)0;",
+           "a directory the ingest cannot list is skipped without a word"),
+    Mutant("db-before-listing", "src/cli/cmd_history.cpp",
+           "  auto found = history::find_evidence_files(a.dirs);\n"
+           "  if (!found) return usage_error(\"history ingest\", found.error().message());\n"
+           "  auto store = history::Store::open(a.db, /*create=*/true);\n"
+           "  if (!store) return usage_error(\"history ingest\", store.error().message());\n",
+           "  auto store = history::Store::open(a.db, /*create=*/true);\n"
+           "  if (!store) return usage_error(\"history ingest\", store.error().message());\n"
+           "  auto found = history::find_evidence_files(a.dirs);\n"
+           "  if (!found) return usage_error(\"history ingest\", found.error().message());\n",
+           "an ingest of a missing directory leaves an empty database behind"),
 ]
 
 

@@ -61,6 +61,16 @@ std::string nfd_text(const nlohmann::json& doc, int expiry_hours) {
 
 }  // namespace
 
+bool check_outputs(const std::string& command, fs::CommandFiles& files,
+                   std::initializer_list<std::pair<const char*, std::string>> outputs) {
+  for (const auto& [option, path] : outputs)
+    if (auto st = files.check_output(option, path); !st) {
+      std::cerr << "jetgate " << command << ": " << terminal_safe(st.error().message()) << "\n";
+      return false;
+    }
+  return true;
+}
+
 bool hold_output(const std::string& command, const char* option, const std::string& path,
                  HeldOutput& out) {
   out.reset();

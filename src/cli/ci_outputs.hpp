@@ -4,14 +4,24 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "jetgate/fs/atomic_write.hpp"
+#include "jetgate/fs/command_files.hpp"
 #include "jetgate/report/junit_xml.hpp"
 
 namespace jetgate::cli {
+
+// Each output option (name, path; an empty path is an option not given) checked
+// against the files the command reads and against the other outputs, before any
+// work starts (fs/command_files.hpp): false, with the reason on stderr prefixed by
+// `command`, at the first that would destroy an input or another output.
+bool check_outputs(const std::string& command, fs::CommandFiles& files,
+                   std::initializer_list<std::pair<const char*, std::string>> outputs);
 
 // Writes text to path atomically (its directory must exist); false, with the
 // reason on stderr prefixed by `command`, when it cannot.

@@ -51,4 +51,10 @@ Result<claims::ClaimInputs> resolve_cli_inputs(const claims::ClaimOptions& o) {
   return claims::resolve_claim_inputs(o);
 }
 
+void add_claim_inputs(fs::CommandFiles& files, const claims::ClaimOptions& o) {
+  files.add_input(o.policy, "the policy");
+  for (const auto& dir : o.evidence_dirs)
+    files.add_input_dir(dir, "an evidence directory", {".json"});
+}
+
 }  // namespace jetgate::cli

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "jetgate/claims/claim_inputs.hpp"
+#include "jetgate/fs/command_files.hpp"
 
 namespace jetgate::cli {
 
@@ -16,5 +17,9 @@ void add_claim_options(CLI::App* sub, claims::ClaimOptions& o, bool policy_requi
 // The paths checked as the command line names them (a --policy that is not a
 // regular file is a usage error), then claims::resolve_claim_inputs.
 Result<claims::ClaimInputs> resolve_cli_inputs(const claims::ClaimOptions& o);
+
+// The files these options name, as inputs no output may replace: the policy and the
+// evidence directories' *.json files.
+void add_claim_inputs(fs::CommandFiles& files, const claims::ClaimOptions& o);
 
 }  // namespace jetgate::cli

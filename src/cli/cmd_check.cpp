@@ -30,6 +30,9 @@ int run(const CheckArgs& a) {
   for (const auto& id : a.require_gates)
     if (auto st = evidence::validate_gate_id(id, "--require-gate"); !st)
       return usage_error("check", st.error().message());
+  fs::CommandFiles files;
+  add_claim_inputs(files, a.claim);
+  if (!check_outputs("check", files, {{"--junit", a.junit}})) return kExitUsage;
   auto in = resolve_cli_inputs(a.claim);
   if (!in) return usage_error("check", in.error().message());
   for (const auto& s : in->evidence.skipped)

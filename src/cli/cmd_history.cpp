@@ -70,9 +70,18 @@ std::optional<int> load_thresholds(const char* command, const std::string& path,
 }
 
 int run_ingest(const HistoryArgs& a) {
+  // The database is this command's output: never one of the evidence files it reads.
+  fs::CommandFiles files;
+  for (const auto& dir : a.dirs)
+    files.add_input_dir(dir, "an evidence directory this command ingests", {".json"},
+                        /*recursive=*/true);
+  if (!check_outputs("history ingest", files, {{"--db", a.db}})) return kExitUsage;
+  // Listed before the database is opened: an unusable directory leaves no database.
+  auto found = history::find_evidence_files(a.dirs);
+  if (!found) return usage_error("history ingest", found.error().message());
   auto store = history::Store::open(a.db, /*create=*/true);
   if (!store) return usage_error("history ingest", store.error().message());
-  auto report = history::ingest(*store, a.dirs);
+  auto report = history::ingest(*store, *found);
   if (!report) return usage_error("history ingest", report.error().message());
   for (const auto& b : report->bad)
     std::cerr << terminal_safe("jetgate history ingest: skipped " + b.file + ": " + b.why) << "\n";
@@ -99,7 +108,7 @@ int run_ingest(const HistoryArgs& a) {
 }
 
 int run_show(const HistoryArgs& a) {
-  auto store = history::Store::open(a.db, /*create=*/false);
+  auto store = history::Store::open_read_only(a.db);
   if (!store) return usage_error("history show", store.error().message());
   history::Query q;
   auto opt = [](const std::string& s) { return s.empty() ? std::nullopt : std::optional(s); };
@@ -121,10 +130,15 @@ int run_show(const HistoryArgs& a) {
 int run_regressions(const HistoryArgs& a) {
   policy::RegressionThresholds thresholds;
   if (auto rc = load_thresholds("history regressions", a.policy, thresholds)) return *rc;
+  fs::CommandFiles files;
+  files.add_input(a.db, "the database");
+  files.add_input(a.policy, "the policy");
+  if (!check_outputs("history regressions", files, {{"--prometheus", a.prometheus}}))
+    return kExitUsage;
   if (!a.prometheus.empty())
     if (auto st = fs::check_output_path(a.prometheus); !st)
       return usage_error("history regressions", "--prometheus: " + st.error().message());
-  auto store = history::Store::open(a.db, /*create=*/false);
+  auto store = history::Store::open_read_only(a.db);
   if (!store) return usage_error("history regressions", store.error().message());
   auto runs = history::load_runs(*store);
   if (!runs) return usage_error("history regressions", runs.error().message());
@@ -144,9 +158,13 @@ int run_regressions(const HistoryArgs& a) {
 int run_report(const HistoryArgs& a) {
   policy::RegressionThresholds thresholds;
   if (auto rc = load_thresholds("history report", a.policy, thresholds)) return *rc;
+  fs::CommandFiles files;
+  files.add_input(a.db, "the database");
+  files.add_input(a.policy, "the policy");
+  if (!check_outputs("history report", files, {{"--html", a.html}})) return kExitUsage;
   if (auto st = fs::check_output_path(a.html); !st)
     return usage_error("history report", "--html: " + st.error().message());
-  auto store = history::Store::open(a.db, /*create=*/false);
+  auto store = history::Store::open_read_only(a.db);
   if (!store) return usage_error("history report", store.error().message());
   auto runs = history::load_runs(*store);
   if (!runs) return usage_error("history report", runs.error().message());

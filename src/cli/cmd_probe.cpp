@@ -95,7 +95,14 @@ int run_probe(const ProbeArgs& a) {
                          : report::render_probe_list_text());
     return kExitOk;
   }
-  // An output that cannot be written stops the probe before anything is measured.
+  // An output that cannot be written stops the probe before anything is measured; two
+  // options naming one file would leave only the last one's text.
+  fs::CommandFiles files;
+  if (!check_outputs("probe", files,
+                     {{"--junit", a.junit},
+                      {"--prometheus", a.prometheus},
+                      {"--nfd-features", a.nfd_features}}))
+    return kExitUsage;
   for (const auto* out : {&a.junit, &a.prometheus, &a.nfd_features})
     if (!out->empty())
       if (auto st = fs::check_output_path(*out); !st) {

@@ -16,6 +16,7 @@
 #include "jetgate/evidence/gate_id.hpp"
 #include "jetgate/fs/atomic_write.hpp"
 #include "jetgate/fs/host_root.hpp"
+#include "jetgate/gate/command_run.hpp"
 #include "jetgate/gate/dry_run.hpp"
 #include "jetgate/gate/gate_runner.hpp"
 #include "jetgate/proc/interrupt.hpp"
@@ -118,6 +119,22 @@ int run(RunArgs a) {
   if (a.dry_run || a.options.root != "/") return dry_run(a, *g);
   // An output that cannot be written stops the run before anything runs; its
   // directory is held open from here, so the gate's command cannot move it.
+  // No output may be one of the run's inputs (the policy, the signing key, the gate's
+  // JUnit report) or the evidence files it writes itself.
+  fs::CommandFiles files;
+  files.add_input(a.policy, "the policy");
+  files.add_input(a.sign_key, "the signing key");
+  if (g->command) {
+    const auto& root = a.options.repo_root.empty() ? policy->policy.repo_root : a.options.repo_root;
+    if (auto paths = gate::confine_command_paths(*g->command, root))
+      files.add_input(paths->junit, "the JUnit report of the gate's command");
+  }
+  files.add_input_dir(a.options.evidence_dir, "the evidence directory", {".json", ".log"});
+  if (!check_outputs("run", files,
+                     {{"--junit", a.junit},
+                      {"--prometheus", a.prometheus},
+                      {"--nfd-features", a.nfd_features}}))
+    return kExitUsage;
   HeldOutput junit, prometheus, nfd_features;
   if (!hold_output("run", "--junit", a.junit, junit) ||
       !hold_output("run", "--prometheus", a.prometheus, prometheus) ||

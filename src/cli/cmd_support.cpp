@@ -127,6 +127,10 @@ int run_support(const SupportArgs& a) {
     return usage_error(
         "support",
         make_error("--readme is empty", "", "name the README file, or - for stdin").message());
+  fs::CommandFiles files;
+  add_claim_inputs(files, a.claim);
+  if (a.readme && *a.readme != kStdinReadme) files.add_input(*a.readme, "the README");
+  if (!check_outputs("support", files, {{"--badge", a.badge}})) return kExitUsage;
   auto in = resolve_cli_inputs(a.claim);
   if (!in) return usage_error("support", in.error().message());
   for (const auto& s : in->evidence.skipped)

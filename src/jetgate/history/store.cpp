@@ -70,9 +70,37 @@ CREATE TABLE sync_waits(
 ) WITHOUT ROWID;
 )sql";
 
+// What to do next, by what SQLite says went wrong (not one hint for every cause).
+const char* hint_for(int code) {
+  switch (code & 0xff) {
+    case SQLITE_NOTADB:
+      return "this file is not a SQLite database: name the history database, or a new file";
+    case SQLITE_CORRUPT:
+      return "the database is damaged: restore it from a backup, or ingest the evidence into a "
+             "new one";
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return "another process holds the database: try again when it has finished";
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+    case SQLITE_CANTOPEN:
+    case SQLITE_AUTH:
+      return "check that the file and its directory exist and that this user may read (and, "
+             "for ingest, write) them";
+    case SQLITE_FULL:
+    case SQLITE_IOERR:
+      return "check the disk: it is full or failing";
+    case SQLITE_NOMEM:
+      return "free some memory and try again";
+    default:
+      return kFix;
+  }
+}
+
 Error db_error(sqlite3* db, const std::string& what, const std::string& where) {
-  return make_error(fmt::format("{}: {}", what, db ? sqlite3_errmsg(db) : "out of memory"), where,
-                    kFix);
+  if (!db) return make_error(what + ": out of memory", where, hint_for(SQLITE_NOMEM));
+  return make_error(fmt::format("{}: {}", what, sqlite3_errmsg(db)), where,
+                    hint_for(sqlite3_extended_errcode(db)));
 }
 
 // A prepared statement, finalized on every path.
@@ -150,6 +178,28 @@ Result<std::int64_t> single_integer(sqlite3* db, const char* sql, const std::str
   return st.column_int(0);
 }
 
+// Whether the database at db is one jetgate may use, by reading only: a newer
+// jetgate's and another application's are refused before anything is written (the
+// journal mode included), so a refused file keeps its bytes. empty: no table yet.
+Status check_identity(sqlite3* db, const std::string& path, bool& empty) {
+  auto version = single_integer(db, "PRAGMA user_version", path);
+  if (!version) return version.error();
+  auto tables = single_integer(db, "SELECT count(*) FROM sqlite_schema", path);
+  if (!tables) return tables.error();
+  if (*version > kSchemaVersion)
+    return make_error(
+        fmt::format("the history database has schema version {}, newer than the {} this jetgate "
+                    "reads (written by a newer jetgate)",
+                    *version, kSchemaVersion),
+        path, "use the jetgate that wrote it, or ingest into a new database");
+  if (*version == 0 && *tables > 0)
+    return make_error(
+        "a SQLite database that jetgate did not write (user_version 0, tables present)", path,
+        "name a new file with --db");
+  empty = *version == 0;
+  return Ok{};
+}
+
 // Creates the schema in an empty database, accepts this version, refuses others.
 Status prepare_schema(sqlite3* db, const std::string& path) {
   if (auto st = exec(db, "BEGIN IMMEDIATE", path); !st) return st;
@@ -157,22 +207,10 @@ Status prepare_schema(sqlite3* db, const std::string& path) {
     sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
     return e;
   };
-  auto version = single_integer(db, "PRAGMA user_version", path);
-  if (!version) return fail(version.error());
-  auto tables = single_integer(db, "SELECT count(*) FROM sqlite_schema", path);
-  if (!tables) return fail(tables.error());
-  if (*version > kSchemaVersion)
-    return fail(make_error(
-        fmt::format("the history database has schema version {}, newer than the {} this jetgate "
-                    "reads (written by a newer jetgate)",
-                    *version, kSchemaVersion),
-        path, "use the jetgate that wrote it, or ingest into a new database"));
-  if (*version == 0 && *tables > 0)
-    return fail(
-        make_error("a SQLite database that jetgate did not write (user_version 0, "
-                   "tables present)",
-                   path, "name a new file with --db"));
-  if (*version == 0) {
+  // Again inside the transaction: another process may have made it meanwhile.
+  bool empty = false;
+  if (auto st = check_identity(db, path, empty); !st) return fail(st.error());
+  if (empty) {
     if (auto st = exec(db, kSchema, path); !st) return fail(st.error());
     if (auto st = exec(db, fmt::format("PRAGMA user_version = {}", kSchemaVersion).c_str(), path);
         !st)
@@ -308,22 +346,45 @@ Status write_batch(sqlite3* db, const std::vector<Parsed>& batch, const std::str
   return Ok{};
 }
 
-Result<std::vector<std::string>> evidence_files_under(const std::string& dir) {
+// The evidence files under DIR, each directory listed on its own: one that cannot be
+// listed is a skipped path with its reason, and the walk goes on (a recursive
+// iterator ended the whole walk at the first, silently).
+Status evidence_files_under(const std::string& dir, EvidenceFiles& out) {
   std::error_code ec;
   if (!stdfs::is_directory(dir, ec))
-    return make_error("not a directory", dir, "pass folders that hold evidence files");
-  std::vector<std::string> files;
-  stdfs::recursive_directory_iterator it(dir, stdfs::directory_options::none, ec), end;
-  if (ec) return make_error("cannot list directory: " + ec.message(), dir);
-  for (; it != end; it.increment(ec)) {
-    if (ec) return make_error("cannot list directory: " + ec.message(), dir);
-    const auto& p = it->path();
-    if (it->is_regular_file(ec) && p.extension() == ".json" &&
-        !trust::is_envelope_name(p.filename().string()))
-      files.push_back(p.string());
+    return make_error(ec && ec != std::errc::no_such_file_or_directory
+                          ? "cannot be read: " + ec.message()
+                          : std::string("not a directory"),
+                      dir, "pass folders that hold evidence files");
+  std::vector<std::string> pending{dir}, files;
+  while (!pending.empty()) {
+    const std::string current = std::move(pending.back());
+    pending.pop_back();
+    stdfs::directory_iterator it(current, ec), end;
+    if (ec) {
+      out.skipped.push_back({current, "directory cannot be listed: " + ec.message()});
+      continue;
+    }
+    for (; it != end; it.increment(ec)) {
+      const auto& p = it->path();
+      const auto type = it->symlink_status(ec).type();  // links are not followed
+      if (ec) {
+        out.skipped.push_back({p.string(), "cannot be read: " + ec.message()});
+        ec.clear();
+        continue;
+      }
+      if (type == stdfs::file_type::directory)
+        pending.push_back(p.string());
+      else if (type == stdfs::file_type::regular && p.extension() == ".json" &&
+               !trust::is_envelope_name(p.filename().string()))
+        files.push_back(p.string());
+    }
+    if (ec) out.skipped.push_back({current, "listing stopped: " + ec.message()});
+    ec.clear();
   }
   std::sort(files.begin(), files.end());
-  return files;
+  out.files.insert(out.files.end(), files.begin(), files.end());
+  return Ok{};
 }
 
 }  // namespace
@@ -338,7 +399,10 @@ Store::Store(Store&&) noexcept = default;
 Store& Store::operator=(Store&&) noexcept = default;
 Store::~Store() = default;
 
-Result<Store> Store::open(const std::string& path, bool create) {
+namespace {
+
+// Before SQLite opens it: PATH must hold a database file (or nothing, to create).
+Status check_database_path(const std::string& path, bool create) {
   std::error_code ec;
   if (!create && !stdfs::is_regular_file(path, ec))
     return make_error("no history database here", path,
@@ -352,6 +416,33 @@ Result<Store> Store::open(const std::string& path, bool create) {
                           : "the database is not a regular file (a directory, device, FIFO or "
                             "socket)",
                       path, "name a regular file (or a new one) with --db");
+  return Ok{};
+}
+
+}  // namespace
+
+Result<Store> Store::open_read_only(const std::string& path) {
+  if (auto st = check_database_path(path, false); !st) return st.error();
+  sqlite3* raw = nullptr;
+  // Read-only: no lock a writer waits behind, no journal mode changed, no stray -wal
+  // checkpointed into the file; what a reader opens keeps its bytes.
+  const int rc =
+      sqlite3_open_v2(path.c_str(), &raw,
+                      SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW, nullptr);
+  std::unique_ptr<sqlite3, Close> db(raw);
+  if (rc != SQLITE_OK) return db_error(raw, "cannot open the history database", path);
+  sqlite3_extended_result_codes(raw, 1);
+  sqlite3_busy_timeout(raw, kBusyTimeoutMs);
+  bool empty = false;
+  if (auto st = check_identity(raw, path, empty); !st) return st.error();
+  if (empty)
+    return make_error("the database holds no history yet (no schema)", path,
+                      "ingest evidence into it first: `jetgate history ingest DIR... --db FILE`");
+  return Store(std::move(db), path);
+}
+
+Result<Store> Store::open(const std::string& path, bool create) {
+  if (auto st = check_database_path(path, create); !st) return st.error();
   sqlite3* raw = nullptr;
   const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) |
                     SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW;
@@ -360,6 +451,12 @@ Result<Store> Store::open(const std::string& path, bool create) {
   if (rc != SQLITE_OK) return db_error(raw, "cannot open the history database", path);
   sqlite3_extended_result_codes(raw, 1);
   sqlite3_busy_timeout(raw, kBusyTimeoutMs);
+  // Refused before anything is written: a newer jetgate's or another application's
+  // database is left as it was.
+  {
+    bool empty = false;
+    if (auto st = check_identity(raw, path, empty); !st) return st.error();
+  }
   // WAL: readers never block the writer, and a killed writer's uncommitted frames are
   // ignored on the next open. FULL: a committed batch survives a power cut too.
   {
@@ -384,15 +481,25 @@ Result<Store> Store::open(const std::string& path, bool create) {
   return Store(std::move(db), path);
 }
 
+Result<EvidenceFiles> find_evidence_files(const std::vector<std::string>& dirs) {
+  EvidenceFiles found;
+  for (const auto& dir : dirs)
+    if (auto st = evidence_files_under(dir, found); !st) return st.error();
+  return found;
+}
+
 Result<IngestReport> ingest(const Store& store, const std::vector<std::string>& dirs,
                             const IngestOptions& options) {
+  auto found = find_evidence_files(dirs);
+  if (!found) return found.error();
+  return ingest(store, *found, options);
+}
+
+Result<IngestReport> ingest(const Store& store, const EvidenceFiles& found,
+                            const IngestOptions& options) {
   IngestReport report;
-  std::vector<std::string> files;
-  for (const auto& dir : dirs) {
-    auto found = evidence_files_under(dir);
-    if (!found) return found.error();
-    files.insert(files.end(), found->begin(), found->end());
-  }
+  const auto& files = found.files;
+  report.bad = found.skipped;
   report.files = files.size();
   sqlite3* db = store.handle();
   Statement known(db, "SELECT 1 FROM runs WHERE digest = ?1");

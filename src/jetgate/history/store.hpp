@@ -29,8 +29,12 @@ inline constexpr int kSchemaVersion = 1;
 
 class Store {
  public:
-  // Opens (create: creating it when absent) the database at PATH and its schema.
+  // Opens (create: creating it when absent) the database at PATH and its schema, to
+  // write it (`ingest`). A database jetgate does not write is refused unchanged.
   static Result<Store> open(const std::string& path, bool create);
+  // Opens an existing database to read it only (`show`, `regressions`, `report`):
+  // nothing in the file or beside it is written, and no writer waits behind it.
+  static Result<Store> open_read_only(const std::string& path);
   Store(Store&&) noexcept;
   Store& operator=(Store&&) noexcept;
   ~Store();
@@ -63,8 +67,20 @@ struct IngestOptions {
 };
 
 // Every *.json file under each directory (recursively, symbolic links not followed;
-// GATE.dsse.json envelopes are not evidence). A directory that is missing or cannot
-// be listed is an Error; a file that is not usable evidence is a BadFile.
+// GATE.dsse.json envelopes are not evidence), and every path below them that could not
+// be listed or read, with why. A directory named that is missing or not a directory is
+// an Error. `ingest` lists first, so an unusable directory leaves no database behind.
+struct EvidenceFiles {
+  std::vector<std::string> files;
+  std::vector<BadFile> skipped;
+};
+Result<EvidenceFiles> find_evidence_files(const std::vector<std::string>& dirs);
+
+// Stores the files found; a file that is not usable evidence, and every path the walk
+// skipped, is a BadFile (never fatal).
+Result<IngestReport> ingest(const Store& store, const EvidenceFiles& found,
+                            const IngestOptions& options = {});
+// find_evidence_files, then the above.
 Result<IngestReport> ingest(const Store& store, const std::vector<std::string>& dirs,
                             const IngestOptions& options = {});
 

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: Apache-2.0
+// Readers never write: `history show`, `regressions` and `report` open the database
+// read-only, a database jetgate refuses keeps its bytes, an ingest of an unusable
+// directory leaves no database behind, and a directory the walk cannot list is
+// reported while the walk goes on. Errors name their cause.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "history_fleet.hpp"
+#include "jetgate/history/store.hpp"
+#include "test_support.hpp"
+
+namespace jetgate {
+namespace {
+
+using test::read_file;
+using test::run_jetgate;
+using test::TempDir;
+
+bool has(const std::string& text, const std::string& needle) {
+  return text.find(needle) != std::string::npos;
+}
+
+void sql(const std::string& db, const char* statement) {
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(h, statement, nullptr, nullptr, nullptr), SQLITE_OK) << statement;
+  sqlite3_close(h);
+}
+
+// Every file in dir with its size and a hash of its bytes: what a refused or read
+// database leaves behind. A read-only reader of a database in WAL mode (as a newer
+// jetgate left it) makes SQLite's shared-memory index and an empty log beside it, as
+// any reader does (sqlite3 -readonly too); they hold nothing of the database and are
+// not compared, but a log with frames in it would be.
+std::vector<std::string> snapshot(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.is_regular_file()) {
+      const std::string name = e.path().filename().string();
+      if (name.size() > 4 && name.compare(name.size() - 4, 4, "-shm") == 0) continue;
+      if (name.size() > 4 && name.compare(name.size() - 4, 4, "-wal") == 0 && e.file_size() == 0)
+        continue;
+      const std::string bytes = read_file(e.path());
+      out.push_back(fmt::format("{} {} bytes {:016x}", e.path().filename().string(), bytes.size(),
+                                std::hash<std::string>{}(bytes)));
+    }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string evidence_dir(const TempDir& t, int nodes = 3, int days = 3) {
+  std::mt19937_64 rng(7);
+  for (int d = 0; d < days; ++d)
+    for (int n = 0; n < nodes; ++n) {
+      const std::string node = fmt::format("node-{:03d}", n);
+      t.write(fmt::format("ev/{}/day-{:02d}/cuda-runtime.json", node, d),
+              test::night_evidence(node, n, d, {}, rng));
+    }
+  return t.path("ev");
+}
+
+TEST(HistoryReaders, RefusedDatabasesKeepTheirBytesUnderEveryCommand) {
+  TempDir t;
+  const std::string ev = evidence_dir(t);
+  std::filesystem::create_directories(t.path("newer"));
+  std::filesystem::create_directories(t.path("foreign"));
+  const std::string newer = t.path("newer/h.db"), foreign = t.path("foreign/app.db");
+  ASSERT_EQ(run_jetgate({"history", "ingest", ev, "--db", newer, "--quiet"}).exit_code, 0);
+  sql(newer, "PRAGMA user_version = 2");
+  sql(foreign, "PRAGMA journal_mode=DELETE; CREATE TABLE notes(x); INSERT INTO notes VALUES(1)");
+  for (const auto& [db, why] : {std::pair{newer, std::string("newer than the 1")},
+                                std::pair{foreign, std::string("did not write")}}) {
+    const auto dir = std::filesystem::path(db).parent_path().string();
+    const auto before = snapshot(dir);
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"history", "ingest", ev, "--db", db},
+          {"history", "show", "--db", db},
+          {"history", "regressions", "--db", db},
+          {"history", "report", "--db", db, "--html", t.path("r.html")}}) {
+      auto r = run_jetgate(args);
+      EXPECT_EQ(r.exit_code, 2) << args[1] << " " << db << ": " << r.err;
+      EXPECT_TRUE(has(r.err, why)) << r.err;
+      EXPECT_EQ(snapshot(dir), before) << args[1] << " changed " << dir;
+    }
+  }
+}
+
+TEST(HistoryReaders, ReadersDoNotWaitBehindAWriterNorWriteBesideTheDatabase) {
+  TempDir t;
+  const std::string ev = evidence_dir(t);
+  const std::string db = t.path("h.db");
+  ASSERT_EQ(run_jetgate({"history", "ingest", ev, "--db", db, "--quiet"}).exit_code, 0);
+  // Another process holds the write lock (an ingest in progress).
+  sqlite3* writer = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &writer), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(writer, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  const auto start = std::chrono::steady_clock::now();
+  auto show = run_jetgate({"history", "show", "--db", db, "--json"});
+  auto regressions = run_jetgate({"history", "regressions", "--db", db, "--json"});
+  const auto waited = std::chrono::steady_clock::now() - start;
+  sqlite3_exec(writer, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(writer);
+  EXPECT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_NE(regressions.exit_code, 2) << regressions.err;
+  // The busy timeout is a minute: a reader that took the write lock would still wait.
+  EXPECT_LT(waited, std::chrono::seconds(20));
+  // A reader of a database in the rollback journal mode (as another tool left it)
+  // leaves it in that mode: nothing switched it to WAL.
+  sql(db, "PRAGMA journal_mode=DELETE");
+  const auto before = snapshot(t.dir());
+  EXPECT_EQ(run_jetgate({"history", "show", "--db", db}).exit_code, 0);
+  EXPECT_EQ(snapshot(t.dir()), before);
+}
+
+// A log with committed frames beside the database (a writer killed before it
+// checkpointed, or a copy taken while one was open): a reader sees them but never
+// checkpoints them into the file.
+TEST(HistoryReaders, AReaderNeverCheckpointsALogIntoTheFile) {
+  TempDir t;
+  const std::string ev = evidence_dir(t, 2, 2);
+  const std::string db = t.path("h.db");
+  ASSERT_EQ(run_jetgate({"history", "ingest", ev, "--db", db, "--quiet"}).exit_code, 0);
+  sqlite3* writer = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &writer), SQLITE_OK);
+  ASSERT_EQ(
+      sqlite3_exec(writer, "PRAGMA wal_autocheckpoint=0; UPDATE runs SET path = path || '.moved'",
+                   nullptr, nullptr, nullptr),
+      SQLITE_OK);
+  // Copied while the writer still holds it open: the copy's log has the frames.
+  std::filesystem::create_directories(t.path("copy"));
+  for (const char* suffix : {"", "-wal"})
+    std::filesystem::copy_file(db + suffix, t.path(std::string("copy/h.db") + suffix));
+  sqlite3_close(writer);
+  ASSERT_GT(std::filesystem::file_size(t.path("copy/h.db-wal")), 0u);
+  const auto before = snapshot(t.path("copy"));
+  auto show = run_jetgate({"history", "show", "--db", t.path("copy/h.db"), "--json"});
+  EXPECT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_TRUE(has(show.out, ".moved")) << "the reader sees the log's frames";
+  EXPECT_EQ(snapshot(t.path("copy")), before);
+}
+
+TEST(HistoryReaders, AnIngestOfAnUnusableDirectoryLeavesNoDatabase) {
+  TempDir t;
+  t.write("a-file", "x");
+  for (const std::string& dir : {t.path("missing"), t.path("a-file")}) {
+    auto r = run_jetgate({"history", "ingest", dir, "--db", t.path("h.db")});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_TRUE(has(r.err, "not a directory")) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(t.path("h.db"))) << dir;
+  }
+}
+
+TEST(HistoryReaders, TheCauseIsNamedNotOneGenericMessage) {
+  TempDir t;
+  t.write("text.db", std::string(4096, 'x'));
+  auto r = run_jetgate({"history", "show", "--db", t.path("text.db")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(has(r.err, "not a SQLite database")) << r.err;
+  EXPECT_FALSE(has(r.err, "ingest again")) << r.err;
+  sql(t.path("empty.db"), "PRAGMA user_version = 0");
+  auto empty = run_jetgate({"history", "regressions", "--db", t.path("empty.db")});
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_TRUE(has(empty.err, "no history yet")) << empty.err;
+}
+
+// A subdirectory the user cannot list (as root nothing is unreadable, so the walk runs
+// in a child that has dropped to nobody) is reported, and the files after it are found.
+TEST(HistoryReaders, AnUnreadableSubdirectoryIsReportedAndTheWalkGoesOn) {
+  TempDir t;
+  const std::string ev = evidence_dir(t, 3, 2);  // node-000, node-001, node-002
+  const std::string locked = ev + "/node-001";
+  ::chmod(t.dir().c_str(), 0755);
+  for (const auto& e : std::filesystem::recursive_directory_iterator(ev))
+    ::chmod(e.path().c_str(), e.is_directory() ? 0755 : 0644);
+  ::chmod(ev.c_str(), 0755);
+  ::chmod(locked.c_str(), 0700);
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(90);
+    if (::geteuid() != 0) ::chmod(locked.c_str(), 0000);
+    auto found = history::find_evidence_files({ev});
+    if (!found) ::_exit(91);
+    bool reported = false;
+    for (const auto& s : found->skipped) reported = reported || s.file == locked;
+    // 2 nights of node-000 and node-002 are found; node-001's 2 are not.
+    ::_exit(!reported ? 92 : found->files.size() != 4 ? 93 : 0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ::chmod(locked.c_str(), 0755);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "90: cannot drop to nobody, 91: the walk failed, "
+                                       "92: the locked directory was not reported, "
+                                       "93: the files around it were not all found";
+}
+
+}  // namespace
+}  // namespace jetgate
