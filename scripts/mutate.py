@@ -315,6 +315,10 @@ MUTANTS = [
            "  auto found = history::find_evidence_files(a.dirs);\n"
            "  if (!found) return usage_error(\"history ingest\", found.error().message());\n",
            "an ingest of a missing directory leaves an empty database behind"),
+    Mutant("host-root-own-process", "src/jetgate/fs/root_fs.cpp",
+           "    if (fd >= 0 && is_own_process_file(static_cast<int>(fd))) {",
+           "    if (fd >= 0 && false && is_own_process_file(static_cast<int>(fd))) {",
+           "a host file linking to /proc/self/environ puts jetgate's environment in the evidence"),
 ]
 
 

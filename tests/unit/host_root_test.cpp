@@ -17,6 +17,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -102,9 +103,11 @@ struct PodRun {
 };
 
 // Runs jetgate ARGS in a child with a mount namespace of its own in which
-// HOST holds the recording's etc, sys and var bound read-only and a real procfs.
+// HOST holds the recording's (or source's) etc, sys and var bound read-only and a real
+// procfs.
 PodRun run_as_pod(const test::TempDir& t, const std::string& host,
-                  const std::vector<std::string>& args) {
+                  const std::vector<std::string>& args,
+                  const std::string& source = recording_root()) {
   PodRun out;
   if (::geteuid() != 0) {
     out.skip = "building a pod's view needs root (unshare, mount); CI runs the tests as root";
@@ -129,7 +132,7 @@ PodRun run_as_pod(const test::TempDir& t, const std::string& host,
     if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
       fail("mount --make-rprivate /");
     for (const char* d : {"etc", "sys", "var"}) {
-      std::string src = recording_root() + "/" + d, dst = host + "/" + d;
+      std::string src = source + "/" + d, dst = host + "/" + d;
       if (!stdfs::is_directory(src)) continue;
       if (::mount(src.c_str(), dst.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0)
         fail("bind " + src);
@@ -259,6 +262,40 @@ TEST(HostRoot, AGatesVerdictOnTheMountedFactsIsTheRecordingsVerdict) {
     EXPECT_EQ(rows(pod.run.out), rows(rec.out)) << pod.run.out << "\n---\n" << rec.out;
     EXPECT_FALSE(rows(rec.out).empty()) << rec.out;
   }
+}
+
+// A host's file that links to /proc/self/... resolves, under the host root, to the
+// mounted procfs's self: jetgate's own process. It is refused, never read as a fact:
+// jetgate's environment (JETGATE_IMAGE here) once came out as the board's model.
+TEST(HostRoot, ALinkIntoJetgatesOwnProcessIsRefused) {
+  test::TempDir t;
+  const std::string source = t.path("source");
+  stdfs::create_directories(source);
+  for (const char* d : {"etc", "sys", "var"})
+    if (stdfs::is_directory(recording_root() + "/" + d))
+      stdfs::copy(recording_root() + "/" + d, source + "/" + d,
+                  stdfs::copy_options::recursive | stdfs::copy_options::copy_symlinks);
+  const std::string base = source + "/sys/firmware/devicetree/base";
+  stdfs::create_directories(base);
+  stdfs::remove(base + "/model");
+  stdfs::create_symlink("/proc/self/environ", base + "/model");
+  stdfs::remove(base + "/compatible");
+  stdfs::create_symlink("/proc/thread-self/cmdline", base + "/compatible");
+  std::string host = t.path("host");
+  auto pod = run_as_pod(t, host, {"probe", "--json", "--host-root", host}, source);
+  if (!pod.skip.empty()) GTEST_SKIP() << pod.skip;
+  ASSERT_EQ(pod.run.exit_code, 0) << pod.run.err;
+  EXPECT_EQ(pod.run.out.find("JETGATE_IMAGE="), std::string::npos) << "environ read as a fact";
+  EXPECT_EQ(pod.run.out.find(test::jetgate_binary()), std::string::npos) << "cmdline read";
+  EXPECT_NE(pod.run.err.find("jetgate's own process"), std::string::npos) << pod.run.err;
+  // The same names as plain files are read (a near miss: only the link is refused).
+  stdfs::remove(base + "/model");
+  std::ofstream(base + "/model")
+      << "NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super";
+  auto plain = run_as_pod(t, host, {"probe", "--json", "--host-root", host}, source);
+  ASSERT_EQ(plain.run.exit_code, 0) << plain.run.err;
+  EXPECT_NE(plain.run.out.find("Orin Nano Engineering Reference Developer Kit Super"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -3,8 +3,10 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -30,6 +32,55 @@ NodeType type_of(mode_t m) {
   if (S_ISFIFO(m)) return NodeType::fifo;
   if (S_ISSOCK(m)) return NodeType::socket;
   return NodeType::other;
+}
+
+// open_at's answer for a file of jetgate's own process (below): no errno says it.
+constexpr int kOwnProcess = -1000000;
+
+std::string open_error(int code) {
+  if (code == kOwnProcess)
+    return "leads into jetgate's own process (/proc/self, /proc/thread-self or its pid in the "
+           "mounted procfs): a host's file that links there would report jetgate's own "
+           "environment or memory as a fact of the host; not read";
+  return std::strerror(-code);
+}
+
+// Whether fd, opened under a host or recorded root, is a procfs file of this very
+// process. The mounted procfs may be another instance than ours (the host's pid
+// namespace), where this process has another number: that instance's own "self"
+// link says which. A link in the host's tree to /proc/self/environ resolves, under
+// the root, to the mounted procfs's self: this process, whatever pid it has there.
+bool is_own_process_file(int fd) {
+  struct statfs sf {};
+  if (::fstatfs(fd, &sf) != 0 || sf.f_type != PROC_SUPER_MAGIC) return false;
+  char buf[4096];
+  const std::string link = "/proc/self/fd/" + std::to_string(fd);
+  ssize_t n = ::readlink(link.c_str(), buf, sizeof buf - 1);
+  if (n <= 0) return true;  // a procfs file whose place cannot be told: not read
+  const std::string where(buf, static_cast<std::size_t>(n));
+  // "/host/proc/4711/environ": for each numeric component, is it what the procfs
+  // above it calls self (or, for a thread, thread-self's PID/task/TID)?
+  std::size_t start = 1;
+  while (start < where.size()) {
+    std::size_t end = where.find('/', start);
+    if (end == std::string::npos) end = where.size();
+    const std::string part = where.substr(start, end - start);
+    if (!part.empty() &&
+        std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      const std::string mount = where.substr(0, start - 1);
+      for (const char* self : {"/self", "/thread-self"}) {
+        char target[256];
+        ssize_t m = ::readlink((mount + self).c_str(), target, sizeof target - 1);
+        if (m <= 0) continue;
+        const std::string t(target, static_cast<std::size_t>(m));
+        // self: "4711"; thread-self: "4711/task/4712", whose thread also shows as a
+        // hidden "4712" directory beside the processes.
+        if (t.substr(t.rfind('/') + 1) == part) return true;
+      }
+    }
+    start = end + 1;
+  }
+  return false;
 }
 
 struct FdCloser {
@@ -142,11 +193,17 @@ int RootFs::open_at(std::string_view path, int flags) const {
     how.flags = static_cast<std::uint64_t>(flags | O_CLOEXEC);
     how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
     long fd = ::syscall(SYS_openat2, *fd_, rel.c_str(), &how, sizeof how);
-    if (fd >= 0) return static_cast<int>(fd);
-    if (errno != ENOSYS && errno != EPERM) return -errno;
-    // Kernels before 5.6 (and some seccomp profiles) lack openat2: resolve
-    // the path ourselves so that links still cannot leave the root.
-    return open_in_root_portable(*fd_, rel, flags);
+    if (fd < 0 && (errno == ENOSYS || errno == EPERM))
+      // Kernels before 5.6 (and some seccomp profiles) lack openat2: resolve
+      // the path ourselves so that links still cannot leave the root.
+      fd = open_in_root_portable(*fd_, rel, flags);
+    else if (fd < 0)
+      return -errno;
+    if (fd >= 0 && is_own_process_file(static_cast<int>(fd))) {
+      ::close(static_cast<int>(fd));
+      return kOwnProcess;
+    }
+    return static_cast<int>(fd);
   }
   int fd = ::openat(*fd_, rel.c_str(), flags | O_CLOEXEC);
   return fd >= 0 ? fd : -errno;
@@ -171,7 +228,7 @@ Status RootFs::read_into(std::string_view path, std::string& out, std::size_t ma
   note(path);
   // O_NONBLOCK: opening a FIFO must not wait for a writer.
   int fd = open_at(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) return make_error(std::strerror(-fd), display(path));
+  if (fd < 0) return make_error(open_error(fd), display(path));
   FdCloser closer{fd};
   struct stat st {};
   if (::fstat(fd, &st) != 0) return make_error(std::strerror(errno), display(path));
@@ -223,6 +280,7 @@ NodeInfo RootFs::stat(std::string_view path) const {
 int RootFs::open_rw_errno(std::string_view path) const {
   note(path);
   int fd = open_at(path, O_RDWR | O_NONBLOCK | O_NOCTTY);
+  if (fd == kOwnProcess) return EACCES;
   if (fd < 0) return -fd;
   ::close(fd);
   return 0;
@@ -231,7 +289,7 @@ int RootFs::open_rw_errno(std::string_view path) const {
 Result<std::vector<std::string>> RootFs::list(std::string_view dir) const {
   note(dir);
   int fd = open_at(dir, O_RDONLY | O_DIRECTORY);
-  if (fd < 0) return make_error(std::strerror(-fd), display(dir));
+  if (fd < 0) return make_error(open_error(fd), display(dir));
   DIR* d = ::fdopendir(fd);
   if (d == nullptr) {
     ::close(fd);
