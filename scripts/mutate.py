@@ -319,6 +319,17 @@ MUTANTS = [
            "    if (fd >= 0 && is_own_process_file(static_cast<int>(fd))) {",
            "    if (fd >= 0 && false && is_own_process_file(static_cast<int>(fd))) {",
            "a host file linking to /proc/self/environ puts jetgate's environment in the evidence"),
+    Mutant("future-run-stored", "src/jetgate/history/store.cpp",
+           "if (*seconds > now + kFutureSlack)", "if (*seconds > now + 100 * kFutureSlack)",
+           "a run dated 2099 by a clock that ran ahead sorts last for good and hides the node"),
+    Mutant("clock-unset-run-stored", "src/jetgate/history/store.cpp",
+           "if (*seconds < kEarliestEvidence)", "if (*seconds < 0)",
+           "a failed run dated 1970 (no real-time clock) sorts first and is never shown"),
+    Mutant("identity-two-snapshots", "src/jetgate/history/store.cpp",
+           '"SELECT (SELECT user_version FROM pragma_user_version), "\n'
+           '               "(SELECT count(*) FROM sqlite_schema)"',
+           '"SELECT (SELECT user_version FROM pragma_user_version), 0"',
+           "the schema check ignores tables: another application's database is taken over"),
 ]
 
 

@@ -11,8 +11,10 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <ctime>
 #include <filesystem>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
@@ -205,6 +207,71 @@ TEST(HistoryReaders, AnUnreadableSubdirectoryIsReportedAndTheWalkGoesOn) {
   EXPECT_EQ(WEXITSTATUS(status), 0) << "90: cannot drop to nobody, 91: the walk failed, "
                                        "92: the locked directory was not reported, "
                                        "93: the files around it were not all found";
+}
+
+// Outside metadata is checked before it decides: one file dated 2099 (a clock ahead)
+// would sort last for good and hide a failing node's later runs; one dated 1970 (a
+// Jetson without a real-time clock, before NTP) would sort first and never be shown.
+// Both are reported with the node and the run's status, and the rest are stored.
+TEST(HistoryPlausibility, RunsFromTheFutureOrBeforeJetgateAreReportedNotStored) {
+  TempDir t;
+  std::mt19937_64 rng(3);
+  auto night = [&](const std::string& node, int day, const std::string& stamp, bool failed) {
+    test::NightPlan plan;
+    plan.failed = failed;
+    auto doc = nlohmann::json::parse(test::night_evidence(node, 0, day, plan, rng));
+    if (!stamp.empty()) doc["generated_at"] = stamp;
+    t.write(fmt::format("ev/{}/day-{:02d}.json", node, day), doc.dump(2));
+  };
+  night("node-a", 0, "", false);
+  night("node-a", 1, "2099-01-01T00:00:00Z", false);  // ahead
+  night("node-b", 0, "1970-01-01T00:00:05Z", true);   // clock never set, and it failed
+  night("node-b", 1, "", false);
+  // The day after the planted month: 2026-11-01 + 10 days.
+  const std::int64_t now = 1793491200 + 10 * 86400;
+  const std::string db = t.path("h.db");
+  auto store = history::Store::open(db, true);
+  ASSERT_TRUE(store.ok()) << store.error().message();
+  history::IngestOptions options;
+  options.now = now;
+  auto report = history::ingest(*store, {t.path("ev")}, options);
+  ASSERT_TRUE(report.ok()) << report.error().message();
+  EXPECT_EQ(report->added, 2u);
+  ASSERT_EQ(report->bad.size(), 2u);
+  std::string said;
+  for (const auto& b : report->bad) said += b.why + "\n";
+  EXPECT_TRUE(has(said, "after this ingest")) << said;
+  EXPECT_TRUE(has(said, "before any jetgate evidence")) << said;
+  EXPECT_TRUE(has(said, "\"node-b\" (failed)")) << said;
+  // Boundaries: a day ahead is a clock a little off (kept); a day and a second is not.
+  for (const auto& [offset, stored] :
+       {std::pair{std::int64_t{86400}, true}, std::pair{std::int64_t{86401}, false}}) {
+    TempDir u;
+    auto doc = nlohmann::json::parse(test::night_evidence("node-c", 0, 0, {}, rng));
+    const std::time_t when = static_cast<std::time_t>(now + offset);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&when));
+    doc["generated_at"] = stamp;
+    u.write("ev/x.json", doc.dump());
+    auto s2 = history::Store::open(u.path("h.db"), true);
+    ASSERT_TRUE(s2.ok());
+    auto r = history::ingest(*s2, {u.path("ev")}, options);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->added, stored ? 1u : 0u) << stamp;
+  }
+  // The first second jetgate evidence can carry is stored; the one before is not.
+  for (const auto& [stamp, stored] :
+       {std::pair{"2025-01-01T00:00:00Z", true}, std::pair{"2024-12-31T23:59:59Z", false}}) {
+    TempDir u;
+    auto doc = nlohmann::json::parse(test::night_evidence("node-d", 0, 0, {}, rng));
+    doc["generated_at"] = stamp;
+    u.write("ev/x.json", doc.dump());
+    auto s2 = history::Store::open(u.path("h.db"), true);
+    ASSERT_TRUE(s2.ok());
+    auto r = history::ingest(*s2, {u.path("ev")}, options);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->added, stored ? 1u : 0u) << stamp;
+  }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <filesystem>
 #include <system_error>
 #include <thread>
@@ -182,21 +183,30 @@ Result<std::int64_t> single_integer(sqlite3* db, const char* sql, const std::str
 // jetgate's and another application's are refused before anything is written (the
 // journal mode included), so a refused file keeps its bytes. empty: no table yet.
 Status check_identity(sqlite3* db, const std::string& path, bool& empty) {
-  auto version = single_integer(db, "PRAGMA user_version", path);
-  if (!version) return version.error();
-  auto tables = single_integer(db, "SELECT count(*) FROM sqlite_schema", path);
-  if (!tables) return tables.error();
-  if (*version > kSchemaVersion)
+  // One statement, one snapshot: read apart, another process making the schema
+  // between the two reads would look like another application's database.
+  Statement st(db,
+               "SELECT (SELECT user_version FROM pragma_user_version), "
+               "(SELECT count(*) FROM sqlite_schema)");
+  int rc = SQLITE_ERROR;
+  if (st.ok())
+    rc = retrying([&] {
+      sqlite3_reset(st.get());
+      return st.step();
+    });
+  if (rc != SQLITE_ROW) return db_error(db, "cannot read the database", path);
+  const std::int64_t version = st.column_int(0), tables = st.column_int(1);
+  if (version > kSchemaVersion)
     return make_error(
         fmt::format("the history database has schema version {}, newer than the {} this jetgate "
                     "reads (written by a newer jetgate)",
-                    *version, kSchemaVersion),
+                    version, kSchemaVersion),
         path, "use the jetgate that wrote it, or ingest into a new database");
-  if (*version == 0 && *tables > 0)
+  if (version == 0 && tables > 0)
     return make_error(
         "a SQLite database that jetgate did not write (user_version 0, tables present)", path,
         "name a new file with --db");
-  empty = *version == 0;
+  empty = version == 0;
   return Ok{};
 }
 
@@ -226,7 +236,13 @@ struct Parsed {
   std::vector<evidence::ProbeReading> probes;
 };
 
-Result<Parsed> parse_file(const std::string& file, const std::string& text, std::string digest) {
+// 2025-01-01T00:00:00Z: no jetgate evidence is older. A clock the slack below ahead of
+// the ingest is a clock that was wrong, not a time zone (timestamps carry theirs).
+constexpr std::int64_t kEarliestEvidence = 1735689600;
+constexpr std::int64_t kFutureSlack = 86400;
+
+Result<Parsed> parse_file(const std::string& file, const std::string& text, std::string digest,
+                          std::int64_t now) {
   auto e = evidence::evidence_from_text(text, file);
   if (!e) return e.error();
   Parsed p;
@@ -243,6 +259,24 @@ Result<Parsed> parse_file(const std::string& file, const std::string& text, std:
     return make_error(
         fmt::format("generated_at {} is not a timestamp with a zone", quoted_text(e->generated_at)),
         file, "re-run the gate to write fresh evidence");
+  // Said with the run's node and status: a failed run with a wrong clock is still news.
+  const auto implausible = [&](const std::string& why, const std::string& hint) {
+    return make_error(fmt::format("generated_at {} {}; the run of node {} ({}) is not stored, so "
+                                  "that it cannot hide the node's other runs",
+                                  quoted_text(e->generated_at), why, quoted_text(p.node),
+                                  evidence::to_string(e->status)),
+                      file, hint);
+  };
+  if (*seconds > now + kFutureSlack)
+    return implausible(fmt::format("is {} day(s) after this ingest: the board's clock was ahead",
+                                   (*seconds - now + 86399) / 86400),
+                       "set the board's clock (NTP) and run the gate again");
+  if (*seconds < kEarliestEvidence)
+    return implausible(
+        "is before any jetgate evidence (2025): the board's clock was not set "
+        "(a Jetson without a real-time clock, before NTP)",
+        "let the board's clock synchronise (NTP) before the gate runs, and run it "
+        "again");
   p.timestamp = e->generated_at;
   p.unix_time = *seconds;
   auto key = claims::platform_key(*e);
@@ -506,6 +540,7 @@ Result<IngestReport> ingest(const Store& store, const EvidenceFiles& found,
   if (!known.ok()) return db_error(db, "cannot read the database", store.path());
   std::vector<Parsed> batch;
   const std::size_t size = std::max<std::size_t>(1, options.batch);
+  const std::int64_t now = options.now.value_or(static_cast<std::int64_t>(std::time(nullptr)));
   for (const auto& file : files) {
     auto text = evidence::read_evidence_text(file);
     if (!text) {
@@ -521,7 +556,7 @@ Result<IngestReport> ingest(const Store& store, const EvidenceFiles& found,
       continue;
     }
     if (rc != SQLITE_DONE) return db_error(db, "cannot read the database", store.path());
-    auto parsed = parse_file(file, *text, std::move(digest));
+    auto parsed = parse_file(file, *text, std::move(digest), now);
     if (!parsed) {
       report.bad.push_back({file, parsed.error().message()});
       continue;

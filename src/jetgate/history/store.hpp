@@ -64,6 +64,11 @@ struct IngestReport {
 
 struct IngestOptions {
   std::size_t batch = 256;  // files per transaction
+  // The ingest's own time (Unix seconds; default: the clock now). Evidence dated more
+  // than a day after it, or before jetgate evidence could exist (2025), is a BadFile:
+  // a board whose clock was ahead or never set (a Jetson without a real-time clock
+  // before NTP) would otherwise sort its run last or first for good and hide the rest.
+  std::optional<std::int64_t> now;
 };
 
 // Every *.json file under each directory (recursively, symbolic links not followed;
