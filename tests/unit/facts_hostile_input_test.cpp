@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
 
 #include "jetgate/core/utf8.hpp"
 #include "jetgate/evidence/probe_document.hpp"
@@ -170,6 +171,32 @@ TEST(CdiAliasBomb, ARecordedRootWithABombGetsAWarningNotAHang) {
   const auto& cdi = r.platform["tegra"]["driver"]["cdi"];
   ASSERT_EQ(cdi.size(), 1u);
   EXPECT_NE(cdi[0]["error"].get<std::string>().find("too large"), std::string::npos);
+}
+
+// A pod that mounts the host's /etc alone sees /etc/os-release as a link whose target
+// (../usr/lib/os-release) is not there: the OS is not "unknown" without a word.
+TEST(FactsHostileInput, AnOsReleaseLinkWithoutItsTargetIsSaid) {
+  test::TempDir t;
+  t.write("etc/hostname", "board\n");
+  std::filesystem::create_symlink("../usr/lib/os-release", t.path("etc/os-release"));
+  auto fsroot = fs::RootFs::open(t.dir());
+  ASSERT_TRUE(fsroot.ok());
+  auto os_warning = [](const PlatformReport& r) {
+    for (const auto& w : r.warnings)
+      if (w.fact == "/platform/os/id" && w.message.find("/usr/lib/os-release") != std::string::npos)
+        return true;
+    return false;
+  };
+  EXPECT_TRUE(os_warning(collect_platform(*fsroot, {})));
+  // With its target there, it is read and nothing is said; without any os-release
+  // (many recordings), nothing is said either.
+  t.write("usr/lib/os-release", "ID=ubuntu\nVERSION_ID=\"22.04\"\n");
+  auto linked = collect_platform(*fsroot, {});
+  EXPECT_FALSE(os_warning(linked));
+  EXPECT_EQ(linked.platform["os"]["id"], "ubuntu");
+  std::filesystem::remove(t.path("etc/os-release"));
+  std::filesystem::remove(t.path("usr/lib/os-release"));
+  EXPECT_FALSE(os_warning(collect_platform(*fsroot, {})));
 }
 
 }  // namespace

@@ -95,6 +95,13 @@ void collect_host(CollectContext& ctx, nlohmann::json& out) {
     out[in_platform(*key)] = nullptr;
   auto text = ctx.read("/etc/os-release", keys::kOsId);
   if (!text) text = ctx.read("/usr/lib/os-release", keys::kOsId);
+  // os-release(5): /etc/os-release is usually a link to ../usr/lib/os-release. A pod that
+  // mounts the host's /etc alone sees the link and not its target: say so, not "unknown".
+  if (!text && ctx.root().is_link("/etc/os-release"))
+    ctx.warn(keys::kOsId, ctx.root().display("/etc/os-release"),
+             "a symbolic link whose target (usually /usr/lib/os-release) is not there: the "
+             "host's OS is not known; mount the host's /usr/lib/os-release (or its whole /) "
+             "read-only where the pod reads the host");
   if (text) {
     auto kv = parse_os_release(*text);
     for (auto [name, key] : {std::pair{"ID", &keys::kOsId},

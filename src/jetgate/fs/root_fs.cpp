@@ -277,6 +277,15 @@ NodeInfo RootFs::stat(std::string_view path) const {
   return info;
 }
 
+bool RootFs::is_link(std::string_view path) const {
+  note(path);
+  int fd = open_at(path, O_PATH | O_NOFOLLOW);
+  if (fd < 0) return false;
+  FdCloser closer{fd};
+  struct stat st {};
+  return ::fstat(fd, &st) == 0 && S_ISLNK(st.st_mode);
+}
+
 int RootFs::open_rw_errno(std::string_view path) const {
   note(path);
   int fd = open_at(path, O_RDWR | O_NONBLOCK | O_NOCTTY);

@@ -60,6 +60,8 @@ class RootFs {
   // NodeType::missing when nothing is there or it cannot be reached.
   NodeInfo stat(std::string_view path) const;
   bool exists(std::string_view path) const { return stat(path).present(); }
+  // Whether path itself (its last name not followed) is a symbolic link.
+  bool is_link(std::string_view path) const;
 
   // Whether this process can open the node at path for reading and writing:
   // 0 when open(O_RDWR | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) succeeded (the fd is
