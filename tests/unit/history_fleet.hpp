@@ -3,9 +3,9 @@
 // docs/examples/evidence-h200-cuda-runtime.json, what `jetgate run cuda-runtime` wrote
 // on an NVIDIA H200 (bench/results/ has that run). Each copy gets another node
 // (/lane/node), another night (generated_at) and values with seeded noise around a
-// per-node level: bandwidth +-1% run to run and +-3% node to node, the sync path's CPU
-// fractions a little jittered. Nothing else is changed, so each file is read by the
-// same reader as the original.
+// per-node level: bandwidth +-1% run to run and a standard deviation of 2% node to node (identical
+// boards), the sync path's CPU fractions a little jittered. Nothing else is changed, so each file
+// is read by the same reader as the original.
 #pragma once
 
 #include <fcntl.h>
@@ -100,7 +100,7 @@ inline std::string night_evidence(const std::string& node, int node_index, int d
   std::normal_distribution<double> run_noise(0, 0.01);
   // The node's own level: a fixed offset from the template, by its index.
   std::mt19937_64 node_rng(static_cast<std::uint64_t>(node_index) * 7919 + 17);
-  std::normal_distribution<double> node_noise(0, 0.03);
+  std::normal_distribution<double> node_noise(0, 0.02);
   const double level = 1 + node_noise(node_rng);
   fill["node"] = node;
   fill["generated_at"] = fmt::format("2026-11-{:02d}T02:{:02d}:{:02d}Z", day + 1, node_index % 60,

@@ -138,7 +138,7 @@ std::map<std::string, double> scrape(const std::string& dir, const std::string& 
 
 TEST(Prometheus, ProbeDocumentInBaseUnits) {
   std::string text = render(probe_document());
-  const std::string labels = R"(node="host-a",platform="Jetson Orin NX 16GB")";
+  const std::string labels = R"(node="host-a",platform="Jetson Orin NX 16GB",producer="probe")";
   EXPECT_NE(text.find("jetgate_probe_bytes_per_second{probe=\"bandwidth\",metric=\"d2d_gbps\"," +
                       labels + "} 81500000000\n"),
             std::string::npos)
@@ -182,8 +182,8 @@ TEST(Prometheus, RealEvidenceSyncWaitsSetTheirState) {
       test::read_file(test::source_dir() + "/docs/examples/evidence-h200-cuda-runtime.json"));
   const std::string text = render(doc);
   const std::string head =
-      "jetgate_sync_wait{probe=\"sync_path\",node=\"host-a\",platform=\"NVIDIA "
-      "H200 (x86_64)\",sched_mode=";
+      "jetgate_sync_wait{probe=\"sync_path\",gate=\"cuda-runtime\",node=\"host-a\",platform="
+      "\"NVIDIA H200 (x86_64)\",producer=\"run\",sched_mode=";
   EXPECT_NE(text.find(head + "\"blocking_sync\",wait=\"interrupt_driven\"} 1\n"), std::string::npos)
       << text;
   EXPECT_NE(text.find(head + "\"spin\",wait=\"busy_polling\"} 1\n"), std::string::npos) << text;
@@ -195,7 +195,7 @@ TEST(Prometheus, RealEvidenceSyncWaitsSetTheirState) {
 TEST(Prometheus, GateStatusAndLastSuccessSurviveAFailedRun) {
   std::string passed = render(gate_evidence("passed"));
   const std::string labels =
-      R"(gate="jetson-cuda-runtime",node="orin-nx-01",platform="Jetson Orin NX 16GB")";
+      R"(gate="jetson-cuda-runtime",node="orin-nx-01",platform="Jetson Orin NX 16GB",producer="run")";
   EXPECT_NE(passed.find("jetgate_gate_status{" + labels + ",status=\"PASS\"} 1\n"),
             std::string::npos)
       << passed;
