@@ -3,7 +3,7 @@
 // shipped files are what init writes, promtool accepts the rules, and on the planted
 // fleet month (history_fleet.hpp) every alert fires for exactly the nodes `history
 // regressions` finds at the same time (`promtool test rules` over the month's series,
-// as the textfiles of `run --prometheus` would have served them every 3 hours).
+// as the textfiles of `run --prometheus` would have served them every 6 hours).
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
@@ -96,11 +96,11 @@ TEST(Monitoring, PromtoolChecksTheRulesAndThePrometheusRule) {
 
 // ---- The planted month as Prometheus would have scraped it. ----
 
-constexpr std::int64_t kStep = 3 * 3600;  // scrape and evaluation step of the test
+constexpr std::int64_t kStep = 6 * 3600;  // scrape and evaluation step of the test
 std::int64_t month_start() {
   return *evidence::utc_seconds_of_timestamp("2026-11-01T00:00:00Z");
 }
-constexpr std::size_t kSteps = test::kDays * 8 + 8;
+constexpr std::size_t kSteps = test::kDays * 4 + 4;
 
 std::string number(double v) {
   return fmt::format("{:.9f}", v);
@@ -136,12 +136,14 @@ Series month_series(const std::vector<history::Run>& runs) {
       std::size_t to = i + 1 < rs.size() ? step_of(rs[i + 1]->unix_time) : kSteps;
       if (i + 1 == rs.size() && newest - r.unix_time > 86400)
         to = std::min(kSteps, step_of(r.unix_time + 86400));
-      if (r.status == "passed") last_success = static_cast<double>(r.unix_time);
+      if (r.status == "passed") last_success = static_cast<double>(r.unix_time - start);
       const std::vector<std::pair<std::string, std::string>> base{
           {"gate", r.gate}, {"node", node}, {"platform", r.platform}, {"producer", "run"}};
       std::map<std::string, double> now;
+      // promtool's clock starts at Unix time 0: the month's start is its 0, and times
+      // are counted from it (so time() minus a timestamp is the age it would be).
       now["jetgate_evidence_timestamp_seconds" + labels_text(base)] =
-          static_cast<double>(r.unix_time);
+          static_cast<double>(r.unix_time - start);
       for (const char* st : {"PASS", "FAIL", "NOT_RUN"}) {
         auto l = base;
         l.emplace_back("status", st);
@@ -271,7 +273,7 @@ TEST(Monitoring, AlertsFireForExactlyWhatHistoryRegressionsFindsOnThePlantedMont
   t.write("rules.yaml", init::render_prometheus_rules({}));
   const Series series = month_series(*runs);
   std::string y = fmt::format(
-      "rule_files:\n  - {}\nevaluation_interval: 3h\ntests:\n  - interval: 3h\n"
+      "rule_files:\n  - {}\nevaluation_interval: 6h\ntests:\n  - interval: 6h\n"
       "    input_series:\n",
       t.path("rules.yaml"));
   for (const auto& [name, values] : series)
@@ -319,7 +321,7 @@ TEST(Monitoring, AlertsFireForExactlyWhatHistoryRegressionsFindsOnThePlantedMont
       "      - expr: 'count(ALERTS{{alertname=\"JetgateHistoryRegression\"}})'\n"
       "        eval_time: {}h\n        exp_samples:\n          - labels: '{{}}'\n"
       "            value: {}\n",
-      (end_step * kStep) / 3600 + 3, history_alerts);
+      (end_step * kStep) / 3600 + 6, history_alerts);
   EXPECT_GE(compared, 12u);
   t.write("month-test.yaml", y);
   auto o = run_tool({"promtool", "test", "rules", t.path("month-test.yaml")}, 900);
