@@ -63,6 +63,9 @@ history::Run hostile_run(const std::string& node, const std::string& gate, int d
       "evil\".json";
   r.status = "passed";
   r.verdict = "fresh_green\"><script>x</script>";
+  // A watched value (the registry's d2d_gbps) and one under a hostile name, which the
+  // registry does not know: it is stored, never watched nor plotted.
+  r.values[{"bandwidth", "d2d_gbps"}] = {v, "bytes_per_second"};
   r.values[{"bandwidth", "d2d_gbps</text><script>alert(3)</script>"}] = {v, "bytes_per_second"};
   r.sync_waits[{"sync_path", "blocking_sync'><iframe>"}] = "interrupt_driven";
   return r;
@@ -100,8 +103,9 @@ TEST(HistoryHtml, HostileNamesFromEvidenceNeverBecomeMarkup) {
   EXPECT_NE(html.find("data-node=\"&quot;&gt;&lt;img src=x onerror=alert(1)&gt;\""),
             std::string::npos);
   EXPECT_NE(html.find("<title>&lt;script&gt;alert(1)&lt;/script&gt; &lt;gate onclick=x&gt; "
-                      "bandwidth/d2d_gbps&lt;/text&gt;"),
+                      "bandwidth/d2d_gbps</title>"),
             std::string::npos);
+  EXPECT_EQ(html.find("alert(3)"), std::string::npos) << "a metric the registry does not know";
   EXPECT_NE(html.find("/ev/\\xff\\u202eevil&quot;.json"), std::string::npos);
   EXPECT_NE(html.find("a&amp;b\\u202e\\x01"), std::string::npos);
   EXPECT_NE(html.find("/db/&lt;i&gt;fleet&lt;/i&gt;.db"), std::string::npos);
@@ -162,7 +166,7 @@ void expect_fleet_month(const std::string& html, const std::string& where) {
   // 24 nodes shown in full, each with a plot per watched value: six bandwidths and the
   // sync path's three CPU shares.
   EXPECT_EQ(count_of(html, "<svg class=\"trend\""), 24u * 9u) << where;
-  EXPECT_EQ(count_of(html, "<figcaption>"), 24u * 9u) << where;
+  EXPECT_EQ(count_of(html, "<figcaption>"), 24u * 9u + 24u) << where;  // and a status strip each
   // node-017's d2d plot marks its 11 worse nights.
   const auto n17 = html.find("data-node=\"node-017\">\n<h3>");
   const auto n63 = html.find("data-node=\"node-063\">\n<h3>");
