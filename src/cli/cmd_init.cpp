@@ -241,7 +241,8 @@ Command add_init_command(CLI::App& app) {
       "(validates one node once), 30-revalidate-daemonset.yaml (every GPU node, every "
       "--interval-minutes; node labels through node-feature-discovery) and "
       "node-problem-detector/jetgate-monitor.json (a custom plugin monitor: a failing gate "
-      "becomes a node condition). Needs --image; runs jetgate with --host-root /host");
+      "becomes a node condition), and monitoring/ (Prometheus rules, a PrometheusRule and a "
+      "Grafana dashboard, docs/metrics.md). Needs --image; runs jetgate with --host-root /host");
   sub->add_option("--kubernetes-dir", a->kube.dir,
                   "With --kubernetes: where the files go, relative to --dir")
       ->capture_default_str()
