@@ -191,7 +191,7 @@ void expect_fleet_month(const std::string& html, const std::string& where) {
     EXPECT_NE(html.find(date), std::string::npos) << where << date;
   // In people's units: GB/s and the change in percent.
   EXPECT_NE(html.find(" GB/s"), std::string::npos) << where;
-  EXPECT_NE(html.find(" %: "), std::string::npos) << where;
+  EXPECT_NE(html.find(" GB/s (-"), std::string::npos) << where;
   // The matrix: one platform, one gate, 200 nodes counted by their latest verdict.
   EXPECT_NE(html.find("<td class=\"cell\">200 node(s)"), std::string::npos) << where;
 }

@@ -19,6 +19,7 @@
 #include "jetgate/history/regressions.hpp"
 #include "jetgate/policy/policy.hpp"
 #include "jetgate/proc/child.hpp"
+#include "jetgate/report/history_text.hpp"
 #include "jetgate/report/prometheus.hpp"
 #include "test_support.hpp"
 
@@ -186,6 +187,22 @@ TEST(HistoryRegressions, AMonthOfA200NodeFleetFindsExactlyThePlantedFive) {
   for (const auto& r : earlier.found) earlier_nodes.insert(r.node);
   EXPECT_EQ(earlier_nodes, (std::set<std::string>{"node-063", "node-088"}));
   EXPECT_EQ(earlier.silent(), 0u);
+
+  // People's units in text and Markdown (GB/s, %, the change in percent), base units in
+  // JSON.
+  const std::string text = report::render_regressions_text(report);
+  EXPECT_NE(text.find(" GB/s (-3"), std::string::npos) << text;
+  EXPECT_NE(text.find(" GB/s (MAD "), std::string::npos) << text;
+  EXPECT_NE(text.find("CPU per wait 99."), std::string::npos) << text;
+  EXPECT_NE(text.find("SILENT node-120"), std::string::npos) << text;
+  EXPECT_NE(text.find("BELOW PEERS node-063"), std::string::npos) << text;
+  EXPECT_EQ(text.find("bytes_per_second"), std::string::npos) << text;
+  EXPECT_EQ(text.find("e+"), std::string::npos) << text;
+  const auto j = history::to_json(report, {});
+  for (const auto& f : j["regressions"])
+    if (f["kind"] == "drop") {
+      EXPECT_EQ(f["latest"]["unit"], "bytes_per_second") << f.dump();
+    }
 
   // The export: promtool accepts it, and it names the five.
   const std::string prom = report::render_regressions_prometheus(report);

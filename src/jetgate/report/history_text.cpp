@@ -105,7 +105,9 @@ std::string regression_value(const history::Regression& g) {
     std::string n = people_number(g.value, g.unit);
     if (g.kind == history::RegressionKind::below_peers) n = "median " + n;
     const std::string pct = regression_percent(g);
-    if (!pct.empty()) n = pct + ": " + n;
+    if (!pct.empty())
+      n += (g.kind == history::RegressionKind::below_peers ? ", " : " (") + pct +
+           (g.kind == history::RegressionKind::below_peers ? " against its peers" : ")");
     out = out.empty() ? n : out + ", CPU per wait " + n;
   }
   return out;
