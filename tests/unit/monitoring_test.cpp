@@ -10,6 +10,7 @@
 #include <cctype>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -462,6 +463,46 @@ TEST(Monitoring, DashboardKeepsGrafanasModelAndEveryQueryRunsOnARealScrape) {
   EXPECT_NE(r.output.find("jetgate:watched_value:own_best{"), std::string::npos) << r.output;
   const std::string log = test::read_file(t.path("ne.log"));
   EXPECT_EQ(log.find("level=error"), std::string::npos) << log;
+}
+
+std::string node_modules() {
+  const char* env = std::getenv("JETGATE_NODE_MODULES");
+  return env && *env ? env : JETGATE_NODE_MODULES;
+}
+
+// tsc's verdict on a dashboard as Grafana's published model (@grafana/schema's
+// Dashboard type: no JSON schema ships in the package, its TypeScript types are the
+// published schema). A value mapping's type is an enum there: written as the enum.
+proc::ChildOutcome typecheck(json d, const test::TempDir& t) {
+  for (auto& p : d["panels"])
+    if (p.contains("fieldConfig") && p["fieldConfig"]["defaults"].contains("mappings"))
+      for (auto& m : p["fieldConfig"]["defaults"]["mappings"])
+        if (m["type"] == "value") m["type"] = "@MappingType.ValueToText@";
+  std::string body = d.dump(2);
+  for (std::size_t at; (at = body.find("\"@MappingType.ValueToText@\"")) != std::string::npos;)
+    body.replace(at, 27, "MappingType.ValueToText");
+  const std::string types =
+      node_modules() + "/@grafana/schema/dist/types/raw/dashboard/x/types.gen";
+  t.write("check.ts", "import { Dashboard, MappingType } from '" + types +
+                          "';\nconst d: Dashboard = " + body + ";\nexport default d;\n");
+  return run_tool({"node", node_modules() + "/typescript/bin/tsc", "--noEmit", "--strict",
+                   "--skipLibCheck", t.path("check.ts")},
+                  180);
+}
+
+TEST(Monitoring, DashboardTypeChecksAsGrafanasPublishedDashboardModel) {
+  test::TempDir t;
+  const json d = json::parse(init::render_grafana_dashboard({}));
+  auto o = typecheck(d, t);
+  EXPECT_EQ(problems(o), "") << "(@grafana/schema and typescript in " << node_modules()
+                             << ": scripts/install-deps.sh, or set JETGATE_NODE_MODULES)";
+  // The check can fail: a panel whose position is a word, a variable's unknown key.
+  json bad = d;
+  bad["panels"][1]["gridPos"]["w"] = "wide";
+  EXPECT_EQ(typecheck(bad, t).exit_code, 2);
+  bad = d;
+  bad["templating"]["list"][1]["definitionn"] = "x";
+  EXPECT_EQ(typecheck(bad, t).exit_code, 2);
 }
 
 }  // namespace

@@ -448,7 +448,6 @@ std::string render_grafana_dashboard(const MonitoringOptions& o) {
       {"datasource", datasource()},
       {"query",
        {{"query", "label_values(jetgate_evidence_timestamp_seconds, node)"}, {"refId", "node"}}},
-      {"definition", "label_values(jetgate_evidence_timestamp_seconds, node)"},
       {"refresh", 2},
       {"sort", 1},
       {"multi", false},
