@@ -121,6 +121,33 @@ TEST(HistoryHtml, AnEmptyDatabaseIsAReportThatSaysSo) {
   EXPECT_EQ(html.find("<svg"), std::string::npos);
 }
 
+TEST(HistoryHtml, AValueTheSameInEveryRunIsListedNotPlotted) {
+  std::vector<history::Run> runs;
+  for (int d = 1; d <= 5; ++d) {
+    history::Run r;
+    r.node = "n1";
+    r.gate = "g";
+    r.platform = "p";
+    r.timestamp = fmt::format("2026-11-{:02d}T02:00:00Z", d);
+    r.unix_time = 1793491200 + (d - 1) * 86400 + 7200;  // the timestamp above
+    r.file = "f.json";
+    r.status = "passed";
+    r.verdict = "fresh_green";
+    r.values[{"bandwidth", "d2d_gbps"}] = {2e12, "bytes_per_second"};
+    r.values[{"bandwidth", "h2d_gbps"}] = {5e10 + d * 1e8, "bytes_per_second"};
+    runs.push_back(r);
+  }
+  const auto found = history::find_regressions(runs);
+  const std::string html = report::render_history_html(runs, found, history::find_trends(runs), {});
+  EXPECT_EQ(count_of(html, "<svg class=\"trend\""), 1u);
+  EXPECT_NE(html.find("data-series=\"bandwidth/h2d_gbps\""), std::string::npos);
+  EXPECT_NE(html.find("Not plotted, the same in every run: bandwidth/d2d_gbps (2000 GB/s);"),
+            std::string::npos)
+      << html;
+  EXPECT_EQ(count_of(html, "<svg class=\"status-strip\""), 1u);
+  EXPECT_NE(html.find(">11-02</text>"), std::string::npos) << "a date a day";
+}
+
 // Strings every report of the month must show, wherever it is looked at (text or DOM).
 void expect_fleet_month(const std::string& html, const std::string& where) {
   // Failing, regressed and silent nodes first: the attention table and the first five
