@@ -80,9 +80,11 @@ fi
 # npm packages for the tests, pinned, outside the source tree (the tests find them through
 # JETGATE_NODE_MODULES, default /opt/jetgate-node/node_modules, the CMake cache variable of
 # the same name): kubernetes-models validates manifests against Kubernetes' OpenAPI schema
-# (4.x: 5.x needs Node.js 22, Debian 12 has 18), yaml reads them.
+# (4.x: 5.x needs Node.js 22, Debian 12 has 18), yaml reads them; @grafana/schema (Grafana's
+# published dashboard model, TypeScript types) and typescript's tsc check the Grafana
+# dashboard `init --kubernetes` writes (tests/unit/monitoring_test.cpp).
 node_prefix=${JETGATE_NODE_PREFIX:-/opt/jetgate-node}
-node_packages=(kubernetes-models@4.5.1 yaml@2.9.1)
+node_packages=(kubernetes-models@4.5.1 yaml@2.9.1 @grafana/schema@13.2.3 typescript@5.9.3)
 node_installed=1
 for p in "${node_packages[@]}"; do
   name=${p%@*} version=${p##*@}

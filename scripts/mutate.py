@@ -330,6 +330,28 @@ MUTANTS = [
            '               "(SELECT count(*) FROM sqlite_schema)"',
            '"SELECT (SELECT user_version FROM pragma_user_version), 0"',
            "the schema check ignores tables: another application's database is taken over"),
+    # --- the fleet: silence and peers (issue 41) -----------------------------------------
+    Mutant("silent-never", "src/jetgate/history/regressions.cpp",
+           "s.silent = s.age_seconds > o.silent_after_seconds;",
+           "s.silent = s.age_seconds > o.silent_after_seconds * 30;",
+           "a node silent for days is not reported (the limit read in the wrong unit)"),
+    Mutant("silent-age-zero", "src/jetgate/history/regressions.cpp",
+           "s.age_seconds = report.now - r->unix_time;",
+           "s.age_seconds = 0;",
+           "a node's age is not counted to now"),
+    Mutant("below-peers-latest-unchecked", "src/jetgate/history/regressions.cpp",
+           "if (!(v->second.first < limit)) break;",
+           "if (false) break;",
+           "below its peers since runs that were not below the limit"),
+    Mutant("below-peers-repeats-drop", "src/jetgate/history/regressions.cpp",
+           "        dropped = true;",
+           "        dropped = false;",
+           "a probe that dropped against its own past is reported twice"),
+    Mutant("watched-rise-any-probe", "src/jetgate/probes/watched.cpp",
+           'if (p.id == "sync_path" && m.better == Better::lower',
+           'if (m.better == Better::lower',
+           "every lower-is-better value watched as a CPU share rise"),
+
 ]
 
 

@@ -44,10 +44,11 @@ std::string previous_text(const fs::PreparedOutput& out) {
   return text;
 }
 
-std::string prometheus_text(const nlohmann::json& doc, std::string previous) {
+std::string prometheus_text(const nlohmann::json& doc, std::string previous,
+                            const std::string& node = "") {
   report::PrometheusInput in;
   in.document = &doc;
-  in.node = host_name();
+  in.node = node.empty() ? host_name() : node;
   in.previous = std::move(previous);
   return report::render_prometheus_textfile(in);
 }
@@ -111,11 +112,12 @@ bool write_junit(const std::string& command, const HeldOutput& out,
 }
 
 bool write_prometheus(const std::string& command, const std::string& path,
-                      const nlohmann::json& doc) {
+                      const nlohmann::json& doc, const std::string& node) {
   if (path.empty()) return true;
   auto prepared = fs::prepare_output(path);
   if (!prepared) return report_failure(command, path, prepared.error());
-  return write_output_file(command, *prepared, prometheus_text(doc, previous_text(*prepared)));
+  return write_output_file(command, *prepared,
+                           prometheus_text(doc, previous_text(*prepared), node));
 }
 
 bool write_prometheus(const std::string& command, const HeldOutput& out,

@@ -45,8 +45,9 @@ bool write_junit(const std::string& command, const std::string& path,
 // --prometheus FILE: nothing when path is empty. Renders doc (a probe document or a
 // gate's evidence) as a node_exporter textfile and writes it atomically; the file's
 // previous text, when it is a regular file, keeps a failed gate's last success time.
+// node: the node label where doc names none (/lane/node); "" for the host name.
 bool write_prometheus(const std::string& command, const std::string& path,
-                      const nlohmann::json& doc);
+                      const nlohmann::json& doc, const std::string& node = "");
 
 // --nfd-features FILE: nothing when path is empty. Renders doc as a feature file of
 // node-feature-discovery's local source (report/nfd_features.hpp), labels expiring

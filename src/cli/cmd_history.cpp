@@ -19,6 +19,7 @@
 #include "jetgate/core/exit_codes.hpp"
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/core/utf8.hpp"
+#include "jetgate/evidence/dates.hpp"
 #include "jetgate/fs/atomic_write.hpp"
 #include "jetgate/history/regressions.hpp"
 #include "jetgate/history/store.hpp"
@@ -40,6 +41,7 @@ struct HistoryArgs {
   bool json = false, markdown = false;
   // regressions, report
   std::string policy, prometheus;
+  std::string now;  // --now: an RFC 3339 UTC time; default the newest run's
   // report
   std::string html;
   std::size_t full_nodes = 24, points = 60;
@@ -48,7 +50,8 @@ struct HistoryArgs {
 // --policy P: the thresholds of its "regressions" section (the defaults without one).
 // An unusable policy or section is said on stderr, and the exit status returned.
 std::optional<int> load_thresholds(const char* command, const std::string& path,
-                                   policy::RegressionThresholds& thresholds) {
+                                   policy::RegressionThresholds& thresholds,
+                                   history::FindOptions& find) {
   if (path.empty()) return std::nullopt;
   if (auto st = check_policy_path(path); !st)
     return usage_error(command, "--policy: " + st.error().message());
@@ -66,6 +69,21 @@ std::optional<int> load_thresholds(const char* command, const std::string& path,
     }
   if (bad) return kExitUsage;
   thresholds = p->policy.regressions;
+  // The policy's freshness rule is the silence limit.
+  if (const auto& days = p->policy.maximum_evidence_age_days; days && *days > 0)
+    find.silent_after_seconds = *days * 86400;
+  return std::nullopt;
+}
+
+// --now TIME: "now" for silence, and the runs after it left out.
+std::optional<int> load_now(const char* command, const std::string& text,
+                            history::FindOptions& find) {
+  if (text.empty()) return std::nullopt;
+  auto t = evidence::utc_seconds_of_timestamp(text);
+  if (!t)
+    return usage_error(
+        command, "--now: \"" + text + "\" is not a UTC time; write it as 2026-11-30T03:00:00Z");
+  find.now = *t;
   return std::nullopt;
 }
 
@@ -129,7 +147,9 @@ int run_show(const HistoryArgs& a) {
 
 int run_regressions(const HistoryArgs& a) {
   policy::RegressionThresholds thresholds;
-  if (auto rc = load_thresholds("history regressions", a.policy, thresholds)) return *rc;
+  history::FindOptions find;
+  if (auto rc = load_thresholds("history regressions", a.policy, thresholds, find)) return *rc;
+  if (auto rc = load_now("history regressions", a.now, find)) return *rc;
   fs::CommandFiles files;
   files.add_input(a.db, "the database");
   files.add_input(a.policy, "the policy");
@@ -142,7 +162,7 @@ int run_regressions(const HistoryArgs& a) {
   if (!store) return usage_error("history regressions", store.error().message());
   auto runs = history::load_runs(*store);
   if (!runs) return usage_error("history regressions", runs.error().message());
-  auto found = history::find_regressions(*runs, thresholds);
+  auto found = history::find_regressions(*runs, thresholds, find);
   if (!a.prometheus.empty() && !write_output_file("history regressions", a.prometheus,
                                                   report::render_regressions_prometheus(found)))
     return kExitUsage;
@@ -157,7 +177,9 @@ int run_regressions(const HistoryArgs& a) {
 
 int run_report(const HistoryArgs& a) {
   policy::RegressionThresholds thresholds;
-  if (auto rc = load_thresholds("history report", a.policy, thresholds)) return *rc;
+  history::FindOptions find;
+  if (auto rc = load_thresholds("history report", a.policy, thresholds, find)) return *rc;
+  if (auto rc = load_now("history report", a.now, find)) return *rc;
   fs::CommandFiles files;
   files.add_input(a.db, "the database");
   files.add_input(a.policy, "the policy");
@@ -168,7 +190,8 @@ int run_report(const HistoryArgs& a) {
   if (!store) return usage_error("history report", store.error().message());
   auto runs = history::load_runs(*store);
   if (!runs) return usage_error("history report", runs.error().message());
-  const auto found = history::find_regressions(*runs, thresholds);
+  if (find.now) *runs = history::runs_until(*runs, *find.now);
+  const auto found = history::find_regressions(*runs, thresholds, find);
   const auto trends = history::find_trends(*runs, thresholds);
   report::HtmlReportOptions o;
   o.source = a.db;
@@ -238,12 +261,19 @@ Command add_history_command(CLI::App& app) {
   reg->add_option("--prometheus", args->prometheus,
                   "Also write the regressions as a node_exporter textfile (written atomically)")
       ->type_name("FILE");
+  reg->add_option("--now", args->now,
+                  "Count ages to this UTC time (2026-11-30T03:00:00Z) and leave later runs out; "
+                  "default: the newest run's time, so the same database answers the same")
+      ->type_name("TIME");
   auto* rjson = reg->add_flag("--json", args->json, "Print one JSON document");
   reg->add_flag("--markdown", args->markdown, "Print a Markdown table")->excludes(rjson);
   reg->footer(
       "Each regression names the node, the value, its baseline, the latest value and the first "
-      "run (timestamp, file) since which it is worse. Exit status: 0 none found, 1 a regression "
-      "found, 2 unusable input (no database, a newer schema, a bad policy or output path).");
+      "run (timestamp, file) since which it is worse. A node is silent when its latest evidence "
+      "is older than the policy's maximum_evidence_age_days (default 2 days) before now; a node "
+      "below its peers has a median below its platform's by the drop thresholds. Exit status: 0 "
+      "none found, 1 a regression or a silent node found, 2 unusable input (no database, a newer "
+      "schema, a bad policy or output path).");
 
   auto* rep = sub->add_subcommand(
       "report",
@@ -256,6 +286,10 @@ Command add_history_command(CLI::App& app) {
   rep->add_option("--policy", args->policy,
                   "Read thresholds from this policy's \"regressions\" section")
       ->type_name("FILE");
+  rep->add_option("--now", args->now,
+                  "Count ages to this UTC time and leave later runs out; default: the newest "
+                  "run's time")
+      ->type_name("TIME");
   rep->add_option("--full-nodes", args->full_nodes,
                   "Nodes shown in full with plots, failing and regressed ones first (every node "
                   "is in the node table)")

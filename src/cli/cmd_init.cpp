@@ -16,6 +16,7 @@
 #include "jetgate/core/utf8.hpp"
 #include "jetgate/fs/atomic_write.hpp"
 #include "jetgate/init/init_grammar.hpp"
+#include "jetgate/init/init_monitoring.hpp"
 #include "jetgate/init/init_templates.hpp"
 
 namespace jetgate::cli {
@@ -139,6 +140,9 @@ int run_init(InitArgs a) {
     std::cerr << "jetgate init: " << terminal_safe(files.error().message()) << "\n";
     return kExitUsage;
   }
+  // The rules, PrometheusRule and Grafana dashboard (init/init_monitoring.hpp).
+  if (a.kubernetes)
+    for (auto& f : init::render_kubernetes_monitoring_files(a.kube)) files->push_back(std::move(f));
   std::error_code ec;
   if (!std::filesystem::is_directory(a.dir, ec)) {
     std::cerr << "jetgate init: --dir " << terminal_safe(a.dir) << " is not a directory\n";
@@ -237,7 +241,8 @@ Command add_init_command(CLI::App& app) {
       "(validates one node once), 30-revalidate-daemonset.yaml (every GPU node, every "
       "--interval-minutes; node labels through node-feature-discovery) and "
       "node-problem-detector/jetgate-monitor.json (a custom plugin monitor: a failing gate "
-      "becomes a node condition). Needs --image; runs jetgate with --host-root /host");
+      "becomes a node condition), and monitoring/ (Prometheus rules, a PrometheusRule and a "
+      "Grafana dashboard, docs/metrics.md). Needs --image; runs jetgate with --host-root /host");
   sub->add_option("--kubernetes-dir", a->kube.dir,
                   "With --kubernetes: where the files go, relative to --dir")
       ->capture_default_str()

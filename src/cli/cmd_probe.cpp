@@ -47,6 +47,7 @@ struct ProbeArgs {
   probes::DecodeOptions decode_options;
   std::string junit;
   std::string prometheus;
+  std::string node;  // --node: the textfile's node label
   std::string nfd_features;
   int nfd_expiry_hours = 24;
 };
@@ -189,7 +190,7 @@ int run_probe(const ProbeArgs& a) {
   auto suite = report::probe_junit(ran);
   annotate(suite, {}, a.json);
   if (!write_junit("probe", a.junit, suite)) return kExitUsage;
-  if (!write_prometheus("probe", a.prometheus, doc)) return kExitUsage;
+  if (!write_prometheus("probe", a.prometheus, doc, a.node)) return kExitUsage;
   if (!write_nfd_features("probe", a.nfd_features, doc, a.nfd_expiry_hours)) return kExitUsage;
   auto not_held = unmet(a, in.cuda, in.python);
   for (const auto& line : not_held) std::cerr << "jetgate probe: does not hold: " << line << "\n";
@@ -274,6 +275,10 @@ Command add_probe_command(CLI::App& app) {
                   "Also write the results as a node_exporter textfile-collector file (FILE.prom in "
                   "the collector's directory), atomically (docs/metrics.md)")
       ->type_name("FILE");
+  sub->add_option("--node", args->node,
+                  "The node the --prometheus file speaks for (its node label, as `run --node` "
+                  "records it); default: the host name")
+      ->type_name("NAME");
   add_nfd_features_options(sub, args->nfd_features, args->nfd_expiry_hours);
   sub->add_flag("--quiet", args->quiet,
                 "No progress lines on stderr (shown when stderr is a terminal or CI is set)");

@@ -3,9 +3,9 @@
 // docs/examples/evidence-h200-cuda-runtime.json, what `jetgate run cuda-runtime` wrote
 // on an NVIDIA H200 (bench/results/ has that run). Each copy gets another node
 // (/lane/node), another night (generated_at) and values with seeded noise around a
-// per-node level: bandwidth +-1% run to run and +-3% node to node, the sync path's CPU
-// fractions a little jittered. Nothing else is changed, so each file is read by the
-// same reader as the original.
+// per-node level: bandwidth +-1% run to run and a standard deviation of 2% node to node (identical
+// boards), the sync path's CPU fractions a little jittered. Nothing else is changed, so each file
+// is read by the same reader as the original.
 #pragma once
 
 #include <fcntl.h>
@@ -100,7 +100,7 @@ inline std::string night_evidence(const std::string& node, int node_index, int d
   std::normal_distribution<double> run_noise(0, 0.01);
   // The node's own level: a fixed offset from the template, by its index.
   std::mt19937_64 node_rng(static_cast<std::uint64_t>(node_index) * 7919 + 17);
-  std::normal_distribution<double> node_noise(0, 0.03);
+  std::normal_distribution<double> node_noise(0, 0.02);
   const double level = 1 + node_noise(node_rng);
   fill["node"] = node;
   fill["generated_at"] = fmt::format("2026-11-{:02d}T02:{:02d}:{:02d}Z", day + 1, node_index % 60,
@@ -131,26 +131,38 @@ inline std::string night_evidence(const std::string& node, int node_index, int d
   return fill_template(night_template(), fill);
 }
 
-// A month (30 nights) of a 200-node fleet with three planted regressions: node-017's
+// A month (30 nights) of a 200-node fleet with five planted findings: node-017's
 // device-to-device bandwidth drops by 30% from night 19 (0-based), node-088's blocking
-// sync polls from night 12, node-150's gate fails from night 25. Written under
+// sync polls from night 12, node-150's gate fails from night 25, node-120 stops
+// reporting after night 19 (silent), and node-063's device-to-device bandwidth is 20%
+// below its identical siblings from its first night. Written under
 // DIR/fleet/2026-11-DD/NODE/cuda-runtime.json; returns DIR/fleet.
 constexpr int kNodes = 200, kDays = 30;
 constexpr int kDropNode = 17, kDropDay = 19;
 constexpr int kPollNode = 88, kPollDay = 12;
 constexpr int kFailNode = 150, kFailDay = 25;
+constexpr int kSilentNode = 120, kSilentDay = 20;  // its first night without evidence
+constexpr int kSlowNode = 63;
+constexpr double kSlowFactor = 0.8;
+constexpr int kFiles = kNodes * kDays - (kDays - kSilentDay);
+
+inline NightPlan planned_night(int n, int d) {
+  NightPlan plan;
+  if (n == kDropNode && d >= kDropDay) plan.bandwidth_factor = 0.7;
+  if (n == kSlowNode) plan.bandwidth_factor = kSlowFactor;
+  if (n == kPollNode && d >= kPollDay) plan.polling = true;
+  if (n == kFailNode && d >= kFailDay) plan.failed = true;
+  return plan;
+}
 
 inline std::string write_fleet_month(const TempDir& t) {
   std::mt19937_64 rng(424242);
   for (int d = 0; d < kDays; ++d)
     for (int n = 0; n < kNodes; ++n) {
-      NightPlan plan;
-      if (n == kDropNode && d >= kDropDay) plan.bandwidth_factor = 0.7;
-      if (n == kPollNode && d >= kPollDay) plan.polling = true;
-      if (n == kFailNode && d >= kFailDay) plan.failed = true;
+      if (n == kSilentNode && d >= kSilentDay) continue;
       const std::string node = fmt::format("node-{:03d}", n);
       t.write(fmt::format("fleet/2026-11-{:02d}/{}/cuda-runtime.json", d + 1, node),
-              night_evidence(node, n, d, plan, rng));
+              night_evidence(node, n, d, planned_night(n, d), rng));
     }
   return t.path("fleet");
 }
@@ -199,8 +211,8 @@ inline const FleetMonth& shared_fleet_month() {
       static TempDir own;  // no folder to share: this process builds its own
       return build_fleet_month(own.path(""));
     }
-    const std::string key = fmt::format("{}-{}.{:09d}-{}", st.st_size, st.st_mtim.tv_sec,
-                                        st.st_mtim.tv_nsec, kNodes * kDays);
+    const std::string key =
+        fmt::format("{}-{}.{:09d}-{}", st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec, kFiles);
     const stdfs::path ready = cache / key;
     const int lock = ::open((cache / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (lock < 0 || ::flock(lock, LOCK_EX) != 0)

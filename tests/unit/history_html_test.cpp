@@ -63,6 +63,9 @@ history::Run hostile_run(const std::string& node, const std::string& gate, int d
       "evil\".json";
   r.status = "passed";
   r.verdict = "fresh_green\"><script>x</script>";
+  // A watched value (the registry's d2d_gbps) and one under a hostile name, which the
+  // registry does not know: it is stored, never watched nor plotted.
+  r.values[{"bandwidth", "d2d_gbps"}] = {v, "bytes_per_second"};
   r.values[{"bandwidth", "d2d_gbps</text><script>alert(3)</script>"}] = {v, "bytes_per_second"};
   r.sync_waits[{"sync_path", "blocking_sync'><iframe>"}] = "interrupt_driven";
   return r;
@@ -100,8 +103,9 @@ TEST(HistoryHtml, HostileNamesFromEvidenceNeverBecomeMarkup) {
   EXPECT_NE(html.find("data-node=\"&quot;&gt;&lt;img src=x onerror=alert(1)&gt;\""),
             std::string::npos);
   EXPECT_NE(html.find("<title>&lt;script&gt;alert(1)&lt;/script&gt; &lt;gate onclick=x&gt; "
-                      "bandwidth/d2d_gbps&lt;/text&gt;"),
+                      "bandwidth/d2d_gbps</title>"),
             std::string::npos);
+  EXPECT_EQ(html.find("alert(3)"), std::string::npos) << "a metric the registry does not know";
   EXPECT_NE(html.find("/ev/\\xff\\u202eevil&quot;.json"), std::string::npos);
   EXPECT_NE(html.find("a&amp;b\\u202e\\x01"), std::string::npos);
   EXPECT_NE(html.find("/db/&lt;i&gt;fleet&lt;/i&gt;.db"), std::string::npos);
@@ -117,9 +121,37 @@ TEST(HistoryHtml, AnEmptyDatabaseIsAReportThatSaysSo) {
   EXPECT_EQ(html.find("<svg"), std::string::npos);
 }
 
+TEST(HistoryHtml, AValueTheSameInEveryRunIsListedNotPlotted) {
+  std::vector<history::Run> runs;
+  for (int d = 1; d <= 5; ++d) {
+    history::Run r;
+    r.node = "n1";
+    r.gate = "g";
+    r.platform = "p";
+    r.timestamp = fmt::format("2026-11-{:02d}T02:00:00Z", d);
+    r.unix_time = 1793491200 + (d - 1) * 86400 + 7200;  // the timestamp above
+    r.file = "f.json";
+    r.status = "passed";
+    r.verdict = "fresh_green";
+    r.values[{"bandwidth", "d2d_gbps"}] = {2e12, "bytes_per_second"};
+    r.values[{"bandwidth", "h2d_gbps"}] = {5e10 + d * 1e8, "bytes_per_second"};
+    runs.push_back(r);
+  }
+  const auto found = history::find_regressions(runs);
+  const std::string html = report::render_history_html(runs, found, history::find_trends(runs), {});
+  EXPECT_EQ(count_of(html, "<svg class=\"trend\""), 1u);
+  EXPECT_NE(html.find("data-series=\"bandwidth/h2d_gbps\""), std::string::npos);
+  EXPECT_NE(html.find("Not plotted, the same in every run: bandwidth/d2d_gbps (2000 GB/s);"),
+            std::string::npos)
+      << html;
+  EXPECT_EQ(count_of(html, "<svg class=\"status-strip\""), 1u);
+  EXPECT_NE(html.find(">11-02</text>"), std::string::npos) << "a date a day";
+}
+
 // Strings every report of the month must show, wherever it is looked at (text or DOM).
 void expect_fleet_month(const std::string& html, const std::string& where) {
-  // Failing and regressed nodes first: the attention table and the first three sections.
+  // Failing, regressed and silent nodes first: the attention table and the first five
+  // sections.
   const std::regex section(R"re(<section class="node[^"]*" id="n(\d+)" data-node="([^"]+)")re");
   std::vector<std::string> order;
   for (auto it = std::sregex_iterator(html.begin(), html.end(), section);
@@ -127,12 +159,26 @@ void expect_fleet_month(const std::string& html, const std::string& where) {
     order.push_back((*it)[2]);
   ASSERT_EQ(order.size(), 24u) << where;  // --full-nodes' default
   EXPECT_EQ(order[0], "node-017") << where;
-  EXPECT_EQ(order[1], "node-088") << where;
-  EXPECT_EQ(order[2], "node-150") << where;
-  EXPECT_EQ(order[3], "node-000") << where;
-  EXPECT_EQ(count_of(html, "<tr class=\"regression\""), 3u) << where;
+  EXPECT_EQ(order[1], "node-063") << where;
+  EXPECT_EQ(order[2], "node-088") << where;
+  EXPECT_EQ(order[3], "node-120") << where;
+  EXPECT_EQ(order[4], "node-150") << where;
+  EXPECT_EQ(order[5], "node-000") << where;
+  EXPECT_EQ(count_of(html, "<tr class=\"regression\""), 5u) << where;
+  // The silent node: its count box, and its "last seen" cell coloured.
+  EXPECT_NE(html.find("<li id=\"count-silent\" class=\"bad\"><b>1</b>"), std::string::npos)
+      << where;
+  EXPECT_EQ(count_of(html, "<td class=\"last-seen silent\">"), 1u) << where;
+  EXPECT_EQ(count_of(html, "<td class=\"last-seen\">"), 199u) << where;
+  const auto silent_row = html.find("<tr class=\"node-row\" data-node=\"node-120\"");
+  ASSERT_NE(silent_row, std::string::npos) << where;
+  EXPECT_NE(html.substr(silent_row, html.find("</tr>", silent_row) - silent_row)
+                .find("<td class=\"last-seen silent\">2026-11-20T"),
+            std::string::npos)
+      << where;
   for (const char* kind :
-       {"data-kind=\"drop\"", "data-kind=\"wait_mode\"", "data-kind=\"gate_failed\""})
+       {"data-kind=\"drop\"", "data-kind=\"wait_mode\"", "data-kind=\"gate_failed\"",
+        "data-kind=\"silent\"", "data-kind=\"below_peers\""})
     EXPECT_EQ(count_of(html, kind), 1u) << where << kind;
   const auto attention = html.find("id=\"attention-table\"");
   const auto matrix = html.find("id=\"matrix-table\"");
@@ -147,25 +193,43 @@ void expect_fleet_month(const std::string& html, const std::string& where) {
   // 24 nodes shown in full, each with a plot per watched value: six bandwidths and the
   // sync path's three CPU shares.
   EXPECT_EQ(count_of(html, "<svg class=\"trend\""), 24u * 9u) << where;
-  EXPECT_EQ(count_of(html, "<figcaption>"), 24u * 9u) << where;
+  EXPECT_EQ(count_of(html, "<figcaption>"), 24u * 9u + 24u) << where;  // and a status strip each
   // node-017's d2d plot marks its 11 worse nights.
   const auto n17 = html.find("data-node=\"node-017\">\n<h3>");
-  const auto n88 = html.find("data-node=\"node-088\">\n<h3>");
+  const auto n63 = html.find("data-node=\"node-063\">\n<h3>");
   ASSERT_NE(n17, std::string::npos) << where;
-  const std::string n17_section = html.substr(n17, n88 - n17);
+  const std::string n17_section = html.substr(n17, n63 - n17);
   EXPECT_NE(n17_section.find("<span class=\"worse-count\">11</span>"), std::string::npos) << where;
   EXPECT_EQ(count_of(n17_section, "class=\"point worse\""), 4u * 11u) << where;
+  // Each section shows its gate's status over time, and leads with what regressed:
+  // node-017's first plot is a d2d value, node-063's (below its peers) too.
+  EXPECT_EQ(count_of(html, "<svg class=\"status-strip\""), 24u) << where;
+  const auto n150 = html.find("data-node=\"node-150\">\n<h3>");
+  ASSERT_NE(n150, std::string::npos) << where;
+  EXPECT_NE(html.find("class=\"failed-count\">5</span>", n150), std::string::npos) << where;
+  EXPECT_EQ(n17_section.find("<figure class=\"plot\" data-series=\"bandwidth/d2d"),
+            n17_section.find("<figure class=\"plot\""))
+      << where;
+  const auto n63_first = html.find("<figure class=\"plot\"", n63);
+  EXPECT_EQ(html.find("<figure class=\"plot\" data-series=\"bandwidth/d2d", n63), n63_first)
+      << where;
+  // Dates a reader can count: a tick every 7 days of the month (11-02 ... 11-30).
+  for (const char* date : {">11-02</text>", ">11-09</text>", ">11-16</text>", ">11-30</text>"})
+    EXPECT_NE(html.find(date), std::string::npos) << where << date;
+  // In people's units: GB/s and the change in percent.
+  EXPECT_NE(html.find(" GB/s"), std::string::npos) << where;
+  EXPECT_NE(html.find(" GB/s (-"), std::string::npos) << where;
   // The matrix: one platform, one gate, 200 nodes counted by their latest verdict.
   EXPECT_NE(html.find("<td class=\"cell\">200 node(s)"), std::string::npos) << where;
 }
 
-TEST(HistoryHtml, TheFleetMonthPutsThePlantedThreeFirstAndPlotsEveryValue) {
+TEST(HistoryHtml, TheFleetMonthPutsThePlantedFiveFirstAndPlotsEveryValue) {
   TempDir t;
   const std::string db = test::shared_fleet_month().db;
   const std::string out = t.path("report.html");
   auto r = test::run_jetgate({"history", "report", "--db", db, "--html", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("200 node(s), 6000 run(s), 3 regression(s)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("200 node(s), 5990 run(s), 5 regression(s)"), std::string::npos) << r.out;
   const std::string html = test::read_file(out);
   expect_fleet_month(html, "the file");
   // Self-contained: the policy forbids loading anything, and nothing names a URL.

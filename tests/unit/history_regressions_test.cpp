@@ -12,12 +12,14 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <set>
 #include <string>
 
 #include "history_fleet.hpp"
 #include "jetgate/history/regressions.hpp"
 #include "jetgate/policy/policy.hpp"
 #include "jetgate/proc/child.hpp"
+#include "jetgate/report/history_text.hpp"
 #include "jetgate/report/prometheus.hpp"
 #include "test_support.hpp"
 
@@ -59,7 +61,7 @@ TEST(HistoryRegressions, EachGeneratedNightIsTheExampleWithItsEdits) {
     nlohmann::json want = test::example_evidence();
     std::normal_distribution<double> run_noise(0, 0.01);
     std::mt19937_64 node_rng(42 * 7919 + 17);
-    std::normal_distribution<double> node_noise(0, 0.03);
+    std::normal_distribution<double> node_noise(0, 0.02);
     const double level = 1 + node_noise(node_rng);
     want["lane"] = {{"node", "node-042"}, {"kind", "native"}};
     want["generated_at"] = "2026-11-08T02:42:01Z";
@@ -98,13 +100,13 @@ TEST(HistoryRegressions, EachGeneratedNightIsTheExampleWithItsEdits) {
   }
 }
 
-TEST(HistoryRegressions, AMonthOfA200NodeFleetFindsExactlyThePlantedThree) {
+TEST(HistoryRegressions, AMonthOfA200NodeFleetFindsExactlyThePlantedFive) {
   const auto start = std::chrono::steady_clock::now();
   // Generated and ingested once per test binary (history_fleet.hpp), by whichever of
   // the tests that read it runs first.
   const auto& month = test::shared_fleet_month();
-  EXPECT_EQ(month.files, static_cast<std::size_t>(kNodes * kDays));
-  EXPECT_EQ(month.added, static_cast<std::size_t>(kNodes * kDays));
+  EXPECT_EQ(month.files, static_cast<std::size_t>(test::kFiles));
+  EXPECT_EQ(month.added, static_cast<std::size_t>(test::kFiles));
   EXPECT_EQ(month.bad, 0u);
   auto store = history::Store::open(month.db, false);
   ASSERT_TRUE(store.ok()) << store.error().message();
@@ -112,13 +114,13 @@ TEST(HistoryRegressions, AMonthOfA200NodeFleetFindsExactlyThePlantedThree) {
   ASSERT_TRUE(runs.ok());
   const auto report = history::find_regressions(*runs);
   EXPECT_EQ(report.nodes, static_cast<std::size_t>(kNodes));
-  EXPECT_EQ(report.runs, static_cast<std::size_t>(kNodes * kDays));
+  EXPECT_EQ(report.runs, static_cast<std::size_t>(test::kFiles));
   std::map<std::string, history::Regression> by_node;
   for (const auto& r : report.found) {
     EXPECT_FALSE(by_node.count(r.node)) << "two findings for " << r.node << ": " << r.metric;
     by_node[r.node] = r;
   }
-  ASSERT_EQ(report.found.size(), 3u) << [&] {
+  ASSERT_EQ(report.found.size(), 5u) << [&] {
     std::string s;
     for (const auto& r : report.found)
       s += r.node + " " + r.probe + "/" + r.metric + " " + r.baseline_source + " median " +
@@ -159,12 +161,58 @@ TEST(HistoryRegressions, AMonthOfA200NodeFleetFindsExactlyThePlantedThree) {
   EXPECT_EQ(fail.first_timestamp.substr(0, 10), day(kFailDay));
   EXPECT_EQ(fail.worse_runs, static_cast<std::size_t>(kDays - kFailDay));
 
-  // The export: promtool accepts it, and it names the three.
+  // Silent: node-120's last night was night 19; now is the newest run (night 29).
+  const auto& silent = by_node.at(fmt::format("node-{:03d}", test::kSilentNode));
+  EXPECT_EQ(silent.kind, history::RegressionKind::silent);
+  EXPECT_EQ(silent.last_timestamp.substr(0, 10), day(test::kSilentDay - 1));
+  EXPECT_EQ(silent.gate, "");
+  EXPECT_GT(silent.age_seconds, 9 * 86400);
+  EXPECT_LT(silent.age_seconds, 11 * 86400);
+  EXPECT_EQ(report.silent(), 1u);
+  EXPECT_EQ(report.last_seen.size(), static_cast<std::size_t>(kNodes));
+  // Below its peers from its first night: node-063, 20% slower than its siblings.
+  const auto& slow = by_node.at(fmt::format("node-{:03d}", test::kSlowNode));
+  EXPECT_EQ(slow.kind, history::RegressionKind::below_peers);
+  EXPECT_EQ(slow.probe, "bandwidth");
+  EXPECT_EQ(slow.first_timestamp.substr(0, 10), day(0));
+  EXPECT_EQ(slow.baseline_source, "fleet");
+  EXPECT_EQ(slow.baseline_runs, static_cast<std::size_t>(kNodes - 1)) << "its peers: all but it";
+  EXPECT_NEAR(slow.value / slow.baseline_median, test::kSlowFactor, 0.06);
+  EXPECT_EQ(slow.also.size(), 3u);
+  // As of night 15 (--now), node-120 is not silent yet and node-017 has not dropped.
+  history::FindOptions then;
+  then.now = report.now - 14 * 86400;
+  const auto earlier = history::find_regressions(*runs, {}, then);
+  std::set<std::string> earlier_nodes;
+  for (const auto& r : earlier.found) earlier_nodes.insert(r.node);
+  EXPECT_EQ(earlier_nodes, (std::set<std::string>{"node-063", "node-088"}));
+  EXPECT_EQ(earlier.silent(), 0u);
+
+  // People's units in text and Markdown (GB/s, %, the change in percent), base units in
+  // JSON.
+  const std::string text = report::render_regressions_text(report);
+  EXPECT_NE(text.find(" GB/s (-3"), std::string::npos) << text;
+  EXPECT_NE(text.find(" GB/s (MAD "), std::string::npos) << text;
+  EXPECT_NE(text.find("CPU per wait 99."), std::string::npos) << text;
+  EXPECT_NE(text.find("SILENT node-120"), std::string::npos) << text;
+  EXPECT_NE(text.find("BELOW PEERS node-063"), std::string::npos) << text;
+  EXPECT_EQ(text.find("bytes_per_second"), std::string::npos) << text;
+  EXPECT_EQ(text.find("e+"), std::string::npos) << text;
+  const auto j = history::to_json(report, {});
+  for (const auto& f : j["regressions"])
+    if (f["kind"] == "drop") {
+      EXPECT_EQ(f["latest"]["unit"], "bytes_per_second") << f.dump();
+    }
+
+  // The export: promtool accepts it, and it names the five.
   const std::string prom = report::render_regressions_prometheus(report);
   auto lint = promtool(prom);
   EXPECT_EQ(lint.kind, proc::ChildOutcome::Kind::exited) << lint.describe();
   EXPECT_EQ(lint.exit_code, 0) << lint.output << lint.error_text << prom;
-  EXPECT_NE(prom.find("jetgate_history_regressions 3\n"), std::string::npos) << prom;
+  EXPECT_NE(prom.find("jetgate_history_regressions 5\n"), std::string::npos) << prom;
+  EXPECT_NE(prom.find("jetgate_history_silent_nodes 1\n"), std::string::npos) << prom;
+  EXPECT_NE(prom.find("kind=\"silent\"} 1\n"), std::string::npos) << prom;
+  EXPECT_NE(prom.find("kind=\"below_peers\"} 1\n"), std::string::npos) << prom;
   EXPECT_NE(prom.find("kind=\"wait_mode\"} 1\n"), std::string::npos) << prom;
   const auto seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -255,6 +303,62 @@ TEST(HistoryRegressions, CliExitStatusesTextAndPrometheusFile) {
   EXPECT_NE(r.err.find("did you mean \"confirm_runs\""), std::string::npos) << r.err;
 
   EXPECT_EQ(test::run_jetgate({"history", "regressions", "--db", t.path("none.db")}).exit_code, 2);
+}
+
+TEST(HistoryRegressions, ASilentNodeIsAFindingCountedToTheNewestRunOrNow) {
+  TempDir t;
+  std::mt19937_64 rng(11);
+  for (int n = 0; n < 4; ++n)
+    for (int d = 0; d < 10; ++d) {
+      if (n == 3 && d > 3) continue;  // node-003's last night is night 3 (2026-11-04)
+      const std::string node = fmt::format("node-{:03d}", n);
+      t.write(fmt::format("ev/{}/{}/cuda-runtime.json", d, node),
+              test::night_evidence(node, n, d, {}, rng));
+    }
+  const std::string db = t.path("h.db");
+  ASSERT_EQ(test::run_jetgate({"history", "ingest", t.path("ev"), "--db", db}).exit_code, 0);
+  auto r =
+      test::run_jetgate({"history", "regressions", "--db", db, "--prometheus", t.path("r.prom")});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(
+      r.out.find("SILENT node-003 (NVIDIA H200 (x86_64)): no evidence for 6.0 days, last seen "
+                 "2026-11-04T"),
+      std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("; 1 silent node(s)"), std::string::npos) << r.out;
+  const std::string prom = test::read_file(t.path("r.prom"));
+  EXPECT_NE(prom.find("jetgate_history_silent_nodes 1\n"), std::string::npos) << prom;
+  EXPECT_NE(
+      prom.find(
+          "jetgate_history_node_silent{node=\"node-003\",platform=\"NVIDIA H200 (x86_64)\"} 1\n"),
+      std::string::npos)
+      << prom;
+  EXPECT_EQ(promtool(prom).exit_code, 0);
+  auto j = test::run_jetgate({"history", "regressions", "--db", db, "--json"});
+  auto doc = nlohmann::json::parse(j.out);
+  EXPECT_EQ(doc["silent"], 1);
+  EXPECT_EQ(doc["silent_after_seconds"], 2 * 86400);
+  ASSERT_EQ(doc["regressions"].size(), 1u);
+  EXPECT_EQ(doc["regressions"][0]["kind"], "silent");
+  EXPECT_EQ(doc["last_seen"].size(), 4u);
+  // --now: as of 2026-11-05, two days after, no node is silent yet, and the later runs
+  // are left out.
+  r = test::run_jetgate(
+      {"history", "regressions", "--db", db, "--now", "2026-11-05T12:00:00Z", "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["silent"], 0);
+  EXPECT_EQ(doc["runs"], 4 * 5 - 1);  // node-003 had no night 4
+  // The policy's freshness rule is the limit: 14 days, so not silent.
+  auto policy = nlohmann::json::parse(
+      test::read_file(test::source_dir() + "/docs/examples/x86-cuda-policy.json"));
+  policy["maximum_evidence_age_days"] = 14;
+  t.write("p.json", policy.dump());
+  r = test::run_jetgate({"history", "regressions", "--db", db, "--policy", t.path("p.json")});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  r = test::run_jetgate({"history", "regressions", "--db", db, "--now", "yesterday"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--now"), std::string::npos) << r.err;
 }
 
 TEST(HistoryRegressions, PolicySectionIsValidatedWithDidYouMean) {

@@ -521,7 +521,7 @@ TEST(InitKubernetes, CliKeepsWhatExistsUnlessForcedAndRefusesBadValues) {
   r = run_jetgate(moved);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   auto doc = json::parse(r.out);
-  EXPECT_EQ(doc["files"].size(), 5u);
+  EXPECT_EQ(doc["files"].size(), 8u);  // and monitoring/: rules, PrometheusRule, dashboard
   EXPECT_EQ(doc["files"][0]["path"], "k8s/jetgate/00-namespace.yaml");
   // Every bad value: exit 2, the option named, nothing written.
   TempDir fresh;

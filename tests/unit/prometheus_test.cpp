@@ -97,7 +97,8 @@ std::string promtool_problems(const std::string& text) {
 
 // The jetgate_ lines of what a real node_exporter serves from a textfile directory
 // holding FILE, as name{labels} -> value; node_textfile_scrape_error too.
-std::map<std::string, double> scrape(const std::string& dir) {
+// LOG: where node_exporter's own log goes.
+std::map<std::string, double> scrape(const std::string& dir, const std::string& log = "/dev/null") {
   std::mt19937 rng(std::random_device{}());
   std::map<std::string, double> out;
   for (int attempt = 0; attempt < 5 && out.empty(); ++attempt) {
@@ -105,7 +106,7 @@ std::map<std::string, double> scrape(const std::string& dir) {
     const std::string script =
         "prometheus-node-exporter --collector.disable-defaults --collector.textfile "
         "--collector.textfile.directory=\"$1\" --web.listen-address=127.0.0.1:$2 "
-        ">/dev/null 2>&1 & pid=$!\n"
+        ">\"$3\" 2>&1 & pid=$!\n"
         "for i in $(seq 100); do\n"
         "  if exec 3<>/dev/tcp/127.0.0.1/$2; then\n"
         "    printf 'GET /metrics HTTP/1.0\\r\\nHost: localhost\\r\\n\\r\\n' >&3; cat <&3; "
@@ -115,7 +116,7 @@ std::map<std::string, double> scrape(const std::string& dir) {
         "  sleep 0.1\n"
         "done\n"
         "kill $pid; exit 4\n";
-    auto o = run_tool({"bash", "-c", script, "scrape", dir, std::to_string(port)});
+    auto o = run_tool({"bash", "-c", script, "scrape", dir, std::to_string(port), log});
     EXPECT_EQ(o.kind, proc::ChildOutcome::Kind::exited)
         << o.describe() << " (install Debian's prometheus-node-exporter: scripts/install-deps.sh)";
     if (o.exit_code == 3) continue;  // the port was taken: another one
@@ -137,7 +138,7 @@ std::map<std::string, double> scrape(const std::string& dir) {
 
 TEST(Prometheus, ProbeDocumentInBaseUnits) {
   std::string text = render(probe_document());
-  const std::string labels = R"(node="host-a",platform="Jetson Orin NX 16GB")";
+  const std::string labels = R"(node="host-a",platform="Jetson Orin NX 16GB",producer="probe")";
   EXPECT_NE(text.find("jetgate_probe_bytes_per_second{probe=\"bandwidth\",metric=\"d2d_gbps\"," +
                       labels + "} 81500000000\n"),
             std::string::npos)
@@ -181,8 +182,8 @@ TEST(Prometheus, RealEvidenceSyncWaitsSetTheirState) {
       test::read_file(test::source_dir() + "/docs/examples/evidence-h200-cuda-runtime.json"));
   const std::string text = render(doc);
   const std::string head =
-      "jetgate_sync_wait{probe=\"sync_path\",node=\"host-a\",platform=\"NVIDIA "
-      "H200 (x86_64)\",sched_mode=";
+      "jetgate_sync_wait{probe=\"sync_path\",gate=\"cuda-runtime\",node=\"host-a\",platform="
+      "\"NVIDIA H200 (x86_64)\",producer=\"run\",sched_mode=";
   EXPECT_NE(text.find(head + "\"blocking_sync\",wait=\"interrupt_driven\"} 1\n"), std::string::npos)
       << text;
   EXPECT_NE(text.find(head + "\"spin\",wait=\"busy_polling\"} 1\n"), std::string::npos) << text;
@@ -194,7 +195,7 @@ TEST(Prometheus, RealEvidenceSyncWaitsSetTheirState) {
 TEST(Prometheus, GateStatusAndLastSuccessSurviveAFailedRun) {
   std::string passed = render(gate_evidence("passed"));
   const std::string labels =
-      R"(gate="jetson-cuda-runtime",node="orin-nx-01",platform="Jetson Orin NX 16GB")";
+      R"(gate="jetson-cuda-runtime",node="orin-nx-01",platform="Jetson Orin NX 16GB",producer="run")";
   EXPECT_NE(passed.find("jetgate_gate_status{" + labels + ",status=\"PASS\"} 1\n"),
             std::string::npos)
       << passed;
@@ -267,7 +268,8 @@ TEST(Prometheus, ANodeExporterServesTheEvidenceValues) {
   auto scraped = scrape(d.dir());
   ASSERT_FALSE(scraped.empty());
   EXPECT_EQ(scraped["node_textfile_scrape_error"], 0);
-  const std::string base = R"(node="orin-nx-01",platform="Jetson Orin NX 16GB")";
+  const std::string node = R"(node="orin-nx-01",platform="Jetson Orin NX 16GB")";
+  const std::string base = R"(gate="jetson-cuda-runtime",)" + node + R"(,producer="run")";
   // Every probe value of the evidence, converted to its base unit, as scraped.
   const std::map<std::string, std::pair<std::string, double>> units{
       {"GB/s", {"jetgate_probe_bytes_per_second", 1e9}}, {"us", {"jetgate_probe_seconds", 1e-6}},
@@ -277,17 +279,46 @@ TEST(Prometheus, ANodeExporterServesTheEvidenceValues) {
   for (const auto& [id, p] : e["probes"].items())
     for (const auto& [metric, m] : p["values"].items()) {
       const auto& [family, factor] = units.at(m["unit"].get<std::string>());
-      const std::string series =
-          family + "{metric=\"" + metric + "\"," + base + ",probe=\"" + id + "\"}";
+      const std::string series = family + R"({gate="jetson-cuda-runtime",metric=")" + metric +
+                                 "\"," + node + ",probe=\"" + id + R"(",producer="run"})";
       ASSERT_TRUE(scraped.count(series)) << series;
       EXPECT_DOUBLE_EQ(scraped[series], m["value"].get<double>() * factor) << series;
       ++compared;
     }
   EXPECT_EQ(compared, 8);
-  EXPECT_EQ(
-      scraped["jetgate_gate_status{gate=\"jetson-cuda-runtime\"," + base + ",status=\"PASS\"}"], 1);
+  EXPECT_EQ(scraped["jetgate_gate_status{" + base + ",status=\"PASS\"}"], 1);
   EXPECT_EQ(scraped["jetgate_evidence_timestamp_seconds{" + base + "}"],
             static_cast<double>(*evidence::utc_seconds_of_timestamp("2026-12-03T07:00:00Z")));
+}
+
+TEST(Prometheus, ProbeAndRunTextfilesOfOneNodeScrapeFromOneNodeExporterWithoutAnError) {
+  // `probe --prometheus` and `run --prometheus` on one node, as a DaemonSet and a
+  // cron job would: the same node label, the same probes. Their series differ by
+  // producer (and run's by gate), so node_exporter serves both and logs nothing.
+  test::TempDir d;
+  json e = gate_evidence("passed");
+  json probe = probe_document();
+  report::PrometheusInput in;
+  in.document = &probe;
+  in.node = "orin-nx-01";
+  d.write("tf/jetgate-probe.prom", report::render_prometheus_textfile(in));
+  d.write("tf/jetgate-run.prom", render(e));
+  auto scraped = scrape(d.path("tf"), d.path("exporter.log"));
+  ASSERT_FALSE(scraped.empty());
+  EXPECT_EQ(scraped["node_textfile_scrape_error"], 0);
+  const std::string log = test::read_file(d.path("exporter.log"));
+  EXPECT_EQ(log.find("level=error"), std::string::npos) << log;
+  EXPECT_EQ(log.find("collected before"), std::string::npos) << log;
+  const std::string where = R"(node="orin-nx-01",platform="Jetson Orin NX 16GB")";
+  EXPECT_EQ(scraped.count("jetgate_evidence_timestamp_seconds{" + where + R"(,producer="probe"})"),
+            1u);
+  EXPECT_EQ(scraped.count(R"(jetgate_evidence_timestamp_seconds{gate="jetson-cuda-runtime",)" +
+                          where + R"(,producer="run"})"),
+            1u);
+  int d2d = 0;
+  for (const auto& [series, value] : scraped)
+    if (series.find(R"(metric="d2d_gbps")") != std::string::npos) ++d2d;
+  EXPECT_EQ(d2d, 2) << "the probe's and the run's d2d_gbps, both served";
 }
 
 TEST(Prometheus, ProbeWritesTheFileAndRefusesOutputsThatAreNotFiles) {
@@ -299,6 +330,13 @@ TEST(Prometheus, ProbeWritesTheFileAndRefusesOutputsThatAreNotFiles) {
   EXPECT_NE(text.find("jetgate_info{"), std::string::npos) << text;
   EXPECT_NE(text.find("facts_source=\"recorded\""), std::string::npos);
   EXPECT_EQ(promtool_problems(text), "");
+  // --node names the node its series speak for.
+  r = test::run_jetgate(
+      {"probe", "--root", root, "--prometheus", d.path("n.prom"), "--node", "orin-nx-07"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  text = test::read_file(d.path("n.prom"));
+  EXPECT_NE(text.find("jetgate_info{node=\"orin-nx-07\","), std::string::npos) << text;
+  EXPECT_NE(text.find(",producer=\"probe\","), std::string::npos) << text;
   // A device, a directory: refused before anything is measured, and left alone.
   for (const std::string& bad : {std::string("/dev/null"), d.dir()}) {
     auto refused = test::run_jetgate({"probe", "--root", root, "--prometheus", bad});

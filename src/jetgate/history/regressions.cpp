@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "jetgate/core/utf8.hpp"
+#include "jetgate/probes/watched.hpp"
 
 namespace jetgate::history {
 namespace {
@@ -17,27 +18,12 @@ namespace {
 // 1.4826 x MAD estimates the standard deviation of normally distributed noise.
 constexpr double kMadToSigma = 1.4826;
 
-bool contains(const std::string& s, std::string_view part) {
-  return s.find(part) != std::string::npos;
-}
-bool ends_with(const std::string& s, std::string_view tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
-// The one list of what is watched, and which way is worse. Bounds the probe computes
-// from static facts (theoretical, expected) are not measurements and are left out.
-std::optional<RegressionKind> watched(const std::string& metric, const std::string& unit) {
-  if (unit == "bytes_per_second" && !contains(metric, "theoretical")) return RegressionKind::drop;
-  if (unit == "tokens_per_second" && !contains(metric, "expected") &&
-      !contains(metric, "bound_tok"))
-    return RegressionKind::drop;
-  if (unit == "ratio" &&
-      (ends_with(metric, "fraction_of_peak") || ends_with(metric, "fraction_of_bound") ||
-       ends_with(metric, "fraction_of_theoretical")))
-    return RegressionKind::drop;
-  if (unit == "ratio" && metric.rfind("sync_", 0) == 0 && ends_with(metric, "_cpu_fraction"))
-    return RegressionKind::rise;
-  return std::nullopt;
+// What is watched, and which way is worse: the probe registry's speeds
+// (probes/watched.hpp), the one list the Prometheus rules read too.
+std::optional<RegressionKind> watched(const std::string& probe, const std::string& metric) {
+  const auto w = probes::watched(probe, metric);
+  if (!w) return std::nullopt;
+  return *w == probes::Watch::drop ? RegressionKind::drop : RegressionKind::rise;
 }
 
 double median_of(std::vector<double> v) {
@@ -112,6 +98,10 @@ const char* to_string(RegressionKind k) {
       return "wait_mode";
     case RegressionKind::gate_failed:
       return "gate_failed";
+    case RegressionKind::silent:
+      return "silent";
+    case RegressionKind::below_peers:
+      return "below_peers";
   }
   return "drop";
 }
@@ -143,6 +133,7 @@ class Walker {
   }
 
   const std::map<std::pair<std::string, std::string>, RunGroup>& groups() const { return groups_; }
+  const policy::RegressionThresholds& thresholds() const { return t_; }
   std::size_t nodes() const { return nodes_.size(); }
   std::size_t least() const { return least_; }
   std::size_t window() const { return n_; }
@@ -150,8 +141,8 @@ class Walker {
   static std::set<std::pair<std::string, std::string>> watched_metrics(const RunGroup& g) {
     std::set<std::pair<std::string, std::string>> metrics;
     for (const Run* r : g)
-      for (const auto& [pm, v] : r->values)
-        if (watched(pm.second, v.second)) metrics.insert(pm);
+      for (const auto& pm : r->values)
+        if (watched(pm.first.first, pm.first.second)) metrics.insert(pm.first);
     return metrics;
   }
 
@@ -170,7 +161,7 @@ class Walker {
       auto v = r->values.find({probe, metric});
       if (v == r->values.end()) continue;
       trend.unit = v->second.second;
-      trend.kind = *watched(metric, trend.unit);
+      trend.kind = *watched(probe, metric);
       std::optional<Baseline> base;
       if (window.size() >= least_)
         base = baseline_of(std::vector<double>(window.begin(), window.end()), "own");
@@ -205,7 +196,7 @@ class Walker {
     return trend;
   }
 
- private:
+  // The node's peers of its platform: the baseline of their own medians, without it.
   std::optional<Baseline> fleet_baseline(const std::string& platform, const SeriesKey& s,
                                          const std::string& node) const {
     auto it = fleet_.find({platform, s});
@@ -218,6 +209,7 @@ class Walker {
     return baseline_of(peers, "fleet");
   }
 
+ private:
   const policy::RegressionThresholds& t_;
   std::size_t n_, least_;
   std::map<std::pair<std::string, std::string>, RunGroup> groups_;
@@ -237,10 +229,107 @@ std::vector<Trend> find_trends(const std::vector<Run>& runs,
   return out;
 }
 
-RegressionReport find_regressions(const std::vector<Run>& runs,
-                                  const policy::RegressionThresholds& t) {
+std::vector<Run> runs_until(const std::vector<Run>& runs, std::int64_t now) {
+  std::vector<Run> out;
+  for (const auto& r : runs)
+    if (r.unix_time <= now) out.push_back(r);
+  return out;
+}
+
+std::size_t RegressionReport::silent() const {
+  return static_cast<std::size_t>(std::count_if(last_seen.begin(), last_seen.end(),
+                                                [](const LastSeen& l) { return l.silent; }));
+}
+
+namespace {
+
+// Below its peers: the node's own median (its last green runs) against the medians of
+// its platform's other nodes, by the thresholds of a drop; the trailing runs below that
+// limit say since when (a node slow from its first night: since its first night). A
+// probe that dropped against the node's own past already says why and is not repeated.
+void add_below_peers(const Walker& w, const std::string& node, const std::string& gate,
+                     const RunGroup& g, const std::vector<Regression>& own,
+                     std::vector<Regression>& out) {
+  const auto& t = w.thresholds();
+  const std::size_t confirm = static_cast<std::size_t>(std::max<std::int64_t>(1, t.confirm_runs));
+  const std::string& platform = g.back()->platform;
+  std::vector<Regression> found;
+  for (const auto& [probe, metric] : Walker::watched_metrics(g)) {
+    if (watched(probe, metric) != RegressionKind::drop) continue;
+    bool dropped = false;
+    for (const auto& r : own)
+      if (r.node == node && r.gate == gate && r.probe == probe && r.kind == RegressionKind::drop)
+        dropped = true;
+    if (dropped) continue;
+    const auto values = last_green(g, probe, metric, w.window());
+    if (values.size() < w.least()) continue;
+    const auto base = w.fleet_baseline(platform, {gate, probe, metric}, node);
+    if (!base) continue;
+    const double mine = median_of(values);
+    const double limit = limit_of(RegressionKind::drop, *base, t);
+    if (!(mine < limit)) continue;
+    std::size_t streak = 0;
+    const Run* first = nullptr;
+    const Run* last = nullptr;
+    std::string unit;
+    for (auto it = g.rbegin(); it != g.rend(); ++it) {
+      auto v = (*it)->values.find({probe, metric});
+      if (v == (*it)->values.end()) continue;
+      if (!(v->second.first < limit)) break;
+      if (!last) last = *it;
+      first = *it;
+      unit = v->second.second;
+      ++streak;
+    }
+    if (streak < confirm || !first) continue;
+    Regression reg;
+    reg.kind = RegressionKind::below_peers;
+    reg.node = node;
+    reg.platform = platform;
+    reg.gate = gate;
+    reg.probe = probe;
+    reg.metric = metric;
+    reg.unit = unit;
+    reg.numeric = true;
+    reg.baseline_median = base->median;
+    reg.baseline_mad = base->mad;
+    reg.baseline_source = "fleet";
+    reg.baseline_runs = base->count;
+    reg.value = mine;
+    set_first(reg, *first, *last, streak);
+    found.push_back(std::move(reg));
+  }
+  // One finding per probe: the largest gap speaks, the others are named with it.
+  std::stable_sort(found.begin(), found.end(), [](const Regression& a, const Regression& b) {
+    auto gap = [](const Regression& r) {
+      return r.baseline_median == 0 ? 0.0 : (r.baseline_median - r.value) / r.baseline_median;
+    };
+    return a.probe < b.probe || (a.probe == b.probe && gap(a) > gap(b));
+  });
+  for (auto& r : found) {
+    if (!out.empty() && out.back().kind == RegressionKind::below_peers && out.back().node == node &&
+        out.back().gate == gate && out.back().probe == r.probe) {
+      out.back().also.push_back(r.metric);
+      continue;
+    }
+    out.push_back(std::move(r));
+  }
+}
+
+}  // namespace
+
+RegressionReport find_regressions(const std::vector<Run>& all,
+                                  const policy::RegressionThresholds& t, const FindOptions& o) {
+  std::vector<Run> kept;
+  if (o.now) kept = runs_until(all, *o.now);
+  const std::vector<Run>& runs = o.now ? kept : all;
   RegressionReport report;
   report.runs = runs.size();
+  report.silent_after_seconds = o.silent_after_seconds;
+  if (o.now)
+    report.now = *o.now;
+  else
+    for (const auto& r : runs) report.now = std::max(report.now, r.unix_time);
   const Walker walker(runs, t);
   const std::size_t n = walker.window();
   const std::size_t least = walker.least();
@@ -394,6 +483,34 @@ RegressionReport find_regressions(const std::vector<Run>& runs,
       found.push_back(std::move(r));
     }
     for (auto& r : waits) report.found.push_back(std::move(r));
+    add_below_peers(walker, node, gate, g, report.found, report.found);
+  }
+  // Silence: every node's latest run of any gate, and its age as of "now".
+  std::map<std::string, const Run*> latest;
+  for (const auto& r : runs) {
+    auto& l = latest[r.node];
+    if (!l || r.unix_time > l->unix_time) l = &r;
+  }
+  for (const auto& [node, r] : latest) {
+    LastSeen s;
+    s.node = node;
+    s.platform = r->platform;
+    s.timestamp = r->timestamp;
+    s.file = r->file;
+    s.unix_time = r->unix_time;
+    s.age_seconds = report.now - r->unix_time;
+    s.silent = s.age_seconds > o.silent_after_seconds;
+    report.last_seen.push_back(s);
+    if (!s.silent) continue;
+    Regression reg;
+    reg.kind = RegressionKind::silent;
+    reg.node = node;
+    reg.platform = r->platform;
+    reg.metric = "evidence";
+    reg.baseline_source = "own";
+    reg.age_seconds = s.age_seconds;
+    set_first(reg, *r, *r, 0);
+    report.found.push_back(std::move(reg));
   }
   std::sort(report.found.begin(), report.found.end(), [](const Regression& a, const Regression& b) {
     return std::tie(a.node, a.gate, a.probe, a.metric) <
@@ -434,11 +551,25 @@ nlohmann::json to_json(const RegressionReport& r, const policy::RegressionThresh
            {"file", to_valid_utf8(g.first_file)}}},
          {"last", {{"timestamp", g.last_timestamp}, {"file", to_valid_utf8(g.last_file)}}},
          {"worse_runs", g.worse_runs}});
+    if (g.kind == RegressionKind::silent) found.back()["age_seconds"] = g.age_seconds;
   }
+  nlohmann::json seen = nlohmann::json::array();
+  for (const auto& l : r.last_seen)
+    seen.push_back({{"node", l.node},
+                    {"platform", l.platform},
+                    {"timestamp", l.timestamp},
+                    {"unix_time", l.unix_time},
+                    {"file", to_valid_utf8(l.file)},
+                    {"age_seconds", l.age_seconds},
+                    {"silent", l.silent}});
   return {{"schema_version", 1},
           {"runs", r.runs},
           {"nodes", r.nodes},
           {"series", r.series},
+          {"now", r.now},
+          {"silent_after_seconds", r.silent_after_seconds},
+          {"silent", r.silent()},
+          {"last_seen", std::move(seen)},
           {"thresholds",
            {{"baseline_runs", t.baseline_runs},
             {"min_baseline_runs", t.min_baseline_runs},

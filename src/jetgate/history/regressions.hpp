@@ -7,11 +7,17 @@
 // a rise in the sync path's CPU per wait; a scheduling mode's wait that turns from
 // interrupt-driven to polling; a gate that passed and now fails. A regression is a
 // trailing run of worse values (the latest run is worse): its first run says since when.
+// Two findings are about the fleet: a node whose latest evidence is older than the
+// silence limit (silent: the validator or the node is down), and a node whose own
+// median is below its platform's peers by the same thresholds (below_peers: slow from
+// its first night, never "worse than itself"). The values watched, and which way is
+// worse, come from the probe registry (probes/watched.hpp).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,14 +26,17 @@
 
 namespace jetgate::history {
 
-enum class RegressionKind { drop, rise, wait_mode, gate_failed };
-const char* to_string(RegressionKind k);  // "drop", "rise", "wait_mode", "gate_failed"
+enum class RegressionKind { drop, rise, wait_mode, gate_failed, silent, below_peers };
+// "drop", "rise", "wait_mode", "gate_failed", "silent", "below_peers"
+const char* to_string(RegressionKind k);
 
 struct Regression {
   RegressionKind kind = RegressionKind::drop;
   std::string node, platform, gate;
-  std::string probe;   // "" for gate_failed
-  std::string metric;  // the value's key; the scheduling mode for wait_mode; "status" for a gate
+  std::string probe;  // "" for gate_failed and silent
+  // the value's key; the scheduling mode for wait_mode; "status" for a gate; "evidence"
+  // for silent (gate: "" as the node's evidence of every gate is silent)
+  std::string metric;
   // Other values of the same probe that got worse the same way (one finding, one cause).
   std::vector<std::string> also;
   std::string unit;  // base unit of baseline and value; "" where they are words
@@ -42,15 +51,39 @@ struct Regression {
   std::string first_timestamp, first_file, last_timestamp, last_file;
   std::int64_t first_unix_time = 0;
   std::size_t worse_runs = 0;  // runs in the streak
+  // silent: the latest run (first_* and last_* name it), seconds from it to "now".
+  std::int64_t age_seconds = 0;
+};
+
+// Every node's latest run of any gate.
+struct LastSeen {
+  std::string node, platform, timestamp, file;
+  std::int64_t unix_time = 0, age_seconds = 0;
+  bool silent = false;
 };
 
 struct RegressionReport {
   std::size_t runs = 0, nodes = 0, series = 0;  // what was looked at
   std::vector<Regression> found;                // ordered by node, gate, probe, metric
+  std::int64_t now = 0;                         // Unix time the ages are counted to
+  std::int64_t silent_after_seconds = 0;
+  std::vector<LastSeen> last_seen;  // ordered by node
+  std::size_t silent() const;
 };
 
+struct FindOptions {
+  // "Now": the newest run's time when absent (the same database gives the same answer
+  // tomorrow). Runs after it are left out, as if the database were read then.
+  std::optional<std::int64_t> now;
+  std::int64_t silent_after_seconds = policy::kDefaultSilentAfterDays * 86400;
+};
+
+// The runs at or before `now` (load_runs' order kept).
+std::vector<Run> runs_until(const std::vector<Run>& runs, std::int64_t now);
+
 RegressionReport find_regressions(const std::vector<Run>& runs,
-                                  const policy::RegressionThresholds& t = {});
+                                  const policy::RegressionThresholds& t = {},
+                                  const FindOptions& o = {});
 
 // One watched numeric series of one node and gate (bandwidth, decode rate, fraction of
 // the bound, sync-path CPU per wait) as find_regressions walks it: each value, oldest

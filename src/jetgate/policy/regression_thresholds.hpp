@@ -8,6 +8,10 @@
 
 namespace jetgate::policy {
 
+// A node is silent when its latest evidence is older than the policy's freshness rule
+// (maximum_evidence_age_days) where it has one, else than this: two nightly runs missed.
+inline constexpr std::int64_t kDefaultSilentAfterDays = 2;
+
 struct RegressionThresholds {
   // The baseline: the median and median absolute deviation of a node's last
   // baseline_runs green runs before the value; at least min_baseline_runs of them,

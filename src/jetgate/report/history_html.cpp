@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ctime>
 #include <map>
 #include <set>
 #include <tuple>
@@ -66,12 +67,8 @@ struct Display {
   std::string unit;
 };
 Display display_of(const std::string& unit) {
-  if (unit == "bytes_per_second") return {1e9, "GB/s"};
-  if (unit == "bytes") return {1e9, "GB"};
-  if (unit == "tokens_per_second") return {1, "tok/s"};
-  if (unit == "seconds") return {1, "s"};
-  if (unit == "ratio") return {1, ""};
-  return {1, unit};
+  const PeopleUnit u = people_unit_of(unit);
+  return {u.scale, u.unit};
 }
 std::string shown(double v, const Display& d) {
   return fmt::format("{:.4g}", v / d.scale);
@@ -94,13 +91,15 @@ th{background:#f0f3f6}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .counts b{font-size:1.4em;display:block}
 .bad{background:#ffebe9}.bad b{color:#cf222e}.ok b{color:#1a7f37}
 tr.regression td,tr.failing td{background:#fff5f5}
+td.last-seen.silent{background:#ffebe9;color:#cf222e;font-weight:bold}
 .verdict-fresh_green{color:#1a7f37;font-weight:bold}
 .verdict-other{color:#9a6700;font-weight:bold}.status-failed{color:#cf222e;font-weight:bold}
 section.node{border:1px solid #d0d7de;border-radius:6px;padding:0 1em 1em;margin:1em 0}
 section.node.attention{border:2px solid #cf222e}
 figure.plot{display:inline-block;margin:.5em 1em .5em 0;vertical-align:top;max-width:660px}
 figcaption{font-size:.85em}figcaption table{font-size:.95em}
-svg .frame{fill:#fbfcfd;stroke:#d0d7de}svg .band{fill:#54aeff;fill-opacity:.25;stroke:none}
+svg .frame{fill:#fbfcfd;stroke:#d0d7de}svg .tick{stroke:#57606a}
+svg .run-pass{fill:#2da44e}svg .run-fail{fill:#cf222e}svg .run-notrun{fill:#afb8c1}svg .band{fill:#54aeff;fill-opacity:.25;stroke:none}
 svg .median{fill:none;stroke:#0969da;stroke-width:1.5}
 svg .limit{fill:none;stroke:#cf222e;stroke-width:1;stroke-dasharray:4 3}
 svg .values{fill:none;stroke:#1b1f24;stroke-width:1.2}
@@ -218,15 +217,35 @@ std::string plot(const Trend& t, std::size_t max_points) {
   for (const auto& p : pts)
     out += fmt::format("<circle class=\"point{}\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\"/>",
                        p.worse ? " worse" : "", x(p), y(p.value), p.worse ? 4 : 2.5);
+  // The time axis: a tick and a date (MM-DD) at midnight UTC every few days, at most
+  // eight, so a reader can count the days between a change and its neighbours.
+  if (t1 > t0) {
+    const double span_days = (t1 - t0) / 86400;
+    const int every = span_days <= 8 ? 1 : span_days <= 16 ? 2 : span_days <= 40 ? 7 : 14;
+    const std::int64_t first_day =
+        (static_cast<std::int64_t>(t0) + 86399) / 86400;  // the first midnight at or after t0
+    for (std::int64_t day = first_day; day * 86400 <= static_cast<std::int64_t>(t1); day += every) {
+      const double tx =
+          kLeft + (static_cast<double>(day * 86400) - t0) / (t1 - t0) * (kRight - kLeft);
+      const std::time_t when = static_cast<std::time_t>(day * 86400);
+      std::tm tm{};
+      gmtime_r(&when, &tm);
+      out += fmt::format(
+          "<line class=\"tick\" x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\"/>"
+          "<text class=\"date\" x=\"{0:.1f}\" y=\"162\" "
+          "text-anchor=\"middle\">{3:02d}-{4:02d}</text>",
+          tx, kBottom, kBottom + 4, tm.tm_mon + 1, tm.tm_mday);
+    }
+  }
   out += fmt::format(
       "<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>"
       "<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>"
-      "<text x=\"{}\" y=\"168\">{}</text><text x=\"{}\" y=\"168\" text-anchor=\"end\">{}</text>"
-      "<text x=\"{}\" y=\"178\" text-anchor=\"middle\">{}</text></svg>\n",
-      kLeft - 4, kTop + 10, e(shown(hi, d)), kLeft - 4, kBottom, e(shown(lo, d)), kLeft,
-      e(day_of(pts.front().run->timestamp)), kRight, e(day_of(pts.back().run->timestamp)),
+      "<text x=\"{}\" y=\"176\" text-anchor=\"middle\">{}</text></svg>\n",
+      kLeft - 4, kTop + 10, e(shown(hi, d)), kLeft - 4, kBottom, e(shown(lo, d)),
       (kLeft + kRight) / 2,
-      e(fmt::format("{}/{} ({})", t.probe, t.metric, d.unit.empty() ? "ratio" : d.unit)));
+      e(fmt::format("{}/{} ({}), {} to {} (UTC)", t.probe, t.metric,
+                    d.unit.empty() ? "count" : d.unit, day_of(pts.front().run->timestamp),
+                    day_of(pts.back().run->timestamp))));
 
   // The same numbers as text.
   std::size_t worse = 0;
@@ -262,6 +281,48 @@ std::string plot(const Trend& t, std::size_t max_points) {
   }
   out += "</tbody></table></details></figcaption></figure>\n";
   return out;
+}
+
+// The gate's status over time: one mark per run (passed, failed, not run), oldest
+// first, the latest max_points, with the first and last dates.
+std::string status_strip(const std::vector<const Run*>& runs, std::size_t max_points) {
+  const std::size_t skip = runs.size() > max_points ? runs.size() - max_points : 0;
+  const std::size_t n = runs.size() - skip;
+  if (n == 0) return "";
+  constexpr double kLeft = 64, kRight = 630;
+  const double w = (kRight - kLeft) / static_cast<double>(n);
+  std::size_t failed = 0;
+  std::string out = fmt::format(
+      "<figure class=\"status\"><svg class=\"status-strip\" width=\"640\" height=\"34\" "
+      "viewBox=\"0 0 640 34\" role=\"img\"><title>gate status over time</title>"
+      "<text x=\"{}\" y=\"14\" text-anchor=\"end\">status</text>",
+      kLeft - 4);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Run* r = runs[skip + i];
+    const char* cls = r->status == "passed" ? "pass" : r->status == "failed" ? "fail" : "notrun";
+    failed += r->status == "failed" ? 1 : 0;
+    out += fmt::format(
+        "<rect class=\"run-{}\" x=\"{:.1f}\" y=\"4\" width=\"{:.1f}\" "
+        "height=\"14\"><title>{} {}</title></rect>",
+        cls, kLeft + w * static_cast<double>(i), std::max(1.0, w - 1), e(r->timestamp),
+        e(r->status));
+  }
+  out += fmt::format(
+      "<text x=\"{}\" y=\"30\">{}</text><text x=\"{}\" y=\"30\" "
+      "text-anchor=\"end\">{}</text></svg><figcaption>Gate status, {} run(s): <span "
+      "class=\"failed-count\">{}</span> failed.</figcaption></figure>\n",
+      kLeft, e(day_of(runs[skip]->timestamp)), kRight, e(day_of(runs.back()->timestamp)), n,
+      failed);
+  return out;
+}
+
+// A plot that cannot carry information for this node: one value, or every value the
+// same and none worse.
+bool says_nothing(const Trend& t) {
+  if (t.points.size() < 2) return true;
+  for (const auto& p : t.points)
+    if (p.worse || p.value != t.points.front().value) return false;
+  return true;
 }
 
 std::string regression_row(const Regression& g, std::size_t anchor) {
@@ -354,6 +415,8 @@ std::string render_history_html(const std::vector<history::Run>& runs,
   count("regressions", regressions.found.size(), "regressions", true);
   count("regressed", regressed.size(), "regressed nodes", true);
   count("failing", failing_nodes.size(), "nodes whose latest run failed", true);
+  count("silent", regressions.silent(), "silent nodes (no evidence for longer than the limit)",
+        true);
   out += "</ul>\n</header>\n";
 
   // Failing and regressed nodes first.
@@ -437,8 +500,18 @@ std::string render_history_html(const std::vector<history::Run>& runs,
       "most the latest {} runs.</p>\n"
       "<table id=\"node-table\"><thead><tr><th>node</th><th>platform</th><th>gate</th>"
       "<th>runs</th><th>latest run</th><th>status</th><th>verdict</th><th>findings</th>"
-      "</tr></thead><tbody>\n",
+      "<th>last seen</th></tr></thead><tbody>\n",
       full, order.size(), options.max_full_nodes, options.max_points);
+  std::map<std::string, const history::LastSeen*> seen;
+  for (const auto& l : regressions.last_seen) seen[l.node] = &l;
+  auto last_seen_cell = [&seen](const std::string& node) {
+    auto it = seen.find(node);
+    if (it == seen.end()) return std::string("<td class=\"last-seen\">-</td>");
+    const auto& l = *it->second;
+    return fmt::format("<td class=\"last-seen{}\">{} ({:.1f} days ago{})</td>",
+                       l.silent ? " silent" : "", e(l.timestamp),
+                       static_cast<double>(l.age_seconds) / 86400, l.silent ? ": silent" : "");
+  };
   std::map<std::pair<std::string, std::string>, std::size_t> run_count, finding_count;
   for (const auto& r : runs) ++run_count[{r.node, r.gate}];
   for (const auto& g : regressions.found) ++finding_count[{g.node, g.gate}];
@@ -448,10 +521,11 @@ std::string render_history_html(const std::vector<history::Run>& runs,
       const bool shown_full = anchor[n] < full;
       out += fmt::format(
           "<tr class=\"node-row\" data-node=\"{}\"><td class=\"node\">{}</td><td>{}</td><td>{}</td>"
-          "<td class=\"num\">{}</td><td>{}</td>{}{}<td class=\"num\">{}</td></tr>\n",
+          "<td class=\"num\">{}</td><td>{}</td>{}{}<td class=\"num\">{}</td>{}</tr>\n",
           e(n), shown_full ? fmt::format("<a href=\"#n{}\">{}</a>", anchor[n], e(n)) : e(n),
           e(r->platform), e(it->first.second), run_count[it->first], e(r->timestamp),
-          status_cell(r->status), verdict_cell(r->verdict), finding_count[it->first]);
+          status_cell(r->status), verdict_cell(r->verdict), finding_count[it->first],
+          last_seen_cell(n));
     }
   out += "</tbody></table>\n";
 
@@ -462,6 +536,10 @@ std::string render_history_html(const std::vector<history::Run>& runs,
     const bool bad = regressed.count(n) || failing_nodes.count(n);
     out += fmt::format("<section class=\"node{}\" id=\"n{}\" data-node=\"{}\">\n<h3>{}</h3>\n",
                        bad ? " attention" : "", i, e(n), e(n));
+    for (const auto& g : regressions.found)
+      if (g.node == n && g.kind == RegressionKind::silent)
+        out += fmt::format("<p class=\"finding silent\">Silent: {}; last seen {} ({}).</p>\n",
+                           e(regression_value(g)), e(g.last_timestamp), e(g.last_file));
     for (auto it = latest.lower_bound({n, ""}); it != latest.end() && it->first.first == n; ++it) {
       const Run* r = it->second;
       out += fmt::format(
@@ -485,8 +563,35 @@ std::string render_history_html(const std::vector<history::Run>& runs,
           out += fmt::format(" {}/{} {};", e(pm.first), e(pm.second), e(wait));
         out += "</p>\n";
       }
-      for (const Trend* t : trends_of[n])
-        if (t->gate == it->first.second) out += plot(*t, options.max_points);
+      std::vector<const Run*> gate_runs;
+      for (const auto& run : runs)
+        if (run.node == n && run.gate == it->first.second) gate_runs.push_back(&run);
+      out += status_strip(gate_runs, options.max_points);
+      // The values a finding names first (what regressed leads), then the others;
+      // plots that say nothing are listed, not drawn.
+      std::vector<const Trend*> named, rest;
+      std::string flat;
+      for (const Trend* t : trends_of[n]) {
+        if (t->gate != it->first.second) continue;
+        if (says_nothing(*t)) {
+          flat += fmt::format(" {}/{} ({});", e(t->probe), e(t->metric),
+                              t->points.empty()
+                                  ? std::string("no value")
+                                  : e(with_unit(t->points.back().value, display_of(t->unit))));
+          continue;
+        }
+        bool is_named = false;
+        for (const auto& g : regressions.found)
+          if (g.node == n && g.gate == t->gate && g.probe == t->probe &&
+              (g.metric == t->metric ||
+               std::find(g.also.begin(), g.also.end(), t->metric) != g.also.end()))
+            is_named = true;
+        (is_named ? named : rest).push_back(t);
+      }
+      for (const Trend* t : named) out += plot(*t, options.max_points);
+      for (const Trend* t : rest) out += plot(*t, options.max_points);
+      if (!flat.empty())
+        out += "<p class=\"note flat\">Not plotted, the same in every run:" + flat + "</p>\n";
     }
     out += "</section>\n";
   }

@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <cstdint>
+
 #include "jetgate/core/utf8.hpp"
 #include "jetgate/report/text_escape.hpp"
 
@@ -13,7 +16,40 @@ std::string number(double v, const std::string& unit) {
   return unit.empty() ? fmt::format("{:.6g}", v) : fmt::format("{:.6g} {}", v, unit);
 }
 
+std::string duration(std::int64_t seconds) {
+  if (seconds >= 86400) return fmt::format("{:.1f} days", static_cast<double>(seconds) / 86400);
+  if (seconds >= 3600) return fmt::format("{:.1f} hours", static_cast<double>(seconds) / 3600);
+  return fmt::format("{} s", seconds);
+}
+
 }  // namespace
+
+PeopleUnit people_unit_of(const std::string& base_unit) {
+  if (base_unit == "bytes_per_second") return {1e9, "GB/s"};
+  if (base_unit == "bytes") return {1e9, "GB"};
+  if (base_unit == "tokens_per_second") return {1, "tok/s"};
+  if (base_unit == "seconds") return {1e-6, "\u00b5s"};
+  if (base_unit == "ratio") return {0.01, "%"};
+  if (base_unit == "items") return {1, ""};
+  return {1, base_unit};
+}
+
+std::string people_number(double v, const std::string& base_unit) {
+  const PeopleUnit u = people_unit_of(base_unit);
+  const double x = v / u.scale;
+  // Three or four significant digits: 2527 GB/s, 98.4 %, 41.2 µs, 0.31 %.
+  std::string n = std::fabs(x) >= 1000 ? fmt::format("{:.0f}", x) : fmt::format("{:.3g}", x);
+  if (u.unit.empty()) return n;
+  return n + " " + u.unit;
+}
+
+std::string regression_percent(const history::Regression& g) {
+  if (!g.numeric || g.baseline_median == 0 || g.kind == history::RegressionKind::wait_mode ||
+      g.kind == history::RegressionKind::rise)
+    return "";
+  return fmt::format("{:+.1f} %",
+                     100 * (g.value - g.baseline_median) / std::fabs(g.baseline_median));
+}
 
 std::string regression_change(const history::Regression& g) {
   switch (g.kind) {
@@ -25,12 +61,17 @@ std::string regression_change(const history::Regression& g) {
       return "waits by polling";
     case history::RegressionKind::gate_failed:
       return "gate failed";
+    case history::RegressionKind::silent:
+      return "silent";
+    case history::RegressionKind::below_peers:
+      return "below its peers";
   }
   return "";
 }
 
 std::string regression_subject(const history::Regression& g) {
   if (g.kind == history::RegressionKind::gate_failed) return g.gate;
+  if (g.kind == history::RegressionKind::silent) return "evidence of every gate";
   if (g.kind == history::RegressionKind::wait_mode)
     return fmt::format("{} {}/{} wait", g.gate, g.probe, g.metric);
   std::string out = fmt::format("{} {}/{}", g.gate, g.probe, g.metric);
@@ -44,20 +85,29 @@ std::string regression_baseline(const history::Regression& g) {
                          : fmt::format("its last {} green runs", g.baseline_runs);
   if (g.kind == history::RegressionKind::gate_failed)
     return fmt::format("passed before ({} passed runs)", g.baseline_runs);
+  if (g.kind == history::RegressionKind::silent)
+    return fmt::format("last seen {}", g.last_timestamp);
   std::string out;
   if (!g.baseline_text.empty()) out = g.baseline_text;
   if (g.numeric) {
-    std::string n = fmt::format("median {} (MAD {})", number(g.baseline_median, g.unit),
-                                number(g.baseline_mad, g.unit));
+    std::string n = fmt::format("median {} (MAD {})", people_number(g.baseline_median, g.unit),
+                                people_number(g.baseline_mad, g.unit));
     out = out.empty() ? n : out + ", CPU per wait " + n;
   }
   return out + ", " + from;
 }
 
 std::string regression_value(const history::Regression& g) {
+  if (g.kind == history::RegressionKind::silent)
+    return "no evidence for " + duration(g.age_seconds);
   std::string out = g.value_text;
   if (g.numeric) {
-    std::string n = number(g.value, g.unit);
+    std::string n = people_number(g.value, g.unit);
+    if (g.kind == history::RegressionKind::below_peers) n = "median " + n;
+    const std::string pct = regression_percent(g);
+    if (!pct.empty())
+      n += (g.kind == history::RegressionKind::below_peers ? ", " : " (") + pct +
+           (g.kind == history::RegressionKind::below_peers ? " against its peers" : ")");
     out = out.empty() ? n : out + ", CPU per wait " + n;
   }
   return out;
@@ -88,20 +138,30 @@ std::string render_points_markdown(const std::vector<history::Point>& points) {
 
 std::string render_regressions_text(const history::RegressionReport& r) {
   std::string out;
-  for (const auto& g : r.found)
+  for (const auto& g : r.found) {
+    if (g.kind == history::RegressionKind::silent) {
+      out += terminal_safe(fmt::format("SILENT {} ({}): {}, last seen {} ({}); silent after {}",
+                                       g.node, g.platform, regression_value(g), g.last_timestamp,
+                                       g.last_file, duration(r.silent_after_seconds))) +
+             "\n";
+      continue;
+    }
     out += terminal_safe(fmt::format(
-               "REGRESSION {} ({}): {} {}: {}; baseline {}; since {} ({}), {} run(s) in a row",
+               "{} {} ({}): {} {}: {}; baseline {}; since {} ({}), {} run(s) in a row",
+               g.kind == history::RegressionKind::below_peers ? "BELOW PEERS" : "REGRESSION",
                g.node, g.platform, regression_subject(g), regression_change(g), regression_value(g),
                regression_baseline(g), g.first_timestamp, g.first_file, g.worse_runs)) +
            "\n";
-  out += fmt::format("{} regression(s) in {} series of {} node(s), {} run(s)\n", r.found.size(),
-                     r.series, r.nodes, r.runs);
+  }
+  out += fmt::format("{} regression(s) in {} series of {} node(s), {} run(s); {} silent node(s)\n",
+                     r.found.size(), r.series, r.nodes, r.runs, r.silent());
   return out;
 }
 
 std::string render_regressions_markdown(const history::RegressionReport& r) {
-  std::string out = fmt::format("### Regressions: {} in {} series of {} node(s)\n\n",
-                                r.found.size(), r.series, r.nodes);
+  std::string out =
+      fmt::format("### Regressions: {} in {} series of {} node(s); {} silent node(s)\n\n",
+                  r.found.size(), r.series, r.nodes, r.silent());
   if (r.found.empty()) return out + "No node got worse.\n";
   out +=
       "| node | platform | what | change | value | baseline | since | first file |\n"

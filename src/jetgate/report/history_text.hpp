@@ -12,6 +12,18 @@
 
 namespace jetgate::report {
 
+// The unit people read a base unit in (GB/s, µs, tok/s, %): value / scale in it.
+struct PeopleUnit {
+  double scale = 1;
+  std::string unit;  // "" for counts
+};
+PeopleUnit people_unit_of(const std::string& base_unit);
+// "2527 GB/s", "41.2 µs", "98.4 %": a base-unit value in the unit people read.
+std::string people_number(double v, const std::string& base_unit);
+// The change of a drop or a gap to the peers against its baseline, "-29.8 %"; "" for
+// kinds without one (a rise of CPU per wait, a wait mode, a gate, silence).
+std::string regression_percent(const history::Regression& g);
+
 std::string render_points_text(const std::vector<history::Point>& points);
 std::string render_points_markdown(const std::vector<history::Point>& points);
 

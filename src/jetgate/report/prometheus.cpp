@@ -210,7 +210,11 @@ std::string render_prometheus_textfile(const PrometheusInput& in) {
   auto key = claims::platform_key(as_evidence);
   const std::string node = string_or(doc, keys::kLaneNode, in.node);
   const std::string platform = key.identified ? key.platform : "not recorded";
-  const Labels base{{"node", node}, {"platform", platform}};
+  const std::string gate = keys::string_at(doc, keys::kGate);
+  // Every series names its producer: `probe` and each gate's `run` may write textfiles
+  // on one node, and node_exporter drops a series that two files both hold.
+  Labels base{{"node", node}, {"platform", platform}, {"producer", gate.empty() ? "probe" : "run"}};
+  if (!gate.empty()) base.insert(base.begin(), {"gate", gate});
   Writer w;
 
   Labels info = base;
@@ -231,10 +235,8 @@ std::string render_prometheus_textfile(const PrometheusInput& in) {
           "age is time() minus this.",
           base, *when);
 
-  const std::string gate = keys::string_at(doc, keys::kGate);
   if (!gate.empty()) {
-    Labels labels = base;
-    labels.insert(labels.begin(), {"gate", gate});
+    const Labels& labels = base;
     const std::string status = keys::string_at(doc, keys::kStatus);
     // OBLITERATUS' spelling in the evidence; the state set speaks the one vocabulary.
     const Outcome current = status == "passed"   ? Outcome::pass
@@ -267,13 +269,31 @@ std::string render_regressions_prometheus(const history::RegressionReport& r) {
         static_cast<double>(r.found.size()));
   w.add("jetgate_history_runs", "Evidence files in the history database.", {},
         static_cast<double>(r.runs));
+  w.add("jetgate_history_silent_nodes",
+        "Nodes whose latest evidence is older than the silence limit.", {},
+        static_cast<double>(r.silent()));
+  w.add("jetgate_history_now_timestamp_seconds",
+        "The time the history's ages are counted to (its newest run, or --now), Unix time.", {},
+        static_cast<double>(r.now));
+  w.add("jetgate_history_silent_after_seconds",
+        "A node is silent when its latest evidence is older than this, seconds.", {},
+        static_cast<double>(r.silent_after_seconds));
+  for (const auto& l : r.last_seen) {
+    const Labels labels{{"node", l.node}, {"platform", l.platform}};
+    w.add("jetgate_history_node_last_seen_timestamp_seconds",
+          "A node's latest run of any gate in the history, Unix time.", labels,
+          static_cast<double>(l.unix_time));
+    w.add("jetgate_history_node_silent", "1 when the node is silent, else 0.", labels,
+          l.silent ? 1 : 0);
+  }
   for (const auto& g : r.found) {
     const Labels labels{{"node", g.node},     {"platform", g.platform},
                         {"gate", g.gate},     {"probe", g.probe},
                         {"metric", g.metric}, {"kind", history::to_string(g.kind)}};
     w.add("jetgate_history_regression",
-          "A node got worse: 1 per regression (kind drop, rise, wait_mode, gate_failed).", labels,
-          1);
+          "A node got worse: 1 per finding (kind drop, rise, wait_mode, gate_failed, silent, "
+          "below_peers).",
+          labels, 1);
     w.add("jetgate_history_regression_since_timestamp_seconds",
           "The first run of the regression, Unix time.", labels,
           static_cast<double>(g.first_unix_time));
