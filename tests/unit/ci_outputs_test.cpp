@@ -248,7 +248,7 @@ TEST(CiOutputs, CommandJsonMatchesItsSchema) {
     EXPECT_EQ(validate("init.schema.json", r.out), 0) << r.out;
     auto j = nlohmann::json::parse(r.out, nullptr, false);
     ASSERT_TRUE(j.is_object()) << r.out;
-    ASSERT_EQ(j["files"].size(), 3u) << r.out;
+    ASSERT_EQ(j["files"].size(), 4u) << r.out;
     for (const auto& f : j["files"]) EXPECT_EQ(f["action"], round == 0 ? "written" : "kept");
   }
   // The probe document (live, with and without probes, and every recorded

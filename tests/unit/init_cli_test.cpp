@@ -104,6 +104,8 @@ TEST(InitTemplates, DocsExamplesAreWhatInitWrites) {
       << "regenerate docs/examples/init-policy.json with the command in "
          "docs/conditional-testing.md";
   EXPECT_EQ(read_file(source_dir() + "/docs/examples/jetson-gates.yml"), (*files)[1].text);
+  EXPECT_EQ(read_file(source_dir() + "/docs/examples/install-jetgate/action.yml"),
+            (*files)[3].text);
 }
 
 // The workflow builds jetgate on the board; JetPack 5's GCC 9.4 cannot, so
@@ -201,12 +203,14 @@ TEST(InitCli, CoveragePathsTakeDirectoriesAndGlobs) {
   auto policy = nlohmann::json::parse(read_file(t.path("ci/conditional-test-policy.json")));
   EXPECT_EQ(policy["gates"][0]["coverage_paths"],
             nlohmann::json({"src/acme/**", "tests/**/test_*.py"}));
-  auto ok = run_jetgate({"check", "--policy", t.path("ci/conditional-test-policy.json")});
+  auto ok = run_jetgate(
+      {"check", "--policy", t.path("ci/conditional-test-policy.json"), "--repo-root", t.dir()});
   EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
   // A bare directory in a policy: said as what it is, with the way to write it.
   policy["gates"][0]["coverage_paths"] = {"src/acme", "src/nothing/*.py"};
   t.write("ci/conditional-test-policy.json", policy.dump(2));
-  auto bad = run_jetgate({"check", "--policy", t.path("ci/conditional-test-policy.json")});
+  auto bad = run_jetgate(
+      {"check", "--policy", t.path("ci/conditional-test-policy.json"), "--repo-root", t.dir()});
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_TRUE(has(bad.out + bad.err, "src/acme, which is a directory")) << bad.out << bad.err;
   EXPECT_TRUE(has(bad.out + bad.err, "write src/acme/**")) << bad.out << bad.err;

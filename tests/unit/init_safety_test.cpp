@@ -64,7 +64,8 @@ TEST(InitSafety, NoJobRunsOnPullRequestAndTheLinterRulesHold) {
   if (!python_has("yaml")) GTEST_SKIP() << "python3-yaml is not installed (CI installs it)";
   auto files = files_for_two_boards();
   const auto& wf = file(files, init::kInitWorkflowPath).text;
-  EXPECT_FALSE(has(wf, "pull_request")) << wf;
+  EXPECT_FALSE(has(wf, "\n  pull_request:")) << wf;
+  EXPECT_FALSE(has(wf, "pull_request_target")) << wf;
   EXPECT_FALSE(has(wf, "jetson-ci")) << "no label opens the boards to a pull request";
   // A maintainer's dispatch is the way a pull request's head reaches a board.
   EXPECT_TRUE(has(wf, "workflow_dispatch:\n    inputs:\n      pull-request:")) << wf;

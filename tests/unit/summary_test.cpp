@@ -205,7 +205,8 @@ TEST(ClaimsSummary, IssueBodyRedactsJsonQuotedSecretsAndWebhooks) {
                            "and {\\\"token\\\": \\\"esc4ped-T0ken\\\"} posted to " +
                                slack + " " + discord + " " + teams}});
   set.loaded.push_back(loaded("e/jetson-cuda-runtime.json", j));
-  auto s = build_gate_summary(inputs(set, std::nullopt));
+  const auto in = inputs(set, std::nullopt);
+  auto s = build_gate_summary(in);
   std::string body = report::render_issue_body(s, {});
   for (const char* secret : {"hunter2-Secret", "k3y-V4lue", "esc4ped-T0ken", "T0AAAAAAA",
                              "123456789012345678", "IncomingWebhook/abcdef"})
