@@ -7,9 +7,11 @@
 // served from 127.0.0.1 (tests/fixtures/init/workflow_tool.py).
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "jetgate/init/init_templates.hpp"
 #include "test_support.hpp"
@@ -215,6 +217,52 @@ TEST(InitReadmeLoop, TheStepSummaryNamesEmptyLanesAndRendersInCmarkGfm) {
   TempDir t;
   make_committed_project(t);
   EXPECT_EQ(tool("summary-step " + t.dir() + " " + jetgate_binary() + " /usr/bin/cmark-gfm"), 0);
+}
+
+// A gate that did not run has one cause: check says it once (its unmet
+// requirements and the probes left without a result are its details), its
+// annotation is one, and the step summary says it once.
+TEST(InitReadmeLoop, ANotRunGateIsOneFinding) {
+  TempDir t;
+  make_committed_project(t);
+  auto run =
+      run_jetgate({"run", "jetson-cuda-runtime", "--policy",
+                   t.path("ci/conditional-test-policy.json"), "--evidence-dir", t.path("ev")},
+                  {"JETGATE_CUDA_DRIVER=" JETGATE_FAKE_CUDA});
+  ASSERT_EQ(run.exit_code, 2) << run.out << run.err;
+  std::string head;
+  {
+    auto* p = popen(("git -C '" + t.dir() + "' rev-parse HEAD").c_str(), "r");
+    char buf[64] = {0};
+    if (p && fgets(buf, sizeof buf, p)) head = std::string(buf, 40);
+    if (p) pclose(p);
+  }
+  ASSERT_EQ(head.size(), 40u);
+  std::vector<std::string> args = {"check",
+                                   "--policy",
+                                   t.path("ci/conditional-test-policy.json"),
+                                   "--evidence-dir",
+                                   t.path("ev"),
+                                   "--candidate-sha",
+                                   head,
+                                   "--repo-root",
+                                   t.dir()};
+  auto check = run_jetgate(args, {"GITHUB_ACTIONS=true"});
+  EXPECT_EQ(check.exit_code, 1) << check.out << check.err;
+  std::size_t findings = 0;
+  std::istringstream lines(check.out);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("jetson-cuda-runtime: ", 0) == 0) ++findings;
+  EXPECT_EQ(findings, 1u) << check.out;
+  EXPECT_TRUE(has(check.out, "requirements not met: arch in [aarch64]")) << check.out;
+  EXPECT_TRUE(has(check.out, "so it has no result of probe launch")) << check.out;
+  EXPECT_FALSE(has(check.out, "the facts the evidence records do not meet")) << check.out;
+  EXPECT_EQ(count(check.out, "::error"), 1u) << check.out;
+  args[0] = "summary";
+  args.erase(args.end() - 2, args.end());
+  auto summary = run_jetgate(args);
+  EXPECT_EQ(count(summary.out, "the gate did not run: requirements not met"), 1u) << summary.out;
+  EXPECT_FALSE(has(summary.out, "arch in \\[aarch64\\]: FAIL")) << summary.out;
 }
 
 // --verify's annotations point at the README line of each difference.

@@ -60,18 +60,8 @@ nlohmann::json decision_json(const GateEntry& d) {
 // One violation per problem: a failed gate that is also stale says both.
 void add_violations(const GateEntry& d, const CommandContext& ctx, std::vector<Violation>& out) {
   std::string next = next_step(d.verdict, d.gate, deciding_dir_first(ctx, d.file));
-  // A gate that did not run (or whose facts miss its requirements) has one
-  // cause: its unmet requirements and the probes that therefore have no
-  // result are its details, one finding, not one violation each.
-  const auto st = d.verdict.state;
-  if ((st == GateState::not_run || st == GateState::requirements_unmet) &&
-      d.verdict.problems.size() > 1) {
-    std::string details;
-    for (const auto& p : d.verdict.problems) details += (details.empty() ? "" : "; ") + p;
-    out.push_back({d.gate, details, next});
-    return;
-  }
-  for (const auto& p : d.verdict.problems) out.push_back({d.gate, p, next});
+  // One cause, one finding (findings(): a gate that did not run).
+  for (const auto& p : findings(d.verdict)) out.push_back({d.gate, p, next});
 }
 
 // Without trusted_keys anyone who can write the evidence directory decides

@@ -107,8 +107,12 @@ std::string list_text(const std::string& text) {
     auto open = text.find('`', at);
     auto close = open == std::string::npos ? open : text.find('`', open + 1);
     if (close == std::string::npos) return out + inline_text(text.substr(at));
-    out += inline_text(text.substr(at, open - at));
+    std::string before = text.substr(at, open - at);
+    out += inline_text(before);
+    // The escaping trims the text's edges: the space before a code span stays.
+    if (!before.empty() && before.back() == ' ' && (out.empty() || out.back() != ' ')) out += ' ';
     out += code_span(redacted(text.substr(open + 1, close - open - 1)));
+    if (close + 1 < text.size() && text[close + 1] == ' ') out += ' ';
     at = close + 1;
   }
 }
@@ -153,8 +157,12 @@ std::string reasons_section(const claims::GateSummary& s) {
                       : "  - invalid waiver: " + list_text(w.reason) + "\n";
     }
     if (holds) continue;
-    for (const auto& p : v.problems) out += "  - " + list_text(p) + "\n";
-    for (const auto& c : failed_checks(s, row)) out += "  - " + list_text(c) + "\n";
+    const auto said = claims::findings(v);
+    for (const auto& p : said) out += "  - " + list_text(p) + "\n";
+    // A gate that did not run: its failed requirement checks are the finding's
+    // details, already said.
+    if (said.size() == v.problems.size())
+      for (const auto& c : failed_checks(s, row)) out += "  - " + list_text(c) + "\n";
     if (!row.next.empty()) out += "  - next: " + list_text(row.next) + "\n";
   }
   return out.empty() ? out : "\n### Why\n\n" + out;
