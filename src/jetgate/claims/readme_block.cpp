@@ -288,10 +288,12 @@ class BlockVerifier {
       lines.push_back({generated_line, key.first, key.second});
     std::sort(lines.begin(), lines.end());
     std::size_t shown = 0, left = 0;
-    for (const auto& [n, table, text] : lines) {
-      (void)n;
+    for (const auto& line : lines) {
+      // Named copies: clang 14 cannot capture structured bindings in a lambda.
+      const Table table = std::get<1>(line);
+      const std::string& text = std::get<2>(line);
       auto row = std::find_if(unpaired_rows_.begin(), unpaired_rows_.end(),
-                              [&](const auto& r) { return r.table == table; });
+                              [table](const auto& r) { return r.table == table; });
       if (row != unpaired_rows_.end() && table != Table::none) {
         notes_[row->violation] += "; the evidence generates instead: \"" + text + "\"";
         unpaired_rows_.erase(row);
