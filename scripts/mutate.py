@@ -352,6 +352,18 @@ MUTANTS = [
            'if (m.better == Better::lower',
            "every lower-is-better value watched as a CPU share rise"),
 
+    # --- issue 43: badge, coverage paths, one cause one finding ------------------------
+    Mutant("badge-counts-any-gpu", "src/jetgate/report/badge.cpp",
+           'if (jetson_only && row.key.facts.value("kind", "") != "jetson") continue;',
+           "(void)jetson_only;",
+           "the Jetson badge counts an H200 as a Jetson platform"),
+    Mutant("glob-unchecked", "src/jetgate/policy/policy.cpp",
+           "if (!glob_matches_a_file(p.repo_root, path))", "if (false)",
+           "a coverage glob that matches no file passes check"),
+    Mutant("not-run-said-per-probe", "src/jetgate/claims/evidence_verdict.cpp",
+           "if (p.compare(0, missing_probe.size(), missing_probe) == 0) {",
+           "if (false) {",
+           "a gate that did not run repeats each probe without a result in full, not as one detail"),
 ]
 
 

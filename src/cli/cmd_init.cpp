@@ -29,6 +29,9 @@ struct InitArgs {
   std::vector<std::string> labels;
   std::string test_command;
   std::string image;
+  std::string release_url;
+  std::vector<std::string> sha256;
+  std::string pip_install;
   std::string dir = ".";
   bool force = false;
   bool json = false;
@@ -67,6 +70,21 @@ void apply(InitArgs& a) {
   if (!a.labels.empty()) o.runner_labels = a.labels;
   if (!a.test_command.empty()) o.test_command = words(a.test_command);
   if (!a.image.empty()) o.image = a.image;
+  if (!a.release_url.empty()) o.jetgate_release_url = a.release_url;
+  for (const auto& s : a.sha256) {
+    auto eq = s.find('=');
+    o.jetgate_sha256.emplace_back(s.substr(0, eq), eq == std::string::npos ? "" : s.substr(eq + 1));
+  }
+  if (!a.pip_install.empty()) o.pip_install = words(a.pip_install);
+  // A coverage path that names a directory of the project is every file
+  // under it, DIR/** (in the policy and in the workflow's push filter).
+  for (auto& p : o.coverage_paths) {
+    std::error_code ec;
+    while (p.size() > 1 && p.back() == '/') p.pop_back();
+    if (!p.empty() && p.find_first_of("*?") == std::string::npos &&
+        std::filesystem::is_directory(std::filesystem::path(a.dir) / p, ec))
+      p += "/**";
+  }
 }
 
 int write_file(const std::filesystem::path& root, const init::InitFile& f, bool force,
@@ -113,19 +131,29 @@ std::string next_step(const InitArgs& a) {
          "), register a self-hosted runner per board, and commit";
 }
 
+// What the boards' safety rests on besides the workflow: said after every
+// workflow init writes (the docs list it too).
+void print_safety(std::ostream& out) {
+  out << "No job of the workflow runs on pull_request; the boards' safety also rests on these "
+         "repository settings (GitHub's hardening guide):\n";
+  for (const auto& s : init::repository_safety_settings()) out << "  - " << s << "\n";
+}
+
 void report(const std::vector<Written>& files, const InitArgs& a) {
   const bool json = a.json;
   if (json) {
     nlohmann::json list = nlohmann::json::array();
     for (const auto& w : files) list.push_back({{"path", w.path}, {"action", w.action}});
-    std::cout << dump_json({{"schema_version", 1}, {"files", list}, {"next", next_step(a)}}, 2)
-              << "\n";
+    nlohmann::json doc = {{"schema_version", 1}, {"files", list}, {"next", next_step(a)}};
+    if (!a.kubernetes) doc["repository_settings"] = init::repository_safety_settings();
+    std::cout << dump_json(doc, 2) << "\n";
     return;
   }
   for (const auto& w : files)
     std::cout << w.path
               << (w.action == "kept" ? ": exists, kept (--force replaces it)\n" : ": written\n");
   std::cout << "Next: " << next_step(a) << ".\n";
+  if (!a.kubernetes) print_safety(std::cout);
 }
 
 int run_init(InitArgs a) {
@@ -208,10 +236,11 @@ Command add_init_command(CLI::App& app) {
                   "import it too")
       ->capture_default_str();
   sub->add_option("--coverage-path", a->options.coverage_paths,
-                  "A file the gate covers (repeatable): the gate's coverage_paths; a push to main "
-                  "then runs the workflow only when one of them, the policy or the workflow "
-                  "changed (default: every push)")
-      ->type_name("FILE");
+                  "A file, directory (every file under it: DIR/**) or glob ('*' within a "
+                  "directory, '**' across them) the gate covers (repeatable): the gate's "
+                  "coverage_paths; a push to main then runs the workflow only when one of them, "
+                  "the policy or the workflow changed (default: every push)")
+      ->type_name("PATH");
   sub->add_option("--tracking-issue", a->options.tracking_issue,
                   "Issue URL tracking Jetson support (https://github.com/OWNER/NAME/issues/N)");
   sub->add_option("--owner", a->options.owner, "Who maintains the gates")->capture_default_str();
@@ -230,10 +259,27 @@ Command add_init_command(CLI::App& app) {
                 "The gate also requires the python_runtime and "
                 "bitsandbytes probes");
   sub->add_option("--jetgate-repo", a->options.jetgate_repo,
-                  "Where the workflow's jobs get jetgate's source")
+                  "jetgate's repository: the release URL's default is "
+                  "REPO/releases/download/vVERSION")
       ->capture_default_str();
-  sub->add_option("--jetgate-ref", a->options.jetgate_ref, "jetgate's tag or branch to build")
+  sub->add_option("--jetgate-version", a->options.jetgate_version,
+                  "The jetgate release every job installs (pinned in the workflow)")
       ->capture_default_str();
+  sub->add_option("--jetgate-release-url", a->release_url,
+                  "Where the release tarballs jetgate-VERSION-linux-ARCH.tar.gz are (default: "
+                  "REPO/releases/download/vVERSION); for JetPack 5, one built as "
+                  "docs/building.md says")
+      ->type_name("URL");
+  sub->add_option("--jetgate-sha256", a->sha256,
+                  "The release tarball's SHA-256 per architecture, pinned in the workflow "
+                  "(repeatable; without one, the .sha256 published beside the tarball is used, "
+                  "with a warning)")
+      ->type_name("ARCH=SHA256");
+  sub->add_option("--pip-install", a->pip_install,
+                  "What the board and container jobs pip-install into the project's venv (which "
+                  "keeps the system's torch), words separated by spaces, '.' being the project "
+                  "(default: . pytest)")
+      ->type_name("WORDS");
   auto* kube = sub->add_flag(
       "--kubernetes", a->kubernetes,
       "Write a cluster's files instead (docs/kubernetes.md), into --kubernetes-dir: "
@@ -273,7 +319,8 @@ Command add_init_command(CLI::App& app) {
   for (const char* workflow_only :
        {"--board", "--jetpack", "--runner-label", "--test-command", "--test-junit",
         "--preflight-command", "--coverage-path", "--tracking-issue", "--repository", "--cron",
-        "--max-age-days", "--ml", "--jetgate-repo", "--jetgate-ref"})
+        "--max-age-days", "--ml", "--jetgate-repo", "--jetgate-version", "--jetgate-release-url",
+        "--jetgate-sha256", "--pip-install"})
     kube->excludes(workflow_only);
   sub->add_flag("--force", a->force, "Replace files that exist");
   sub->add_flag("--json", a->json,

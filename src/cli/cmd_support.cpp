@@ -62,7 +62,47 @@ Result<std::string> read_readme(const std::string& path) {
   return *text;
 }
 
-int verify_readme(const std::string& path, const claims::SupportMatrix& matrix) {
+// A word as a POSIX shell reads it back: quoted when it holds anything but
+// letters, digits and /._-+=:@,
+std::string shell_word(const std::string& w) {
+  bool plain = !w.empty() && w.find_first_not_of(
+                                 "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                 "0123456789/._-+=:@,") == std::string::npos;
+  if (plain) return w;
+  std::string out = "'";
+  for (char c : w) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// The command that writes the block this run verified: the same inputs, --readme
+// without --verify.
+std::string regenerate_command(const SupportArgs& a, const std::string& readme) {
+  const auto& c = a.claim;
+  std::string out = "jetgate support";
+  if (!c.policy.empty()) out += " --policy " + shell_word(c.policy);
+  if (!c.repo_root.empty()) out += " --repo-root " + shell_word(c.repo_root);
+  for (const auto& d : c.evidence_dirs) out += " --evidence-dir " + shell_word(d);
+  if (!c.candidate_sha.empty()) out += " --candidate-sha " + shell_word(c.candidate_sha);
+  if (!c.today.empty()) out += " --today " + shell_word(c.today);
+  if (c.max_age_days) out += " --max-age-days " + std::to_string(*c.max_age_days);
+  if (!c.stale_reason.empty()) out += " --stale-evidence-reason " + shell_word(c.stale_reason);
+  if (!c.stale_issue.empty()) out += " --stale-evidence-issue " + shell_word(c.stale_issue);
+  if (!c.stale_expires.empty()) out += " --stale-evidence-expires " + shell_word(c.stale_expires);
+  return out + " --readme " + shell_word(readme);
+}
+
+// "README.md:12: ..." -> 12 (0 when the difference names no line).
+int line_of(const std::string& violation, const std::string& where) {
+  if (violation.compare(0, where.size() + 1, where + ":") != 0) return 0;
+  int n = 0;
+  for (std::size_t i = where.size() + 1;
+       i < violation.size() && violation[i] >= '0' && violation[i] <= '9' && n < 100000000; ++i)
+    n = n * 10 + (violation[i] - '0');
+  return n;
+}
+
+int verify_readme(const std::string& path, const claims::SupportMatrix& matrix,
+                  const SupportArgs& a) {
   std::string where = path == kStdinReadme ? kStdinName : path;
   auto readme = read_readme(path);
   if (!readme) return usage_error("support", readme.error().message());
@@ -76,13 +116,15 @@ int verify_readme(const std::string& path, const claims::SupportMatrix& matrix) 
   if (github_actions())
     for (const auto& v : violations)
       write_workflow_command(
-          std::cout, report::github_annotation("error", v, where, "jetgate support --verify"));
+          std::cout, report::github_annotation("error", v, where, "jetgate support --verify",
+                                               line_of(v, where)));
   if (!violations.empty()) {
     say(std::cerr,
         fmt::format(
             "jetgate support: {}: the support block is not what the evidence backs today ({} "
-            "difference{})",
-            where, violations.size(), violations.size() == 1 ? "" : "s"));
+            "difference{}); regenerate it from the same evidence and commit it: {}",
+            where, violations.size(), violations.size() == 1 ? "" : "s",
+            regenerate_command(a, path == kStdinReadme ? std::string("README.md") : path)));
     return kExitDoesNotHold;
   }
   say(std::cout,
@@ -148,7 +190,7 @@ int run_support(const SupportArgs& a) {
       std::cout << report::render_support_markdown(matrix);
     return kExitOk;
   }
-  return a.verify ? verify_readme(*a.readme, matrix) : write_readme(*a.readme, matrix);
+  return a.verify ? verify_readme(*a.readme, matrix, a) : write_readme(*a.readme, matrix);
 }
 
 }  // namespace
@@ -179,7 +221,10 @@ Command add_support_command(CLI::App& app) {
   sub->add_option("--badge", args->badge,
                   "Also write a shields.io endpoint badge (JSON) of what may be claimed")
       ->type_name("FILE");
-  sub->add_option("--badge-label", args->badge_label, "The badge's label")->capture_default_str();
+  sub->add_option("--badge-label", args->badge_label,
+                  "The badge's label; under Jetson only Jetson platforms count, under any other "
+                  "every supported platform does")
+      ->capture_default_str();
   sub->footer(
       "Exit status: 0 ok, 1 the README block is not what the evidence backs, 2 unusable input.\n"
       "Docs: docs/claims.md.");

@@ -3,17 +3,20 @@
 #include <sys/prctl.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "cli/commands.hpp"
 #include "cli/safe_streams.hpp"
+#include "jetgate/core/did_you_mean.hpp"
 #include "jetgate/core/exit_codes.hpp"
 #include "jetgate/core/utf8.hpp"
 #include "jetgate/report/version_text.hpp"
@@ -49,6 +52,46 @@ void hide_signing_key_source(int argc, char** argv) {
   if (found) ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }
 
+// After a usage error: a misspelt subcommand or long option named with the
+// nearest one that exists (core/did_you_mean), one line each.
+std::string misspelt(CLI::App& app, int argc, char** argv) {
+  std::vector<std::string> subcommands;
+  for (auto* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    subcommands.push_back(sub->get_name());
+  auto long_names = [](const CLI::App& a) {
+    std::vector<std::string> names;
+    for (const auto* opt : a.get_options())
+      for (const auto& l : opt->get_lnames()) names.push_back(l);
+    return names;
+  };
+  CLI::App* scope = nullptr;
+  std::string out;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--") break;
+    if (scope == nullptr && !a.empty() && a[0] != '-') {
+      for (auto* sub : app.get_subcommands([](CLI::App*) { return true; }))
+        if (sub->get_name() == a) scope = sub;
+      if (scope == nullptr) {
+        if (auto m = jetgate::closest_match(a, subcommands))
+          out += "jetgate: unknown command " + a + " (did you mean " + *m + "?)\n";
+        break;
+      }
+      continue;
+    }
+    if (a.size() < 3 || a.compare(0, 2, "--") != 0) continue;
+    auto name = a.substr(2, a.find('=') == std::string::npos ? std::string::npos : a.find('=') - 2);
+    auto names = long_names(app);
+    if (scope != nullptr)
+      for (auto& n : long_names(*scope)) names.push_back(n);
+    if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+    if (auto m = jetgate::closest_match(name, names))
+      out += "jetgate" + (scope ? " " + scope->get_name() : std::string()) + ": unknown option --" +
+             name + " (did you mean --" + *m + "?)\n";
+  }
+  return out;
+}
+
 int run(int argc, char** argv) {
   using namespace jetgate;
   CLI::App app{
@@ -82,6 +125,8 @@ int run(int argc, char** argv) {
     // CLI11's message quotes the argument as given: it is outside text, so it
     // is shown as one line with its controls (LF, ESC, bidi) in visible form.
     std::cerr << terminal_safe(e.what()) << "\n";
+    std::istringstream hints(misspelt(app, argc, argv));
+    for (std::string line; std::getline(hints, line);) std::cerr << terminal_safe(line) << "\n";
     std::cerr << "Run 'jetgate --help' for usage.\n";
     return kExitUsage;
   }

@@ -151,6 +151,35 @@ TEST(CiOutputs, BadgeSaysNoSupportWithoutGreenEvidence) {
   EXPECT_NE(doc["message"], "no support claimed");
 }
 
+// Under the label Jetson an H200's green evidence is no Jetson platform; the
+// Orin's is. Another label counts every platform.
+TEST(CiOutputs, TheJetsonBadgeCountsOnlyJetsonPlatforms) {
+  TempDir t;
+  auto badge = t.path("badge.json");
+  auto h200 = fixtures_dir() + "/claims/jetgate-h200";
+  auto orin = fixtures_dir() + "/claims/jetgate-orin";
+  // The H200 evidence backs a claim: the badge must not call it a Jetson platform.
+  auto plain = run_jetgate({"support", "--evidence-dir", h200, "--today", "2026-11-29", "--json"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  ASSERT_NE(plain.out.find("H200"), std::string::npos) << plain.out;
+  auto r =
+      run_jetgate({"support", "--evidence-dir", h200, "--today", "2026-11-29", "--badge", badge});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(read_file(badge));
+  EXPECT_EQ(doc["message"], "no support claimed") << doc.dump();
+  r = run_jetgate({"support", "--evidence-dir", h200, "--evidence-dir", orin, "--today",
+                   "2026-11-29", "--badge", badge});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  doc = nlohmann::json::parse(read_file(badge));
+  EXPECT_EQ(doc["color"], "brightgreen");
+  EXPECT_EQ(doc["message"].get<std::string>().find("H200"), std::string::npos) << doc.dump();
+  EXPECT_NE(doc["message"], "2 platforms") << doc.dump();
+  r = run_jetgate({"support", "--evidence-dir", h200, "--evidence-dir", orin, "--today",
+                   "2026-11-29", "--badge", badge, "--badge-label", "CUDA"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(read_file(badge))["message"], "2 platforms");
+}
+
 // The badge's message is the platform's name from evidence: shields.io draws
 // it, so bidi, line-separator, C1 and zero-width characters take their
 // visible form and cannot reorder or hide what the README shows.
@@ -219,7 +248,7 @@ TEST(CiOutputs, CommandJsonMatchesItsSchema) {
     EXPECT_EQ(validate("init.schema.json", r.out), 0) << r.out;
     auto j = nlohmann::json::parse(r.out, nullptr, false);
     ASSERT_TRUE(j.is_object()) << r.out;
-    ASSERT_EQ(j["files"].size(), 3u) << r.out;
+    ASSERT_EQ(j["files"].size(), 4u) << r.out;
     for (const auto& f : j["files"]) EXPECT_EQ(f["action"], round == 0 ? "written" : "kept");
   }
   // The probe document (live, with and without probes, and every recorded

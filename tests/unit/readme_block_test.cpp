@@ -267,6 +267,33 @@ TEST(ClaimsReadmeBlock, StaleByTheDayOfVerificationIsAViolation) {
   EXPECT_FALSE(any_has(v, "claims gate jetson-cuda-runtime")) << joined(v);
 }
 
+// One changed claims row is one line: the README's row, why it is not backed,
+// and the row the evidence generates instead (not a second line on the end marker).
+TEST(ClaimsReadmeBlock, OneChangedRowIsOneLine) {
+  auto m = orin_matrix();
+  std::string block = report::render_support_markdown(m);
+  auto later =
+      matrix_of({loaded("e/jetson-cuda-runtime.json", orin_evidence_json("2026-11-29T16:23:05Z")),
+                 loaded("e/cuda-runtime.json",
+                        orin_evidence_json("2026-11-28T16:23:05Z", {{"gate", "cuda-runtime"}}))},
+                "2026-12-13");
+  auto v = verify(block, later);
+  std::size_t claims_lines = 0;
+  for (const auto& line : v)
+    if (line.find("claims gate cuda-runtime") != std::string::npos) {
+      ++claims_lines;
+      EXPECT_NE(line.find("the evidence generates instead: \"| Jetson AGX Orin 64GB"),
+                std::string::npos)
+          << line;
+    }
+  EXPECT_EQ(claims_lines, 1u) << joined(v);
+  for (const auto& line : v)
+    EXPECT_EQ(line.find("lacks a line the evidence generates: \"| Jetson AGX Orin 64GB"),
+              std::string::npos)
+        << "the changed row is said twice:\n"
+        << joined(v);
+}
+
 TEST(ClaimsReadmeBlock, HandWrittenTextAndForeignTablesAreViolations) {
   auto m = orin_matrix();
   std::string block = report::render_support_markdown(m) + "\nAlso works on Orin Nano.\n";

@@ -186,6 +186,34 @@ TEST(ClaimsSummary, IssueBodyCarriesFactsAndIsSanitized) {
     EXPECT_NE(body.find(fact), std::string::npos) << fact << " missing:\n" << body;
 }
 
+// A reason that quotes a JSON setting and a webhook: the Markdown escaping
+// ("https\\://", a JSON string's \\") must not hide them from the redaction.
+TEST(ClaimsSummary, IssueBodyRedactsJsonQuotedSecretsAndWebhooks) {
+  EvidenceSet set;
+  const std::string slack =
+      "https://hooks.slack.com/services/T0AAAAAAA/B0BBBBBBB/abcdefghijklmnopqrstuvwx";
+  const std::string discord =
+      "https://discord.com/api/webhooks/123456789012345678/"
+      "abcdefghijklmnopqrstuvwxyzABCDEFGH_0123456789";
+  const std::string teams =
+      "https://acme.webhook.office.com/webhookb2/1111-2222@3333/IncomingWebhook/abcdef/4444";
+  auto j =
+      orin_evidence_json("2026-11-29T08:00:00Z",
+                         {{"status", "failed"},
+                          {"reason",
+                           "config {\"password\": \"hunter2-Secret\", \"api_key\": \"k3y-V4lue\"} "
+                           "and {\\\"token\\\": \\\"esc4ped-T0ken\\\"} posted to " +
+                               slack + " " + discord + " " + teams}});
+  set.loaded.push_back(loaded("e/jetson-cuda-runtime.json", j));
+  const auto in = inputs(set, std::nullopt);
+  auto s = build_gate_summary(in);
+  std::string body = report::render_issue_body(s, {});
+  for (const char* secret : {"hunter2-Secret", "k3y-V4lue", "esc4ped-T0ken", "T0AAAAAAA",
+                             "123456789012345678", "IncomingWebhook/abcdef"})
+    EXPECT_EQ(body.find(secret), std::string::npos) << secret << " leaked:\n" << body;
+  EXPECT_NE(body.find("redacted:webhook"), std::string::npos) << body;
+}
+
 TEST(ClaimsSummary, ObliteratusEvidenceSaysFactsWereNotRecorded) {
   EvidenceSet set;
   set.loaded.push_back(loaded("o.json", {{"schema_version", 1},

@@ -60,7 +60,8 @@ nlohmann::json decision_json(const GateEntry& d) {
 // One violation per problem: a failed gate that is also stale says both.
 void add_violations(const GateEntry& d, const CommandContext& ctx, std::vector<Violation>& out) {
   std::string next = next_step(d.verdict, d.gate, deciding_dir_first(ctx, d.file));
-  for (const auto& p : d.verdict.problems) out.push_back({d.gate, p, next});
+  // One cause, one finding (findings(): a gate that did not run).
+  for (const auto& p : findings(d.verdict)) out.push_back({d.gate, p, next});
 }
 
 // Without trusted_keys anyone who can write the evidence directory decides

@@ -305,4 +305,50 @@ GateVerdict verdict_without_evidence(GateState state, std::string why) {
   return v;
 }
 
+std::vector<std::string> findings(const GateVerdict& v) {
+  if ((v.state != GateState::not_run && v.state != GateState::requirements_unmet) ||
+      v.problems.size() <= 1)
+    return v.problems;
+  // The first problem is the cause and names the unmet requirements; the
+  // others repeat a requirement or name a result missing because of it.
+  const std::string missing_probe = "the evidence has no result of probe ";
+  const std::string missing_command = "the evidence has no result of the command";
+  const std::string repeated = "the facts the evidence records do not meet";
+  std::vector<std::string> probes;
+  bool command = false;
+  std::string cause;
+  for (std::size_t i = 0; i < v.problems.size(); ++i) {
+    const auto& p = v.problems[i];
+    if (p.compare(0, missing_probe.size(), missing_probe) == 0) {
+      auto name = p.substr(missing_probe.size());
+      probes.push_back(name.substr(0, name.find(',')));
+    } else if (p.compare(0, missing_command.size(), missing_command) == 0) {
+      command = true;
+    } else if (i > 0 && v.state == GateState::not_run &&
+               p.compare(0, repeated.size(), repeated) == 0) {
+      // A gate that did not run names its unmet requirements in its first
+      // problem; a requirement problem after it adds only what that one lacks.
+      const std::string requirement_at = "requirement ";
+      auto from = p.find(requirement_at);
+      auto to = p.rfind(" (found ");
+      std::string requirement =
+          from == std::string::npos || to == std::string::npos || to <= from
+              ? p
+              : p.substr(from + requirement_at.size(), to - from - requirement_at.size());
+      if (cause.find(requirement) == std::string::npos)
+        cause += "; also unmet: " +
+                 (from == std::string::npos ? p : p.substr(from + requirement_at.size()));
+    } else {
+      cause += (cause.empty() ? "" : "; ") + p;
+    }
+  }
+  std::string results;
+  for (std::size_t i = 0; i < probes.size(); ++i)
+    results +=
+        (i == 0 ? "probe " : (i + 1 == probes.size() && !command ? " and " : ", ")) + probes[i];
+  if (command) results += std::string(results.empty() ? "" : " and ") + "the gate's command";
+  if (!results.empty()) cause += "; so it has no result of " + results;
+  return {cause};
+}
+
 }  // namespace jetgate::claims

@@ -78,6 +78,12 @@ struct GateVerdict {
   std::vector<std::string_view> warnings{};
 };
 
+// The verdict's problems with one cause said once: a gate that did not run
+// (its requirements unmet) has that as its one finding, its unmet
+// requirements and the probes and command that therefore have no result as
+// its details in one line; any other verdict's problems as they are.
+std::vector<std::string> findings(const GateVerdict& v);
+
 // The one verdict on evidence, with what was found about its signature
 // (trust/verify.hpp): judge_unsigned, then with_signature.
 GateVerdict judge_evidence(const evidence::Evidence& e, const trust::SignatureCheck& signature,

@@ -92,6 +92,13 @@ GateSummary build_gate_summary(const ClaimInputs& in) {
   s.rules = in.rules;
   s.matrix = build_support_matrix(in.evidence);
   s.evidence_files = in.evidence.loaded.size();
+  {
+    std::set<std::string> seen;
+    for (const auto& le : in.evidence.loaded) seen.insert(directory_key(le.file));
+    for (const auto& sf : in.evidence.skipped) seen.insert(directory_key(sf.file));
+    for (const auto& dir : in.evidence_dirs)
+      if (!seen.count(normal_directory(dir))) s.empty_lanes.push_back(dir);
+  }
   auto decide = [&](SummaryRow& row) {
     row.decision = decide_gate(in.evidence, row.gate);
     if (row.decision.evidence) row.platform = *row.decision.evidence->platform;

@@ -52,6 +52,9 @@ struct GateSummary {
   // verdicts (failed checks, platform facts, probes). At most a file per
   // gate and platform, however many files were loaded.
   std::vector<ShownEvidence> shown;
+  // Each --evidence-dir that holds no evidence file at all: a board and lane
+  // that produced nothing (check names them too), in the order given.
+  std::vector<std::string> empty_lanes;
 
   // The shown document of the file that decided row; nullptr when none or unreadable.
   const evidence::Evidence* shown_document(const SummaryRow& row) const;

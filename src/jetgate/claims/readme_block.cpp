@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <tuple>
 #include <utility>
 
 #include "jetgate/claims/support_table.hpp"
@@ -13,7 +14,9 @@
 namespace jetgate::claims {
 namespace {
 
-constexpr const char* kRegenerate = "regenerate the block with `jetgate support --readme`";
+// The complete command is the caller's to print (it knows the options):
+// `support --verify` prints it once after the differences.
+constexpr const char* kRegenerate = "regenerate the block (the command below) and commit it";
 constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
 
 struct Line {
@@ -275,26 +278,55 @@ class BlockVerifier {
     explain(table, kind, text, number);
   }
 
-  // Generated lines the block lacks, reported on the end marker's line.
+  // Generated lines the block lacks. One changed row is one difference: a
+  // generated row of a table where a README row of the same table was
+  // reported is said on that row's line, as what the evidence generates
+  // instead; the rest are reported on the end marker's line.
   void missing(int end_line) {
-    std::vector<std::pair<int, std::string>> lines;
+    std::vector<std::tuple<int, Table, std::string>> lines;
     for (const auto& [key, generated_line] : expected_)
-      lines.push_back({generated_line, key.second});
+      lines.push_back({generated_line, key.first, key.second});
     std::sort(lines.begin(), lines.end());
-    for (std::size_t i = 0; i < lines.size() && i < kMissingLinesShown; ++i)
-      violation(end_line,
-                "the block lacks a line the evidence generates: \"" + lines[i].second + "\"");
-    if (lines.size() > kMissingLinesShown)
-      violation(end_line,
-                fmt::format("and {} more generated lines", lines.size() - kMissingLinesShown));
+    std::size_t shown = 0, left = 0;
+    for (const auto& line : lines) {
+      // Named copies: clang 14 cannot capture structured bindings in a lambda.
+      const Table table = std::get<1>(line);
+      const std::string& text = std::get<2>(line);
+      auto row = std::find_if(unpaired_rows_.begin(), unpaired_rows_.end(),
+                              [table](const auto& r) { return r.table == table; });
+      if (row != unpaired_rows_.end() && table != Table::none) {
+        notes_[row->violation] += "; the evidence generates instead: \"" + text + "\"";
+        unpaired_rows_.erase(row);
+        continue;
+      }
+      if (shown++ < kMissingLinesShown)
+        violation(end_line, "the block lacks a line the evidence generates: \"" + text + "\"");
+      else
+        ++left;
+    }
+    if (left > 0) violation(end_line, fmt::format("and {} more generated lines", left));
   }
 
   void violation(int number, const std::string& what) {
-    violations_.push_back(fmt::format("{}:{}: {}; {}", where_, number, what, kRegenerate));
+    numbers_.push_back(number);
+    notes_.push_back(what);
   }
 
-  bool empty() const { return violations_.empty(); }
-  std::vector<std::string> take() { return std::move(violations_); }
+  // A reported README row of `table`, which a missing generated row of the
+  // same table may pair with.
+  void row_violation(Table table, int number, const std::string& what) {
+    unpaired_rows_.push_back({table, notes_.size()});
+    violation(number, what);
+  }
+
+  std::vector<std::string> take() {
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < notes_.size(); ++i)
+      out.push_back(fmt::format("{}:{}: {}; {}", where_, numbers_[i], notes_[i], kRegenerate));
+    return out;
+  }
+
+  bool empty() const { return notes_.empty(); }
 
  private:
   void explain(Table table, Kind kind, std::string_view text, int number) {
@@ -324,7 +356,7 @@ class BlockVerifier {
       what +=
           fmt::format(" (gate {} on \"{}\" with \"{}\": \"{}\")", unescape_cell(cells[2]),
                       unescape_cell(cells[0]), unescape_cell(cells[1]), unescape_cell(cells[3]));
-    violation(number, what);
+    row_violation(Table::not_claimed, number, what);
   }
 
   void claim_row(const std::vector<std::string>& cells, int number) {
@@ -335,18 +367,20 @@ class BlockVerifier {
     auto gates = parse_gate_cell(cells[2]);
     if (!gates) return violation(number, "cannot read the gates cell: " + gates.error().what);
     const MatrixRow* row = find_row(matrix_, platform, runtime);
-    bool any = false;
+    // One row, one line: every gate it claims without backing, said together.
+    std::string unbacked;
     for (const auto& g : *gates) {
       std::string why = unbacked_reason(row, g);
       if (why.empty()) continue;
-      any = true;
-      violation(number, fmt::format("claims gate {} on \"{}\" with \"{}\", but {}", g.gate,
-                                    platform, runtime, why));
+      unbacked += fmt::format("{}claims gate {} on \"{}\" with \"{}\", but {}",
+                              unbacked.empty() ? "" : "; it also ", g.gate, platform, runtime, why);
     }
-    if (!any)
-      violation(number,
-                "this claims row is not the one the evidence generates today (its gates or dates "
-                "differ)");
+    if (!unbacked.empty())
+      row_violation(Table::claims, number, unbacked);
+    else
+      row_violation(Table::claims, number,
+                    "this claims row is not the one the evidence generates today (its gates or "
+                    "dates differ)");
   }
 
   const std::string& where_;
@@ -354,7 +388,13 @@ class BlockVerifier {
   TableTracker tables_;
   // (table, line) -> its line number in the generated block
   std::multimap<std::pair<Table, std::string>, int> expected_;
-  std::vector<std::string> violations_;
+  struct UnpairedRow {
+    Table table;
+    std::size_t violation;
+  };
+  std::vector<UnpairedRow> unpaired_rows_;
+  std::vector<int> numbers_;
+  std::vector<std::string> notes_;
 };
 
 }  // namespace

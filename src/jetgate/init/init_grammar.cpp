@@ -66,6 +66,21 @@ bool is_repository_relative_path(std::string_view s) {
   return true;
 }
 
+bool is_release_version(std::string_view s) {
+  static const Pattern v("[0-9]+(?:\\.[0-9]+){0,3}(?:-[A-Za-z0-9][A-Za-z0-9.]{0,30})?");
+  return s.size() <= 64 && v.full_matches(s);
+}
+
+bool is_sha256_hex(std::string_view s) {
+  static const Pattern h("[0-9a-f]{64}");
+  return h.full_matches(s);
+}
+
+bool is_pip_word(std::string_view s) {
+  static const Pattern w("[A-Za-z0-9._+=/:@\\[\\],<>~!-]{1,200}");
+  return w.full_matches(s);
+}
+
 bool is_dns1123_label(std::string_view s) {
   static const Pattern label("[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?");
   return label.full_matches(s);

@@ -32,6 +32,17 @@ bool is_https_repository_url(std::string_view s);
 // '_', '-' and '+', none empty, ".", ".." or starting with '-'.
 bool is_repository_relative_path(std::string_view s);
 
+// A release version as jetgate's tarballs name it: digits joined by '.', then
+// optionally '-' and letters, digits or '.' ("0.1.0", "0.2.0-rc1").
+bool is_release_version(std::string_view s);
+
+// 64 lowercase hex digits.
+bool is_sha256_hex(std::string_view s);
+
+// One pip argument the generated script single-quotes: letters, digits and
+// ._-+=/:@[],<>~! only (no quote, '$', '`', space or control), not empty.
+bool is_pip_word(std::string_view s);
+
 // A DNS-1123 label as Kubernetes names namespaces and most objects
 // (apimachinery's IsDNS1123Label): at most 63 characters of [a-z0-9-],
 // beginning and ending with [a-z0-9].

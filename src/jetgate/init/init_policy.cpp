@@ -7,6 +7,7 @@
 
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/core/utf8.hpp"
+#include "jetgate/core/version.hpp"
 #include "jetgate/facts/jetpack_table.hpp"
 #include "jetgate/facts/module_table.hpp"
 #include "jetgate/facts/text.hpp"
@@ -105,7 +106,7 @@ InitOptions default_init_options() {
       ".preflight-venv/bin/python -m pip check";
   o.owner = "the project's maintainers";
   o.jetgate_repo = "https://github.com/jetgate/jetgate";
-  o.jetgate_ref = "main";
+  o.jetgate_version = jetgate::version();
   return o;
 }
 
@@ -131,19 +132,23 @@ Status validate_init_options(const InitOptions& o) {
     if (!known_jetpack(jp))
       return make_error("JetPack \"" + jp + "\" is not a release jetgate knows", "--jetpack",
                         "name one as X.Y or X.Y.Z, e.g. 6.2 or 6.1 (data/l4t-jetpack.json)");
-  // The workflow builds jetgate from source on each board (install_steps); on
-  // JetPack 5 (Ubuntu 20.04, GCC 9.4) and older that cannot work.
+  // The workflow installs jetgate's release binary, which needs glibc 2.34;
+  // JetPack 5 has 2.31 and its GCC 9.4 cannot build jetgate (docs/building.md).
+  // A release built for it (on a glibc 2.31 machine) and named with
+  // --jetgate-release-url is the way that works.
   for (const auto& jp : o.jetpacks)
-    if (facts::compare_versions(jp, "6") < 0)
+    if (facts::compare_versions(jp, "6") < 0 && !o.jetgate_release_url)
       return make_error(
           "JetPack " + jp +
-              " runs Ubuntu 20.04 or older, whose GCC (9.4 or older) cannot build jetgate "
-              "(C++20) from source, so the workflow's install step would fail on every board "
+              " runs Ubuntu 20.04 or older: jetgate's release binary needs glibc 2.34 (JetPack "
+              "5 has 2.31) and its GCC (9.4 or older) cannot build jetgate (C++20) from "
+              "source, so the workflow's install step would fail on every board "
               "(docs/building.md)",
           "--jetpack",
-          "generate the workflow for JetPack 6 or later; for JetPack 5 boards install a "
-          "jetgate release binary built elsewhere (scripts/build-release.sh aarch64) and run "
-          "`jetgate run` from your own workflow");
+          "build a release binary on a machine with glibc 2.31 or older and GCC 10 or newer "
+          "(docs/building.md, \"JetPack 5\"), publish its jetgate-VERSION-linux-aarch64.tar.gz, "
+          "and run jetgate init --jetgate-release-url URL --jetgate-sha256 aarch64=SHA256; or "
+          "generate the workflow for JetPack 6 or later");
   for (const auto& l : o.runner_labels)
     if (!is_runner_label(l))
       return make_error("runner label \"" + l +
@@ -159,13 +164,18 @@ Status validate_init_options(const InitOptions& o) {
                           " must be a relative path inside the repository: segments of letters, "
                           "digits, '.', '_', '+' and '-', none '..' or starting with '-'",
                       "--test-junit");
-  for (const auto& path : o.coverage_paths)
-    if (!is_relative_inside(path) || !is_repository_relative_path(path))
+  for (const auto& path : o.coverage_paths) {
+    // A glob's '*' and '?' stand where a path's letters would.
+    std::string as_path = path;
+    for (auto& c : as_path)
+      if (c == '*' || c == '?') c = 'x';
+    if (!is_relative_inside(path) || !is_repository_relative_path(as_path))
       return make_error(quoted_text(path) +
-                            " must be a relative path of a file inside the repository: segments "
-                            "of letters, digits, '.', '_', '+' and '-', none '..' or starting "
-                            "with '-'",
+                            " must be a relative path of a file, a directory (DIR/**) or a glob "
+                            "inside the repository: segments of letters, digits, '.', '_', '+', "
+                            "'-', '*' and '?', none '..' or starting with '-'",
                         "--coverage-path");
+  }
   if (!o.tracking_issue.empty() && !policy::is_canonical_issue_url(o.tracking_issue, std::nullopt))
     return make_error("\"" + o.tracking_issue + "\" is not https://github.com/OWNER/NAME/issues/N",
                       "--tracking-issue");
@@ -191,11 +201,34 @@ Status validate_init_options(const InitOptions& o) {
   if (!is_https_repository_url(o.jetgate_repo))
     return make_error(quoted_text(o.jetgate_repo) + " is not an https URL of a git repository",
                       "--jetgate-repo", "e.g. https://github.com/jetgate/jetgate");
-  if (!is_git_ref_name(o.jetgate_ref))
-    return make_error(quoted_text(o.jetgate_ref) +
-                          " is not a branch or tag name (letters, digits, '.', '_', '-', '/'; "
-                          "not starting with '-')",
-                      "--jetgate-ref", "e.g. main or v0.1.0");
+  if (!is_release_version(o.jetgate_version))
+    return make_error(quoted_text(o.jetgate_version) +
+                          " is not a release version (digits and '.', then optionally '-' and "
+                          "letters, digits or '.')",
+                      "--jetgate-version", "e.g. 0.1.0");
+  if (o.jetgate_release_url && !is_https_repository_url(*o.jetgate_release_url))
+    return make_error(quoted_text(*o.jetgate_release_url) +
+                          " is not an https URL (https://HOST/PATH, PATH of letters, digits, "
+                          "'.', '_', '~' and '-')",
+                      "--jetgate-release-url",
+                      "e.g. https://github.com/jetgate/jetgate/releases/download/v0.1.0");
+  for (const auto& [arch, sum] : o.jetgate_sha256) {
+    if (arch != "aarch64" && arch != "x86_64")
+      return make_error("architecture " + quoted_text(arch) + " has no jetgate release",
+                        "--jetgate-sha256", "aarch64=SHA256 or x86_64=SHA256");
+    if (!is_sha256_hex(sum))
+      return make_error(quoted_text(sum) + " is not a SHA-256 (64 lowercase hex digits)",
+                        "--jetgate-sha256", "sha256sum jetgate-VERSION-linux-ARCH.tar.gz");
+  }
+  if (o.pip_install.empty())
+    return make_error("nothing to install into the project's venv", "--pip-install",
+                      "e.g. --pip-install \". pytest\"");
+  for (const auto& w : o.pip_install)
+    if (!is_pip_word(w))
+      return make_error(quoted_text(w) +
+                            " is not a pip argument jetgate init writes (letters, digits and "
+                            "._-+=/:@[],<>~!; no quote, '$', space or shell operator)",
+                        "--pip-install");
   return Ok{};
 }
 
@@ -291,7 +324,8 @@ Result<std::vector<InitFile>> render_init_files(const InitOptions& o) {
   if (auto st = validate_init_options(o); !st) return st.error();
   return std::vector<InitFile>{{kInitPolicyPath, render_init_policy(o)},
                                {kInitWorkflowPath, render_init_workflow(o)},
-                               {kInitDocsPath, render_init_docs(o)}};
+                               {kInitDocsPath, render_init_docs(o)},
+                               {kInitActionPath, render_init_action(o)}};
 }
 
 }  // namespace jetgate::init

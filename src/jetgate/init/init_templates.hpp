@@ -18,6 +18,11 @@ inline constexpr const char* kInitGateId = "jetson-cuda-runtime";
 inline constexpr const char* kInitPolicyPath = "ci/conditional-test-policy.json";
 inline constexpr const char* kInitWorkflowPath = ".github/workflows/jetson-gates.yml";
 inline constexpr const char* kInitDocsPath = "docs/conditional-testing.md";
+// The composite action every job installs jetgate with (one copy, not one per job).
+inline constexpr const char* kInitActionPath = ".github/actions/install-jetgate/action.yml";
+// The workflow_dispatch input a maintainer sets to run the boards on a pull
+// request's head (the only way fork code reaches a board).
+inline constexpr const char* kInitPullRequestInput = "pull-request";
 
 struct InitBoard {
   std::string label;                  // runner label and job name: "agx-orin"
@@ -38,12 +43,23 @@ struct InitOptions {
   std::string cron = "17 4 * * 1";         // the schedule (UTC)
   int max_age_days = 14;                   // the freshness rule
   bool ml = false;                         // also the python_runtime and bitsandbytes probes
-  std::string jetgate_repo;                // where the jobs get jetgate's source
-  std::string jetgate_ref;                 // its tag or branch
+  std::string jetgate_repo;                // jetgate's repository (its releases)
+  std::string jetgate_version;             // the pinned release every job installs
+  // Where the release tarballs are (jetgate-VERSION-linux-ARCH.tar.gz and
+  // .sha256 beside each); nullopt: JETGATE_REPO/releases/download/vVERSION.
+  // Set, it may name a release built for JetPack 5's glibc (docs/building.md).
+  std::optional<std::string> jetgate_release_url;
+  // The tarballs' SHA-256 per architecture ("aarch64", "x86_64"), pinned in
+  // the workflow; an architecture without one uses the .sha256 the release
+  // publishes, and the install step warns that it is not pinned.
+  std::vector<std::pair<std::string, std::string>> jetgate_sha256;
   // Files of the project the gate covers (the gate's coverage_paths). Set, a
   // push to main runs the workflow only when one of them, the policy or the
   // workflow changed; empty, every push does.
   std::vector<std::string> coverage_paths;
+  // What the board job installs with pip into the project's venv, from a
+  // clean copy of the commit ("." is the project): words, no shell.
+  std::vector<std::string> pip_install = {".", "pytest"};
 };
 
 // The defaults of every option (runner labels, test command, ...).
@@ -63,9 +79,21 @@ Result<std::vector<InitFile>> render_init_files(const InitOptions& o);
 std::string render_init_policy(const InitOptions& o);    // init_policy.cpp
 std::string render_init_workflow(const InitOptions& o);  // init_workflow.cpp
 std::string render_init_docs(const InitOptions& o);      // init_docs.cpp
+std::string render_init_action(const InitOptions& o);    // init_workflow.cpp
 
-// The container lane builds jetgate into the image (Dockerfile.l4t), which
-// works from JetPack 6 on (docs/building.md): generated when every JetPack is.
+// The release URL the workflow installs from (jetgate_release_url or its default).
+std::string release_url(const InitOptions& o);
+
+// A coverage path as a workflow `paths:` filter: "DIR/" becomes "DIR/**".
+std::string workflow_path_filter(const std::string& p);
+
+// The repository settings the board jobs' safety depends on, one per line,
+// each with the GitHub page that says how (init prints them; the docs list them).
+std::vector<std::string> repository_safety_settings();
+
+// The container lane runs the installed release binary inside a JetPack
+// image; its glibc (2.34 or newer) is that of JetPack 6 images and later
+// (docs/building.md): generated when every JetPack is 6 or later.
 bool container_lane(const InitOptions& o);
 
 // Per board: the evidence directory its native and container jobs write.

@@ -4,11 +4,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <set>
 
 #include "jetgate/core/embedded.hpp"
 #include "jetgate/core/json_text.hpp"
+#include "jetgate/core/pattern.hpp"
 #include "jetgate/evidence/gate_id.hpp"
 #include "jetgate/fs/root_fs.hpp"
 #include "jetgate/policy/policy_parse_detail.hpp"
@@ -200,16 +202,84 @@ void parse_gates(const nlohmann::json& j, Policy& p, const IssueSink& sink) {
   }
 }
 
+// A coverage path with '*' or '?' is a glob as GitHub's `paths:` filters read
+// it: '*' any characters but '/', '**' any characters, '?' one character.
+bool is_glob(const std::string& path) {
+  return path.find_first_of("*?") != std::string::npos;
+}
+
+std::string glob_regex(const std::string& glob) {
+  std::string out;
+  for (std::size_t i = 0; i < glob.size(); ++i) {
+    char c = glob[i];
+    if (c == '*' && i + 1 < glob.size() && glob[i + 1] == '*') {
+      // "**/" also matches no directory at all.
+      if (i + 2 < glob.size() && glob[i + 2] == '/') {
+        out += "(?:.*/)?";
+        i += 2;
+      } else {
+        out += ".*";
+        ++i;
+      }
+    } else if (c == '*') {
+      out += "[^/]*";
+    } else if (c == '?') {
+      out += "[^/]";
+    } else if (std::isalnum(static_cast<unsigned char>(c)) || c == '/' || c == '_' || c == '-') {
+      out += c;
+    } else {
+      out += '\\';
+      out += c;
+    }
+  }
+  return out;
+}
+
+// Whether a file of the repository (outside .git) matches the glob.
+bool glob_matches_a_file(const std::string& root, const std::string& glob) {
+  namespace fsys = std::filesystem;
+  auto error = Pattern::compile_error(glob_regex(glob).c_str());
+  if (error) return false;
+  Pattern re(glob_regex(glob).c_str());
+  std::error_code ec;
+  fsys::recursive_directory_iterator it(root, fsys::directory_options::skip_permission_denied, ec),
+      end;
+  std::size_t seen = 0;
+  for (; !ec && it != end && seen < 200000; it.increment(ec), ++seen) {
+    if (it->path().filename() == ".git") {
+      it.disable_recursion_pending();
+      continue;
+    }
+    std::error_code fec;
+    if (!it->is_regular_file(fec)) continue;
+    auto rel = it->path().lexically_relative(root).generic_string();
+    if (re.full_matches(rel)) return true;
+  }
+  return false;
+}
+
 void check_coverage_paths(const Policy& p, const IssueSink& sink) {
   namespace fsys = std::filesystem;
+  const auto next =
+      fmt::format("fix coverage_paths (relative to the repository root {})", p.repo_root);
   for (const auto& g : p.gates) {
     for (const auto& path : g.coverage_paths) {
-      fsys::path full = fsys::path(p.repo_root) / path;
       std::error_code ec;
-      if (path.empty() || !fsys::is_regular_file(full, ec))
-        sink.issue(
-            g.id, fmt::format("maps missing source path: {}", path),
-            fmt::format("fix coverage_paths (relative to the repository root {})", p.repo_root));
+      if (path.empty()) {
+        sink.issue(g.id, "maps an empty source path", next);
+      } else if (is_glob(path)) {
+        if (!glob_matches_a_file(p.repo_root, path))
+          sink.issue(g.id, fmt::format("maps a glob that matches no file: {}", path), next);
+      } else if (fsys::is_directory(fsys::path(p.repo_root) / path, ec)) {
+        std::string dir = path;
+        while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+        sink.issue(g.id, fmt::format("maps {}, which is a directory", path),
+                   fmt::format("write {}/** for every file under it (relative to the repository "
+                               "root {})",
+                               dir, p.repo_root));
+      } else if (!fsys::is_regular_file(fsys::path(p.repo_root) / path, ec)) {
+        sink.issue(g.id, fmt::format("maps missing source path: {}", path), next);
+      }
     }
   }
 }

@@ -40,9 +40,10 @@ std::string escape(std::string_view s, bool property) {
 }  // namespace
 
 std::string github_annotation(std::string_view level, std::string_view message,
-                              std::string_view file, std::string_view title) {
+                              std::string_view file, std::string_view title, int line) {
   std::string props;
   if (!file.empty()) props += "file=" + escape(file, true);
+  if (!file.empty() && line > 0) props += ",line=" + std::to_string(line);
   if (!title.empty()) props += (props.empty() ? "" : ",") + ("title=" + escape(title, true));
   return "::" + std::string(level) + (props.empty() ? "" : " " + props) +
          "::" + escape(message, false);

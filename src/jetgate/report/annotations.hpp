@@ -17,6 +17,7 @@ namespace jetgate::report {
 // "notice". The line goes out with cli's write_workflow_command, the one line
 // jetgate writes past the workflow-command filter (report/output_line.hpp).
 std::string github_annotation(std::string_view level, std::string_view message,
-                              std::string_view file = {}, std::string_view title = {});
+                              std::string_view file = {}, std::string_view title = {},
+                              int line = 0);
 
 }  // namespace jetgate::report

@@ -8,8 +8,15 @@
 namespace jetgate::report {
 
 nlohmann::json support_badge(const claims::SupportMatrix& matrix, const std::string& label) {
+  // Under the label "Jetson" only Jetson platforms count: an H200's green
+  // evidence is no Jetson platform. Any other label counts every platform.
+  const bool jetson_only = label == kJetsonBadgeLabel;
   std::set<std::string> platforms;
-  for (const auto& c : claims::supported_claims(matrix)) platforms.insert(c.platform);
+  for (const auto& row : matrix.rows) {
+    if (row.supported_gates().empty()) continue;
+    if (jetson_only && row.key.facts.value("kind", "") != "jetson") continue;
+    platforms.insert(row.key.platform);
+  }
   std::string message =
       platforms.empty()
           ? "no support claimed"

@@ -10,7 +10,10 @@
 
 namespace jetgate::report {
 
-// {"schemaVersion": 1, "label", "message", "color"}.
+inline constexpr const char* kJetsonBadgeLabel = "Jetson";
+
+// {"schemaVersion": 1, "label", "message", "color"}. Under kJetsonBadgeLabel
+// only Jetson platforms count; under any other label every platform does.
 nlohmann::json support_badge(const claims::SupportMatrix& matrix, const std::string& label);
 
 }  // namespace jetgate::report

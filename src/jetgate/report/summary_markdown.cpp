@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "jetgate/claims/platform_key.hpp"
@@ -13,6 +14,27 @@
 
 namespace jetgate::report {
 namespace {
+
+// While an issue body is rendered, each piece of outside text is redacted
+// before it is escaped for Markdown: escaping first would break what the
+// rules look for ("https\\://hooks.slack.com/...", a JSON value's \\"), and
+// the whole body's redaction at the end would miss it.
+thread_local const SanitizeOptions* g_redact = nullptr;
+
+std::string redacted(std::string_view text) {
+  return g_redact ? sanitize(std::string(text), *g_redact) : std::string(text);
+}
+
+std::string inline_text(std::string_view text) {
+  return markdown_inline(redacted(text));
+}
+
+struct RedactWhileRendering {
+  explicit RedactWhileRendering(const SanitizeOptions& o) { g_redact = &o; }
+  ~RedactWhileRendering() { g_redact = nullptr; }
+  RedactWhileRendering(const RedactWhileRendering&) = delete;
+  RedactWhileRendering& operator=(const RedactWhileRendering&) = delete;
+};
 
 // The status is the one vocabulary's (core/outcome.hpp): PASS exactly when
 // `check` would let the gate hold, else the status and the state in words.
@@ -59,9 +81,40 @@ std::string gate_table(const claims::GateSummary& s) {
   return out;
 }
 
-// One line of a Markdown list: no line break, link, code span or emphasis can escape it.
+// A code span of `code` whatever backticks it holds (CommonMark: a fence of
+// backticks longer than any run inside, padded with a space when needed).
+std::string code_span(const std::string& code) {
+  std::size_t longest = 0, run = 0;
+  for (char c : code) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  std::string fence(longest + 1, '`');
+  bool pad = !code.empty() && (code.front() == '`' || code.back() == '`');
+  std::string inner = pad ? " " + code + " " : code;
+  // One line: a line break would end the list item.
+  for (auto& c : inner)
+    if (c == '\n' || c == '\r') c = ' ';
+  return fence + inner + fence;
+}
+
+// One line of a Markdown list: no line break, link or emphasis can escape it;
+// a command the text quotes in backticks (`jetgate run ...`) is a code span.
 std::string list_text(const std::string& text) {
-  return markdown_inline(text);
+  std::string out;
+  std::size_t at = 0;
+  for (;;) {
+    auto open = text.find('`', at);
+    auto close = open == std::string::npos ? open : text.find('`', open + 1);
+    if (close == std::string::npos) return out + inline_text(text.substr(at));
+    std::string before = text.substr(at, open - at);
+    out += inline_text(before);
+    // The escaping trims the text's edges: the space before a code span stays.
+    if (!before.empty() && before.back() == ' ' && (out.empty() || out.back() != ' ')) out += ' ';
+    out += code_span(redacted(text.substr(open + 1, close - open - 1)));
+    if (close + 1 < text.size() && text[close + 1] == ' ') out += ' ';
+    at = close + 1;
+  }
 }
 
 // The failed checks the gate recorded (requirements, probes, tests), one per
@@ -104,8 +157,12 @@ std::string reasons_section(const claims::GateSummary& s) {
                       : "  - invalid waiver: " + list_text(w.reason) + "\n";
     }
     if (holds) continue;
-    for (const auto& p : v.problems) out += "  - " + list_text(p) + "\n";
-    for (const auto& c : failed_checks(s, row)) out += "  - " + list_text(c) + "\n";
+    const auto said = claims::findings(v);
+    for (const auto& p : said) out += "  - " + list_text(p) + "\n";
+    // A gate that did not run: its failed requirement checks are the finding's
+    // details, already said.
+    if (said.size() == v.problems.size())
+      for (const auto& c : failed_checks(s, row)) out += "  - " + list_text(c) + "\n";
     if (!row.next.empty()) out += "  - next: " + list_text(row.next) + "\n";
   }
   return out.empty() ? out : "\n### Why\n\n" + out;
@@ -124,7 +181,7 @@ std::string skipped_list(const claims::GateSummary& s, bool base_names) {
            pos = why.find(f.file, pos + base.size()))
         why.replace(pos, f.file.size(), base);
     }
-    out += "- " + markdown_inline(why) + "\n";
+    out += "- " + inline_text(why) + "\n";
   }
   return out;
 }
@@ -198,7 +255,7 @@ std::string probe_lines(const nlohmann::json& x) {
                 reason = keys::string_at(p, keys::Pointer{"/reason"});
     out += fmt::format("- probe {}: {}{}\n", markdown_inline(id),
                        status.empty() ? "unknown" : markdown_inline(status),
-                       reason.empty() ? "" : " (" + markdown_inline(reason) + ")");
+                       reason.empty() ? "" : " (" + inline_text(reason) + ")");
   }
   return out;
 }
@@ -220,7 +277,7 @@ std::string evidence_section(const claims::ShownEvidence& shown, const claims::G
   out += fmt::format("- verdict: {}\n- status: {}; tests {}, failures {}, errors {}, skipped {}\n",
                      state, to_string(evidence::to_status(e.status)), e.counts.tests,
                      e.counts.failures, e.counts.errors, e.counts.skipped);
-  fact_line(out, "reason", e.reason);
+  if (!e.reason.empty()) out += "- reason: " + inline_text(e.reason) + "\n";
   fact_line(out, "generated at", e.generated_at);
   fact_line(out, "git sha", e.git_sha);
   if (!shown.document) {
@@ -269,17 +326,30 @@ void add_identifying_values(const nlohmann::json& extra, SanitizeOptions& option
   collect_identifying(extra, options, 0);
 }
 
+// The lanes (evidence directories) that produced nothing, named: a lane whose
+// job died before uploading must not vanish from the summary.
+std::string empty_lanes_section(const claims::GateSummary& s) {
+  if (s.empty_lanes.empty()) return {};
+  std::string out = "\n### Lanes that produced no evidence\n\n";
+  for (const auto& dir : s.empty_lanes)
+    out += "- " + code_span(redacted(dir)) +
+           ": its board and lane produced nothing (look at that lane's job log, then run it "
+           "again)\n";
+  return out;
+}
+
 std::string render_step_summary(const claims::GateSummary& s) {
-  return header(s, "jetgate: conditional gates") + gate_table(s) + reasons_section(s) +
-         skipped_list(s, false);
+  return header(s, "jetgate: conditional gates") + gate_table(s) + empty_lanes_section(s) +
+         reasons_section(s) + skipped_list(s, false);
 }
 
 std::string render_issue_body(const claims::GateSummary& s, const SanitizeOptions& options) {
   SanitizeOptions known = options;
   for (const auto& shown : s.shown)
     if (shown.document) add_identifying_values(shown.document->extra, known);
-  std::string body = header(s, "jetgate evidence report") + gate_table(s) + reasons_section(s) +
-                     skipped_list(s, true);
+  RedactWhileRendering redact(known);
+  std::string body = header(s, "jetgate evidence report") + gate_table(s) + empty_lanes_section(s) +
+                     reasons_section(s) + skipped_list(s, true);
   if (!s.shown.empty()) body += "\n## Evidence\n\n";
   for (const auto& shown : s.shown) body += evidence_section(shown, s);
   if (s.evidence_files > s.shown.size())
