@@ -254,8 +254,26 @@ TEST(InitKubernetes, RendersTheClusterFilesNeverPrivilegedWithTheHostReadOnly) {
         EXPECT_EQ("/host" + host[vm["name"].as<std::string>()], mp);
       }
     }
-    for (const char* p : {"/host/etc", "/host/proc", "/host/sys", "/host/lib/modules"})
+    for (const char* p : {"/host/etc", "/host/proc", "/host/sys", "/host/lib/modules",
+                          "/host/var/run/cdi", "/host/var/cdi"})
       EXPECT_TRUE(has(*m, std::string("mountPath: \"") + p + "\"")) << p;
+    // What a node may lack (modules, CDI specs outside /etc) has no hostPath type, so the
+    // pod starts without it and jetgate reports it; /etc, /proc and /sys must exist.
+    for (const auto& v : pod["volumes"]) {
+      if (!v["hostPath"]) continue;
+      const auto path = v["hostPath"]["path"].as<std::string>();
+      const bool optional = path == "/lib/modules" || path == "/var/run/cdi" || path == "/var/cdi";
+      if (optional)
+        EXPECT_FALSE(v["hostPath"]["type"]) << path;
+      else
+        EXPECT_TRUE(v["hostPath"]["type"]) << path;
+      if (path == "/etc" || path == "/proc" || path == "/sys")
+        EXPECT_EQ(v["hostPath"]["type"].as<std::string>(), "Directory") << path;
+    }
+    // No shell: the container runs jetgate itself.
+    ASSERT_EQ(c["command"].size(), 1u);
+    EXPECT_EQ(c["command"][0].as<std::string>(), "jetgate");
+    EXPECT_FALSE(has(*m, "/bin/sh")) << *m;
     EXPECT_TRUE(has(*m, "--host-root")) << *m;
     // The GPU nodes as NVIDIA's device plugin selects them, and their taint tolerated.
     EXPECT_TRUE(has(*m, "feature.node.kubernetes.io/pci-10de.present"));
@@ -276,7 +294,18 @@ TEST(InitKubernetes, RendersTheClusterFilesNeverPrivilegedWithTheHostReadOnly) {
   EXPECT_TRUE(
       has(ds, "--nfd-features /etc/kubernetes/node-feature-discovery/features.d/jetgate-gpu-node"));
   EXPECT_TRUE(has(ds, "--nfd-expiry-hours 12"));  // two periods of 360 minutes
-  EXPECT_TRUE(has(ds, "sleep 21600"));
+  auto ds_args = dy["spec"]["template"]["spec"]["containers"][0]["args"];
+  std::vector<std::string> dargs;
+  for (const auto& a : ds_args) dargs.push_back(a.as<std::string>());
+  auto every = std::find(dargs.begin(), dargs.end(), "--every");
+  ASSERT_NE(every, dargs.end()) << ds;
+  ASSERT_NE(every + 1, dargs.end());
+  EXPECT_EQ(*(every + 1), "360m");
+  auto keep = std::find(dargs.begin(), dargs.end(), "--keep");
+  ASSERT_NE(keep, dargs.end()) << ds;
+  EXPECT_EQ(*(keep + 1), "28");
+  EXPECT_EQ(std::find(dargs.begin(), dargs.end(), "--json"), dargs.end())
+      << "the DaemonSet's log is not a stream of evidence documents";
   // --gpu-access resource: the device plugin's resource instead of the annotation.
   auto k = options();
   k.gpu = init::GpuAccess::resource;
@@ -444,18 +473,14 @@ TEST(InitKubernetes, EveryJetgateLineParses) {
   lines.push_back(argv);
   auto npd = json::parse(file(*files, "node-problem-detector/jetgate-monitor.json").text);
   lines.push_back(npd["rules"][0]["args"].get<std::vector<std::string>>());
-  // The DaemonSet's loop: its jetgate command, `\` continuations joined, split on spaces.
+  // The DaemonSet: jetgate itself, its arguments as the runtime passes them ($(NODE_NAME)
+  // is the kubelet's expansion of the env var).
   auto ds = YAML::Load(file(*files, "30-revalidate-daemonset.yaml").text);
-  auto script = ds["spec"]["template"]["spec"]["containers"][0]["args"][0].as<std::string>();
-  auto at = script.find("  jetgate ");
-  ASSERT_NE(at, std::string::npos) << script;
-  auto end = script.find("\n  echo", at);
-  std::string cmd = std::regex_replace(script.substr(at, end - at), std::regex("\\\\\\n\\s*"), "");
+  auto dc = ds["spec"]["template"]["spec"]["containers"][0];
+  ASSERT_EQ(dc["command"][0].as<std::string>(), "jetgate");
   std::vector<std::string> words;
-  std::istringstream in(cmd);
-  for (std::string w; in >> w;) words.push_back(w == "\"$NODE_NAME\"" ? "node-1" : w);
-  ASSERT_EQ(words.front(), "jetgate");
-  words.erase(words.begin());
+  for (const auto& a : dc["args"]) words.push_back(a.as<std::string>());
+  ASSERT_NE(std::find(words.begin(), words.end(), "--every"), words.end());
   lines.push_back(words);
   for (auto l : lines) {
     auto hr = std::find(l.begin(), l.end(), "--host-root");

@@ -27,6 +27,9 @@ constexpr const char* kNpdJetgate = "/opt/jetgate/bin/jetgate";
 // The video group of L4T (Ubuntu's gid 44), owner of /dev/nvhost-* and /dev/nvmap on a Jetson.
 constexpr int kVideoGid = 44;
 constexpr int kNonRootUid = 65532;
+// How many runs' evidence the DaemonSet keeps on the node (EVIDENCE_DIR/runs/STAMP/):
+// a week at the default interval of six hours, for `history ingest` to collect.
+constexpr int kKeptRuns = 28;
 
 using Labels = std::vector<std::pair<std::string, std::string>>;
 
@@ -102,15 +105,26 @@ struct Mount {
   std::string host_path;  // "" for the ConfigMap or an emptyDir
   std::string mount_path;
   bool read_only;
-  std::string host_type;  // hostPath type: Directory or DirectoryOrCreate
+  // hostPath type: Directory (must exist: the pod does not start without it),
+  // DirectoryOrCreate (a directory jetgate writes), or "" for one that may be absent:
+  // no type means the kubelet checks nothing, and the runtime (containerd's CRI,
+  // CRI-O) creates an empty directory where none exists, which jetgate then reads as
+  // "nothing there" and says so in its warnings.
+  std::string host_type;
 };
 
 // The host's files jetgate reads, read-only under /host (`--host-root /host`).
+// /etc, /proc and /sys exist on every node; the kernel's modules and the CDI spec
+// directories that are not under /etc (nvidia-ctk's /var/run/cdi, Talos' /var/cdi) may
+// not, and their absence is jetgate's to report, not a reason for the pod not to start.
+// /etc/cdi comes with /etc.
 std::vector<Mount> host_mounts() {
   return {{"host-etc", "/etc", "/host/etc", true, "Directory"},
           {"host-proc", "/proc", "/host/proc", true, "Directory"},
           {"host-sys", "/sys", "/host/sys", true, "Directory"},
-          {"host-modules", "/lib/modules", "/host/lib/modules", true, "Directory"}};
+          {"host-modules", "/lib/modules", "/host/lib/modules", true, ""},
+          {"host-run-cdi", "/var/run/cdi", "/host/var/run/cdi", true, ""},
+          {"host-var-cdi", "/var/cdi", "/host/var/cdi", true, ""}};
 }
 
 void volume_mounts(YAML::Emitter& y, const std::vector<Mount>& mounts) {
@@ -138,7 +152,7 @@ void volumes(YAML::Emitter& y, const std::vector<Mount>& mounts) {
     } else {
       y << YAML::Key << "hostPath" << YAML::Value << YAML::BeginMap;
       str(y, "path", m.host_path);
-      str(y, "type", m.host_type);
+      if (!m.host_type.empty()) str(y, "type", m.host_type);
       y << YAML::EndMap;
     }
     y << YAML::EndMap;
@@ -351,21 +365,21 @@ std::string job_manifest(const KubernetesOptions& k) {
          finish(y);
 }
 
-std::string daemonset_script(const KubernetesOptions& k) {
-  std::string run = "jetgate";
-  for (const auto& a : run_args(k, kEvidenceDir))
-    run += " " + (a == "$(NODE_NAME)" ? std::string("\"$NODE_NAME\"") : a);
-  return fmt::format(
-      "while :; do\n"
-      "  {} \\\n"
-      "    --nfd-features {} --nfd-expiry-hours {} \\\n"
-      "    --prometheus {}/jetgate-{}.prom --json\n"
-      "  echo \"jetgate run {} exited $? (0 passed, 1 failed, 2 not run); next run in {} "
-      "minutes\" >&2\n"
-      "  sleep {}\n"
-      "done\n",
-      run, nfd_file(k), nfd_expiry_hours(k), kMetricsDir, k.gate, k.gate, k.interval_minutes,
-      k.interval_minutes * 60);
+// The DaemonSet's command line: jetgate itself keeps running (`run --every`), no shell.
+std::vector<std::string> daemonset_args(const KubernetesOptions& k) {
+  auto args = run_args(k, kEvidenceDir);
+  const std::vector<std::string> more = {"--nfd-features",
+                                         nfd_file(k),
+                                         "--nfd-expiry-hours",
+                                         std::to_string(nfd_expiry_hours(k)),
+                                         "--prometheus",
+                                         fmt::format("{}/jetgate-{}.prom", kMetricsDir, k.gate),
+                                         "--every",
+                                         fmt::format("{}m", k.interval_minutes),
+                                         "--keep",
+                                         std::to_string(kKeptRuns)};
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
 }
 
 std::string daemonset_manifest(const KubernetesOptions& k) {
@@ -399,18 +413,15 @@ std::string daemonset_manifest(const KubernetesOptions& k) {
   mounts.push_back({"metrics", kMetricsDir, kMetricsDir, false, "DirectoryOrCreate"});
   mounts.push_back({"nfd-features", kNfdFeaturesDir, kNfdFeaturesDir, false, "DirectoryOrCreate"});
   mounts.push_back({"tmp", "", "/tmp", false, ""});
-  pod_spec(y, k,
-           {false,
-            {"/bin/sh", "-c"},
-            {daemonset_script(k), "jetgate-revalidate"},
-            mounts,
-            k.gpu == GpuAccess::resource});
+  pod_spec(y, k, {false, {"jetgate"}, daemonset_args(k), mounts, k.gpu == GpuAccess::resource});
   y << YAML::EndMap << YAML::EndMap << YAML::EndMap;
   return header(fmt::format(
-             "re-validates every GPU node every {} minutes.\n# Each run writes the "
-             "evidence ({}), node labels for node-feature-discovery\n# ({}) and a "
-             "node_exporter textfile ({}); the evidence is printed too.\n# GPU: {}.\n",
-             k.interval_minutes, kEvidenceDir, nfd_file(k), kMetricsDir,
+             "re-validates every GPU node every {} minutes, one jetgate process\n# "
+             "(`run --every`, no shell; SIGTERM stops it). Each run writes the evidence "
+             "({}),\n# keeps the last {} runs' evidence in {}/runs/ for `jetgate history "
+             "ingest`,\n# node labels for node-feature-discovery ({})\n# and a node_exporter "
+             "textfile ({}).\n# GPU: {}.\n",
+             k.interval_minutes, kEvidenceDir, kKeptRuns, kEvidenceDir, nfd_file(k), kMetricsDir,
              k.gpu == GpuAccess::cdi
                  ? "the CDI annotation, so the pod holds no GPU between runs (--gpu-access)"
                  : "the device plugin's nvidia.com/gpu, held while the pod lives (--gpu-access)")) +
