@@ -24,6 +24,7 @@ import time
 import yaml
 
 NODE = "orin-nx-pod-test"
+CLAIM = "jetgate-evidence"
 IMAGE = "localhost/jetgate:pod-test"
 GATE = "gpu-node"
 failures = []
@@ -108,6 +109,10 @@ def podman_run_args(pod, name, tree, volumes_dir, configmaps, command=None, args
                 os.makedirs(src, exist_ok=True)
             else:
                 sys.exit(f"run_pods.py: {name}: hostPath type {kind!r} not modelled")
+        elif "persistentVolumeClaim" in v:
+            # A ReadWriteMany claim: one directory every pod that names it shares.
+            src = os.path.join(volumes_dir, "claims", v["persistentVolumeClaim"]["claimName"])
+            os.makedirs(src, exist_ok=True)
         elif "configMap" in v:
             src = os.path.join(volumes_dir, name, m["name"])
             os.makedirs(src, exist_ok=True)
@@ -120,6 +125,9 @@ def podman_run_args(pod, name, tree, volumes_dir, configmaps, command=None, args
             os.chmod(src, 0o777)  # the kubelet's emptyDir mode
         else:
             sys.exit(f"run_pods.py: {name}: volume {m['name']}: a kind this test does not model")
+        if "subPathExpr" in m:
+            src = os.path.join(src, expand(m["subPathExpr"], env))
+            os.makedirs(src, exist_ok=True)  # the kubelet creates a missing subPath
         out += ["--volume", f"{src}:{m['mountPath']}:{'ro' if ro else 'rw'},rbind"]
     command = c["command"] if command is None else command
     args = c.get("args", []) if args is None else args
@@ -183,15 +191,18 @@ def main():
     # The manifests, written by the image's own jetgate.
     podman("run", "--rm", "--network", "none", "--volume", f"{out_dir}:/out:rw",
            "--entrypoint", '["/usr/bin/jetgate"]', IMAGE,
-           "init", "--kubernetes", "--dir", "/out", "--image", IMAGE, "--interval-minutes", "5")
+           "init", "--kubernetes", "--dir", "/out", "--image", IMAGE, "--interval-minutes", "5",
+           "--history-claim", CLAIM)
     k = os.path.join(out_dir, "deploy/kubernetes")
-    for path in ("20-validate-node-job.yaml", "30-revalidate-daemonset.yaml"):
+    for path in ("20-validate-node-job.yaml", "30-revalidate-daemonset.yaml",
+                 "40-history-ingest-cronjob.yaml"):
         text = open(os.path.join(k, path)).read()
         check("/bin/sh" not in text, f"{path}: no shell")
     cm = load_docs(os.path.join(k, "10-policy.yaml"))[0]
     configmaps = {cm["metadata"]["name"]: cm["data"]}
     job = load_docs(os.path.join(k, "20-validate-node-job.yaml"))[0]
     ds = load_docs(os.path.join(k, "30-revalidate-daemonset.yaml"))[0]
+    cron = load_docs(os.path.join(k, "40-history-ingest-cronjob.yaml"))[0]
     npd = json.load(open(os.path.join(k, "node-problem-detector/jetgate-monitor.json")))
     volumes = os.path.join(work, "volumes")
 
@@ -221,7 +232,9 @@ def main():
     args, _ = podman_run_args(ds["spec"]["template"], "daemonset", tree, volumes, configmaps)
     args.insert(1, "--detach")
     podman(*args)
-    evd = os.path.join(tree, "var/lib/jetgate/evidence")
+    # --history-claim: the evidence goes to the claim, in the node's own directory.
+    claim = os.path.join(volumes, "claims", CLAIM)
+    evd = os.path.join(claim, "nodes", NODE)
     prom = os.path.join(tree, f"var/lib/jetgate/metrics/jetgate-{GATE}.prom")
     labels = os.path.join(tree, f"etc/kubernetes/node-feature-discovery/features.d/jetgate-{GATE}")
     logs = ""
@@ -238,7 +251,7 @@ def main():
     check(len(stamps) == 1 and os.path.isfile(os.path.join(runs, stamps[0], f"{GATE}.json")),
           f"daemonset: the run's evidence is kept dated under runs/ ({stamps})")
     doc = json.load(open(os.path.join(evd, f"{GATE}.json"))) if os.path.isfile(os.path.join(evd, f"{GATE}.json")) else {}
-    if check(bool(doc), "daemonset: the evidence is on the host (/var/lib/jetgate/evidence)"):
+    if check(bool(doc), f"daemonset: the evidence is on the claim, in the node's directory ({CLAIM}/nodes/{NODE})"):
         evidence_checks("daemonset", doc, tree)
     ptext = open(prom).read() if os.path.isfile(prom) else ""
     check(f'jetgate_gate_status{{gate="{GATE}"' in ptext or "jetgate_gate_status{" in ptext,
@@ -257,6 +270,27 @@ def main():
     check("install git" not in logs, "daemonset: a node validator is not told to install git")
     print(f"daemonset: {time.monotonic() - t0:.1f} s (stop {stop_s:.2f} s)", flush=True)
     podman("rm", "-f", "daemonset")
+
+    # From the nodes' kept evidence to the fleet history: the CronJob's pod, jetgate alone
+    # (no shell, no SSH), over the same claim.
+    t0 = time.monotonic()
+    args, _ = podman_run_args(cron["spec"]["jobTemplate"]["spec"]["template"], "cronjob", tree,
+                              volumes, configmaps)
+    r = podman(*args, check_rc=False)
+    check(r.returncode == 0, f"cronjob: history ingest exit 0 ({r.stderr[-800:]})")
+    db = os.path.join(claim, "fleet.db")
+    check(os.path.isfile(db), f"cronjob: the database is on the claim ({CLAIM}/fleet.db)")
+    podman("rm", "-f", "cronjob")
+    q = subprocess.run(
+        ["python3", "-c",
+         "import sqlite3, sys\n"
+         "c = sqlite3.connect('file:' + sys.argv[1] + '?mode=ro', uri=True)\n"
+         "print(c.execute('select count(*), count(distinct node), min(node), min(status) from runs').fetchone())",
+         db], capture_output=True, text=True)
+    # The kept copy and the latest GATE.json are the same bytes: one run.
+    check(q.returncode == 0 and q.stdout.strip() == f"(1, 1, '{NODE}', '{doc.get('status')}')",
+          f"cronjob: the database holds the node's run once: {q.stdout.strip()} {q.stderr[-300:]}")
+    print(f"cronjob: {time.monotonic() - t0:.1f} s", flush=True)
 
     # node-problem-detector's rule: the plain binary at the rule's path with its args, in
     # the same image, with the DaemonSet's mounts (the evidence directory they share).

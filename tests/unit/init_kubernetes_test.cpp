@@ -263,12 +263,10 @@ TEST(InitKubernetes, RendersTheClusterFilesNeverPrivilegedWithTheHostReadOnly) {
       if (!v["hostPath"]) continue;
       const auto path = v["hostPath"]["path"].as<std::string>();
       const bool optional = path == "/lib/modules" || path == "/var/run/cdi" || path == "/var/cdi";
-      if (optional)
-        EXPECT_FALSE(v["hostPath"]["type"]) << path;
-      else
-        EXPECT_TRUE(v["hostPath"]["type"]) << path;
-      if (path == "/etc" || path == "/proc" || path == "/sys")
+      EXPECT_EQ(static_cast<bool>(v["hostPath"]["type"]), !optional) << path;
+      if (path == "/etc" || path == "/proc" || path == "/sys") {
         EXPECT_EQ(v["hostPath"]["type"].as<std::string>(), "Directory") << path;
+      }
     }
     // No shell: the container runs jetgate itself.
     ASSERT_EQ(c["command"].size(), 1u);
@@ -598,6 +596,66 @@ TEST(InitGrammar, KubernetesNamesAndCronSchedules) {
         "*  * * * *", "* * * *", "* * * * * *", "5-1 * * * *", "*/0 * * * *", "1,,2 * * * *",
         "* * * * MON", "0 4 * * 1\n", "1;id * * * *", " 1 * * * *"})
     EXPECT_FALSE(init::is_cron_schedule(bad)) << bad;
+}
+
+// --history-claim: the DaemonSet's evidence goes to the claim, each node in its own
+// directory, and a nightly CronJob ingests it with jetgate alone (issue 40, item 7).
+TEST(InitKubernetes, HistoryClaimGivesEachNodeItsDirectoryAndANightlyIngest) {
+  auto k = options();
+  k.history_claim = "jetgate-evidence";
+  auto files = init::render_kubernetes_files(k);
+  ASSERT_TRUE(files.ok()) << files.error().message();
+  ASSERT_EQ(files->size(), 6u);
+  auto ds = YAML::Load(file(*files, "30-revalidate-daemonset.yaml").text);
+  auto pod = ds["spec"]["template"]["spec"];
+  bool claimed = false;
+  for (const auto& v : pod["volumes"])
+    if (v["name"].as<std::string>() == "evidence") {
+      EXPECT_FALSE(v["hostPath"]);
+      EXPECT_EQ(v["persistentVolumeClaim"]["claimName"].as<std::string>(), "jetgate-evidence");
+      claimed = true;
+    }
+  EXPECT_TRUE(claimed);
+  for (const auto& m : pod["containers"][0]["volumeMounts"])
+    if (m["name"].as<std::string>() == "evidence") {
+      EXPECT_EQ(m["subPathExpr"].as<std::string>(), "nodes/$(NODE_NAME)");
+    }
+  const auto& cron_text = file(*files, "40-history-ingest-cronjob.yaml").text;
+  EXPECT_FALSE(has(cron_text, "/bin/sh"));
+  auto cron = YAML::Load(cron_text);
+  auto cpod = cron["spec"]["jobTemplate"]["spec"]["template"]["spec"];
+  auto c = cpod["containers"][0];
+  ASSERT_EQ(c["command"][0].as<std::string>(), "jetgate");
+  std::vector<std::string> args;
+  for (const auto& a : c["args"]) args.push_back(a.as<std::string>());
+  EXPECT_EQ(args, (std::vector<std::string>{"history", "ingest", "/fleet/nodes", "--db",
+                                            "/fleet/fleet.db", "--quiet"}));
+  auto parsed = run_jetgate(args, {"JETGATE_PARSE_ONLY=1"});
+  EXPECT_EQ(parsed.exit_code, 0) << parsed.err;
+  EXPECT_EQ(cpod["volumes"][0]["persistentVolumeClaim"]["claimName"].as<std::string>(),
+            "jetgate-evidence");
+  EXPECT_TRUE(c["securityContext"]["readOnlyRootFilesystem"].as<bool>());
+  // Without the option, no CronJob and the evidence stays on the node.
+  auto plain = init::render_kubernetes_files(options());
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->size(), 5u);
+  // A claim name the API server would refuse.
+  for (const char* bad : {"Jetgate", "jet_gate", "-x", ""}) {
+    k.history_claim = bad;
+    auto st = init::validate_kubernetes_options(k);
+    ASSERT_FALSE(st.ok()) << bad;
+    EXPECT_EQ(st.error().where, "--history-claim");
+  }
+  // The files the CLI writes pass the Kubernetes schema.
+  TempDir t;
+  auto r = run_jetgate({"init", "--kubernetes", "--dir", t.dir(), "--image",
+                        "registry.example/jetgate:0.1.0-r36.4.0", "--history-claim",
+                        "jetgate-evidence"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto o = validate({t.path("deploy/kubernetes/30-revalidate-daemonset.yaml"),
+                     t.path("deploy/kubernetes/40-history-ingest-cronjob.yaml")});
+  EXPECT_EQ(o.exit_code, 0) << o.output << o.error_text;
+  EXPECT_TRUE(has(o.output, "CronJob/jetgate-history-ingest")) << o.output;
 }
 
 }  // namespace

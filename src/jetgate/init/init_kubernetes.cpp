@@ -20,6 +20,13 @@ constexpr const char* kPolicyMount = "/etc/jetgate";
 constexpr const char* kPolicyPath = "/etc/jetgate/policy.json";
 constexpr const char* kEvidenceDir = "/var/lib/jetgate/evidence";
 constexpr const char* kMetricsDir = "/var/lib/jetgate/metrics";
+// --history-claim: the DaemonSet writes into nodes/NODE of the claim; the CronJob mounts
+// the claim at /fleet, reads /fleet/nodes and keeps the database beside it, where no
+// node's directory can be.
+constexpr const char* kFleetDir = "/fleet";
+constexpr const char* kFleetNodes = "/fleet/nodes";
+constexpr const char* kFleetDb = "/fleet/fleet.db";
+constexpr const char* kNodeSubPath = "nodes/$(NODE_NAME)";
 // node-feature-discovery's local source reads this directory (source/local/local.go).
 constexpr const char* kNfdFeaturesDir = "/etc/kubernetes/node-feature-discovery/features.d";
 // Where node-problem-detector's container finds jetgate (docs/kubernetes.md).
@@ -111,6 +118,8 @@ struct Mount {
   // CRI-O) creates an empty directory where none exists, which jetgate then reads as
   // "nothing there" and says so in its warnings.
   std::string host_type;
+  std::string claim;          // set: a PersistentVolumeClaim instead of a hostPath
+  std::string sub_path_expr;  // set: the volumeMount's subPathExpr ($(NODE_NAME))
 };
 
 // The host's files jetgate reads, read-only under /host (`--host-root /host`).
@@ -119,12 +128,12 @@ struct Mount {
 // not, and their absence is jetgate's to report, not a reason for the pod not to start.
 // /etc/cdi comes with /etc.
 std::vector<Mount> host_mounts() {
-  return {{"host-etc", "/etc", "/host/etc", true, "Directory"},
-          {"host-proc", "/proc", "/host/proc", true, "Directory"},
-          {"host-sys", "/sys", "/host/sys", true, "Directory"},
-          {"host-modules", "/lib/modules", "/host/lib/modules", true, ""},
-          {"host-run-cdi", "/var/run/cdi", "/host/var/run/cdi", true, ""},
-          {"host-var-cdi", "/var/cdi", "/host/var/cdi", true, ""}};
+  return {{"host-etc", "/etc", "/host/etc", true, "Directory", "", ""},
+          {"host-proc", "/proc", "/host/proc", true, "Directory", "", ""},
+          {"host-sys", "/sys", "/host/sys", true, "Directory", "", ""},
+          {"host-modules", "/lib/modules", "/host/lib/modules", true, "", "", ""},
+          {"host-run-cdi", "/var/run/cdi", "/host/var/run/cdi", true, "", "", ""},
+          {"host-var-cdi", "/var/cdi", "/host/var/cdi", true, "", "", ""}};
 }
 
 void volume_mounts(YAML::Emitter& y, const std::vector<Mount>& mounts) {
@@ -133,6 +142,7 @@ void volume_mounts(YAML::Emitter& y, const std::vector<Mount>& mounts) {
     y << YAML::BeginMap;
     str(y, "name", m.name);
     str(y, "mountPath", m.mount_path);
+    if (!m.sub_path_expr.empty()) str(y, "subPathExpr", m.sub_path_expr);
     y << YAML::Key << "readOnly" << YAML::Value << m.read_only << YAML::EndMap;
   }
   y << YAML::EndSeq;
@@ -146,6 +156,10 @@ void volumes(YAML::Emitter& y, const std::vector<Mount>& mounts) {
     if (m.name == "policy") {
       y << YAML::Key << "configMap" << YAML::Value << YAML::BeginMap;
       str(y, "name", "jetgate-policy");
+      y << YAML::EndMap;
+    } else if (!m.claim.empty()) {
+      y << YAML::Key << "persistentVolumeClaim" << YAML::Value << YAML::BeginMap;
+      str(y, "claimName", m.claim);
       y << YAML::EndMap;
     } else if (m.host_path.empty()) {
       y << YAML::Key << "emptyDir" << YAML::Value << YAML::BeginMap << YAML::EndMap;
@@ -348,9 +362,9 @@ std::string job_manifest(const KubernetesOptions& k) {
   labels_map(y, app_labels("validate-node"));
   y << YAML::EndMap;
   auto mounts = host_mounts();
-  mounts.insert(mounts.begin(), {"policy", "", kPolicyMount, true, ""});
-  mounts.push_back({"evidence", "", kEvidenceDir, false, ""});
-  mounts.push_back({"tmp", "", "/tmp", false, ""});
+  mounts.insert(mounts.begin(), {"policy", "", kPolicyMount, true, "", "", ""});
+  mounts.push_back({"evidence", "", kEvidenceDir, false, "", "", ""});
+  mounts.push_back({"tmp", "", "/tmp", false, "", "", ""});
   auto args = run_args(k, kEvidenceDir);
   args.push_back("--json");  // the evidence document on stdout: `kubectl logs job/...`
   pod_spec(y, k, {true, {"jetgate"}, args, mounts, true});
@@ -408,11 +422,16 @@ std::string daemonset_manifest(const KubernetesOptions& k) {
   }
   y << YAML::EndMap;
   auto mounts = host_mounts();
-  mounts.insert(mounts.begin(), {"policy", "", kPolicyMount, true, ""});
-  mounts.push_back({"evidence", kEvidenceDir, kEvidenceDir, false, "DirectoryOrCreate"});
-  mounts.push_back({"metrics", kMetricsDir, kMetricsDir, false, "DirectoryOrCreate"});
-  mounts.push_back({"nfd-features", kNfdFeaturesDir, kNfdFeaturesDir, false, "DirectoryOrCreate"});
-  mounts.push_back({"tmp", "", "/tmp", false, ""});
+  mounts.insert(mounts.begin(), {"policy", "", kPolicyMount, true, "", "", ""});
+  if (k.history_claim)
+    // Each node's evidence in its own directory of the shared claim.
+    mounts.push_back({"evidence", "", kEvidenceDir, false, "", *k.history_claim, kNodeSubPath});
+  else
+    mounts.push_back({"evidence", kEvidenceDir, kEvidenceDir, false, "DirectoryOrCreate", "", ""});
+  mounts.push_back({"metrics", kMetricsDir, kMetricsDir, false, "DirectoryOrCreate", "", ""});
+  mounts.push_back(
+      {"nfd-features", kNfdFeaturesDir, kNfdFeaturesDir, false, "DirectoryOrCreate", "", ""});
+  mounts.push_back({"tmp", "", "/tmp", false, "", "", ""});
   pod_spec(y, k, {false, {"jetgate"}, daemonset_args(k), mounts, k.gpu == GpuAccess::resource});
   y << YAML::EndMap << YAML::EndMap << YAML::EndMap;
   return header(fmt::format(
@@ -425,6 +444,64 @@ std::string daemonset_manifest(const KubernetesOptions& k) {
              k.gpu == GpuAccess::cdi
                  ? "the CDI annotation, so the pod holds no GPU between runs (--gpu-access)"
                  : "the device plugin's nvidia.com/gpu, held while the pod lives (--gpu-access)")) +
+         finish(y);
+}
+
+// Every night, the evidence the DaemonSet kept on the claim (one directory per node) into
+// one history database on the same claim; jetgate alone, no shell.
+std::string history_cronjob_manifest(const KubernetesOptions& k) {
+  YAML::Emitter y;
+  y.SetIndent(2);
+  y << YAML::BeginMap;
+  str(y, "apiVersion", "batch/v1");
+  str(y, "kind", "CronJob");
+  metadata(y, "jetgate-history-ingest", k.name_space, app_labels("history-ingest"));
+  y << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
+  str(y, "schedule", "30 5 * * *");
+  str(y, "concurrencyPolicy", "Forbid");
+  y << YAML::Key << "jobTemplate" << YAML::Value << YAML::BeginMap << YAML::Key << "spec"
+    << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "backoffLimit" << YAML::Value << 2;
+  y << YAML::Key << "template" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "metadata" << YAML::Value << YAML::BeginMap << YAML::Key << "labels"
+    << YAML::Value;
+  labels_map(y, app_labels("history-ingest"));
+  y << YAML::EndMap;
+  y << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
+  str(y, "restartPolicy", "Never");
+  y << YAML::Key << "automountServiceAccountToken" << YAML::Value << false;
+  y << YAML::Key << "enableServiceLinks" << YAML::Value << false;
+  // uid 0 with every capability dropped: the DaemonSet (root) created the node
+  // directories; the database's directory is root's too.
+  pod_security(y, false);
+  y << YAML::Key << "containers" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
+  str(y, "name", "jetgate");
+  str(y, "image", k.image);
+  str(y, "imagePullPolicy", "IfNotPresent");
+  y << YAML::Key << "command" << YAML::Value;
+  string_list(y, {"jetgate"});
+  y << YAML::Key << "args" << YAML::Value;
+  string_list(y, {"history", "ingest", kFleetNodes, "--db", kFleetDb, "--quiet"});
+  y << YAML::Key << "resources" << YAML::Value << YAML::BeginMap << YAML::Key << "requests"
+    << YAML::Value << YAML::BeginMap;
+  str(y, "cpu", "100m");
+  str(y, "memory", "256Mi");
+  y << YAML::EndMap << YAML::Key << "limits" << YAML::Value << YAML::BeginMap;
+  str(y, "memory", "2Gi");
+  y << YAML::EndMap << YAML::EndMap;
+  container_security(y);
+  const std::vector<Mount> mounts = {{"fleet", "", kFleetDir, false, "", *k.history_claim, ""}};
+  volume_mounts(y, mounts);
+  y << YAML::EndMap << YAML::EndSeq;
+  volumes(y, mounts);
+  y << YAML::EndMap << YAML::EndMap << YAML::EndMap << YAML::EndMap << YAML::EndMap;
+  y << YAML::EndMap;
+  return header(fmt::format(
+             "every night, the evidence the DaemonSet keeps on the claim {}\n# (nodes/NODE, "
+             "one directory per node) into one history database, {} on the same claim\n# "
+             "(docs/history.md): `jetgate history regressions --db` or `history report` read "
+             "it.\n",
+             *k.history_claim, kFleetDb)) +
          finish(y);
 }
 
@@ -461,6 +538,11 @@ Status validate_kubernetes_options(const KubernetesOptions& k) {
                           "\" is not a node name (a DNS-1123 subdomain: lower-case labels of "
                           "a-z, 0-9 and '-' joined by '.', at most 253 characters)",
                       "--node", "`kubectl get nodes` lists them");
+  if (k.history_claim && (!is_dns1123_subdomain(*k.history_claim) || k.history_claim->size() > 253))
+    return make_error("\"" + *k.history_claim +
+                          "\" is not a PersistentVolumeClaim name (a DNS-1123 subdomain: "
+                          "lower-case labels of a-z, 0-9 and '-' joined by '.')",
+                      "--history-claim", "e.g. jetgate-evidence");
   if (k.interval_minutes < 5 || k.interval_minutes > 10080)
     return make_error(fmt::format("{} minutes is outside 5 to 10080 (a week)", k.interval_minutes),
                       "--interval-minutes", "e.g. 360, every six hours");
@@ -500,12 +582,14 @@ std::string render_npd_config(const KubernetesOptions& k) {
 
 Result<std::vector<InitFile>> render_kubernetes_files(const KubernetesOptions& k) {
   if (auto st = validate_kubernetes_options(k); !st) return st.error();
-  return std::vector<InitFile>{
-      {k.dir + "/00-namespace.yaml", namespace_manifest(k)},
-      {k.dir + "/10-policy.yaml", policy_manifest(k)},
-      {k.dir + "/20-validate-node-job.yaml", job_manifest(k)},
-      {k.dir + "/30-revalidate-daemonset.yaml", daemonset_manifest(k)},
-      {k.dir + "/node-problem-detector/jetgate-monitor.json", render_npd_config(k)}};
+  std::vector<InitFile> files = {{k.dir + "/00-namespace.yaml", namespace_manifest(k)},
+                                 {k.dir + "/10-policy.yaml", policy_manifest(k)},
+                                 {k.dir + "/20-validate-node-job.yaml", job_manifest(k)},
+                                 {k.dir + "/30-revalidate-daemonset.yaml", daemonset_manifest(k)}};
+  if (k.history_claim)
+    files.push_back({k.dir + "/40-history-ingest-cronjob.yaml", history_cronjob_manifest(k)});
+  files.push_back({k.dir + "/node-problem-detector/jetgate-monitor.json", render_npd_config(k)});
+  return files;
 }
 
 }  // namespace jetgate::init
