@@ -289,12 +289,17 @@ TEST(InitKubernetes, RendersTheClusterFilesNeverPrivilegedWithTheHostReadOnly) {
       "nvidia.com/gpu=all");
   EXPECT_FALSE(
       dy["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"]);
-  EXPECT_TRUE(
-      has(ds, "--nfd-features /etc/kubernetes/node-feature-discovery/features.d/jetgate-gpu-node"));
-  EXPECT_TRUE(has(ds, "--nfd-expiry-hours 12"));  // two periods of 360 minutes
   auto ds_args = dy["spec"]["template"]["spec"]["containers"][0]["args"];
   std::vector<std::string> dargs;
   for (const auto& a : ds_args) dargs.push_back(a.as<std::string>());
+  auto after = [&](const std::string& flag) {
+    auto at = std::find(dargs.begin(), dargs.end(), flag);
+    return at == dargs.end() || at + 1 == dargs.end() ? std::string() : *(at + 1);
+  };
+  EXPECT_EQ(after("--nfd-features"),
+            "/etc/kubernetes/node-feature-discovery/features.d/jetgate-gpu-node");
+  EXPECT_EQ(after("--nfd-expiry-hours"), "12");  // two periods of 360 minutes
+  EXPECT_EQ(after("--prometheus"), "/var/lib/jetgate/metrics/jetgate-gpu-node.prom");
   auto every = std::find(dargs.begin(), dargs.end(), "--every");
   ASSERT_NE(every, dargs.end()) << ds;
   ASSERT_NE(every + 1, dargs.end());
