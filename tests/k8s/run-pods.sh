@@ -43,8 +43,10 @@ done
 
 work=$(mktemp -d /var/tmp/jetgate-pods.XXXXXX)
 cleanup() {
+  # Only this run's containers and storage (the configuration below points there); not
+  # `podman system reset`, which also removes the machine's network definitions.
   podman rm -af -t 0 >/dev/null 2>&1 || true
-  podman system reset -f >/dev/null 2>&1 || true
+  podman rmi -af >/dev/null 2>&1 || true
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -57,6 +59,7 @@ runtime = "runc"
 cgroup_manager = "cgroupfs"
 events_logger = "file"
 events_logfile_path = "$work/events.log"
+tmp_dir = "$work/libpod-tmp"
 EOF
 cat >"$work/conf/storage.conf" <<EOF
 [storage]
