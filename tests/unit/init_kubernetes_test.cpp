@@ -328,6 +328,10 @@ TEST(InitKubernetes, RendersTheClusterFilesNeverPrivilegedWithTheHostReadOnly) {
   EXPECT_EQ(
       rj["spec"]["template"]["spec"]["nodeSelector"]["kubernetes.io/hostname"].as<std::string>(),
       "orin-nx-01.lab");
+  // ... and only the Job: the DaemonSet still goes to every GPU node.
+  auto rd = YAML::Load(file(*r, "30-revalidate-daemonset.yaml").text);
+  EXPECT_FALSE(rd["spec"]["template"]["spec"]["nodeSelector"]);
+  EXPECT_TRUE(rd["spec"]["template"]["spec"]["affinity"]["nodeAffinity"]);
 }
 
 TEST(InitKubernetes, ThePolicyInTheConfigMapIsAValidRunnableGate) {
@@ -371,6 +375,30 @@ TEST(InitKubernetes, BadValuesNameTheOption) {
   check([](auto& k) { k.name_space = "jet_gate"; }, "--namespace");
   check([](auto& k) { k.name_space = std::string(64, 'a'); }, "--namespace");
   check([](auto& k) { k.name_space = "-jetgate"; }, "--namespace");
+  // Values the target system refuses, though their grammar is right (issue 42, class 5).
+  check([](auto& k) { k.name_space = "default"; }, "--namespace");
+  check([](auto& k) { k.name_space = "kube-system"; }, "--namespace");
+  check([](auto& k) { k.name_space = "kube-x"; }, "--namespace");
+  check([](auto& k) { k.node = std::string(64, 'n'); }, "--node");
+  check([](auto& k) { k.image = "r.example/j@sha256:" + std::string(32, 'a'); }, "--image");
+  check([](auto& k) { k.image = "r.example/j@sha256:" + std::string(63, 'a'); }, "--image");
+  check([](auto& k) { k.image = "r.example/j@sha256:" + std::string(65, 'a'); }, "--image");
+  check([](auto& k) { k.image = "r.example/j@sha256:" + std::string(64, 'A'); }, "--image");
+  check([](auto& k) { k.image = "r.example/j@md5:" + std::string(32, 'a'); }, "--image");
+  // ... and their near misses pass.
+  for (auto ok :
+       {+[](init::KubernetesOptions& k) { k.name_space = "kubex"; },
+        +[](init::KubernetesOptions& k) { k.name_space = "defaults"; },
+        +[](init::KubernetesOptions& k) { k.node = std::string(63, 'n'); },
+        +[](init::KubernetesOptions& k) { k.image = "r.example/j@sha256:" + std::string(64, 'a'); },
+        +[](init::KubernetesOptions& k) {
+          k.image = "r.example/j:1@sha512:" + std::string(128, '0');
+        }}) {
+    auto k = options();
+    ok(k);
+    auto st = init::validate_kubernetes_options(k);
+    EXPECT_TRUE(st.ok()) << st.error().message();
+  }
   check([](auto& k) { k.image = ""; }, "--image");
   check([](auto& k) { k.image = "jetgate"; }, "--image");
   check([](auto& k) { k.image = "x:1\"\n  privileged: true"; }, "--image");

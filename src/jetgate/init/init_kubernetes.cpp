@@ -518,6 +518,13 @@ Status validate_kubernetes_options(const KubernetesOptions& k) {
                           "\" is not a DNS-1123 label (at most 63 of a-z, 0-9 and '-', starting "
                           "and ending with a letter or digit), which a namespace must be",
                       "--namespace", "e.g. jetgate");
+  // The Namespace manifest sets Pod Security's level to privileged: never on a namespace
+  // other workloads share.
+  if (k.name_space == "default" || k.name_space.rfind("kube-", 0) == 0)
+    return make_error("\"" + k.name_space +
+                          "\" is a namespace the cluster's own workloads share, and "
+                          "00-namespace.yaml would set Pod Security's level privileged on it",
+                      "--namespace", "a namespace of jetgate's own, e.g. jetgate");
   if (k.image.empty())
     return make_error("the image that runs jetgate is not named", "--image",
                       "build one with Dockerfile.l4t (docs/kubernetes.md) and pass it as "
@@ -526,6 +533,21 @@ Status validate_kubernetes_options(const KubernetesOptions& k) {
     return make_error(
         "\"" + k.image + "\" is not an image reference [HOST[:PORT]/]NAME:TAG or NAME@DIGEST",
         "--image", "e.g. registry.example/jetgate:0.1.0-r36.4.0");
+  // A digest registries accept: sha256 is 64 lower-case hex digits, sha512 128
+  // (opencontainers/image-spec descriptor.md, "Registered algorithms").
+  if (auto at = k.image.find('@'); at != std::string::npos) {
+    const std::string digest = k.image.substr(at + 1);
+    const auto colon = digest.find(':');
+    const std::string algorithm = digest.substr(0, colon);
+    const std::string hex = colon == std::string::npos ? "" : digest.substr(colon + 1);
+    const std::size_t want = algorithm == "sha256" ? 64 : algorithm == "sha512" ? 128 : 0;
+    if (want == 0 || hex.size() != want ||
+        hex.find_first_not_of("0123456789abcdef") != std::string::npos)
+      return make_error("\"" + digest +
+                            "\" is not an image digest a registry accepts: sha256 with 64 or "
+                            "sha512 with 128 lower-case hex digits",
+                        "--image", "copy the digest `crane digest` or `skopeo inspect` prints");
+  }
   // The gate id names a file (GATE.json) and a node label: the gate grammar, and at most 50
   // characters, so that "jetgate-GATE" stays a DNS-1123 label.
   if (!is_dns1123_label(k.gate) || k.gate.size() > 50)
@@ -538,6 +560,13 @@ Status validate_kubernetes_options(const KubernetesOptions& k) {
                           "\" is not a node name (a DNS-1123 subdomain: lower-case labels of "
                           "a-z, 0-9 and '-' joined by '.', at most 253 characters)",
                       "--node", "`kubectl get nodes` lists them");
+  // The Job selects the node by its kubernetes.io/hostname label, whose value is at most 63
+  // characters: a longer name would give a nodeSelector the API server rejects.
+  if (k.node && k.node->size() > 63)
+    return make_error(fmt::format("\"{}\" has {} characters; the Job selects the node by its "
+                                  "kubernetes.io/hostname label, at most 63",
+                                  *k.node, k.node->size()),
+                      "--node", "omit --node and let the Job go to any GPU node");
   if (k.history_claim && (!is_dns1123_subdomain(*k.history_claim) || k.history_claim->size() > 253))
     return make_error("\"" + *k.history_claim +
                           "\" is not a PersistentVolumeClaim name (a DNS-1123 subdomain: "
