@@ -179,6 +179,13 @@ def main():
     if os.path.isdir(dt):
         shutil.copytree(dt, os.path.join(tree, "sys/firmware/devicetree/base"), symlinks=True,
                         dirs_exist_ok=True)
+    # As on Debian, Ubuntu (JetPack) and other systemd hosts, /etc/os-release is a relative
+    # link to /usr/lib/os-release: the pod must read the host's OS through it.
+    osr = os.path.join(tree, "etc/os-release")
+    if os.path.isfile(osr) and not os.path.islink(osr):
+        os.makedirs(os.path.join(tree, "usr/lib"), exist_ok=True)
+        shutil.move(osr, os.path.join(tree, "usr/lib/os-release"))
+        os.symlink("../usr/lib/os-release", osr)
     check(not os.path.exists(os.path.join(tree, "lib/modules")),
           "the host has no /lib/modules (its optional mount must not stop the pods)")
 

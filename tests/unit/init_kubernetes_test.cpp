@@ -254,8 +254,8 @@ TEST(InitKubernetes, RendersTheClusterFilesNeverPrivilegedWithTheHostReadOnly) {
         EXPECT_EQ("/host" + host[vm["name"].as<std::string>()], mp);
       }
     }
-    for (const char* p : {"/host/etc", "/host/proc", "/host/sys", "/host/lib/modules",
-                          "/host/var/run/cdi", "/host/var/cdi"})
+    for (const char* p : {"/host/etc", "/host/proc", "/host/sys", "/host/usr/lib",
+                          "/host/lib/modules", "/host/var/run/cdi", "/host/var/cdi"})
       EXPECT_TRUE(has(*m, std::string("mountPath: \"") + p + "\"")) << p;
     // What a node may lack (modules, CDI specs outside /etc) has no hostPath type, so the
     // pod starts without it and jetgate reports it; /etc, /proc and /sys must exist.
@@ -264,7 +264,7 @@ TEST(InitKubernetes, RendersTheClusterFilesNeverPrivilegedWithTheHostReadOnly) {
       const auto path = v["hostPath"]["path"].as<std::string>();
       const bool optional = path == "/lib/modules" || path == "/var/run/cdi" || path == "/var/cdi";
       EXPECT_EQ(static_cast<bool>(v["hostPath"]["type"]), !optional) << path;
-      if (path == "/etc" || path == "/proc" || path == "/sys") {
+      if (path == "/etc" || path == "/proc" || path == "/sys" || path == "/usr/lib") {
         EXPECT_EQ(v["hostPath"]["type"].as<std::string>(), "Directory") << path;
       }
     }

@@ -131,6 +131,9 @@ std::vector<Mount> host_mounts() {
   return {{"host-etc", "/etc", "/host/etc", true, "Directory", "", ""},
           {"host-proc", "/proc", "/host/proc", true, "Directory", "", ""},
           {"host-sys", "/sys", "/host/sys", true, "Directory", "", ""},
+          // /etc/os-release is a link to ../usr/lib/os-release on Debian, Ubuntu (JetPack)
+          // and other systemd hosts: without /usr/lib the host's OS reads as unknown.
+          {"host-usr-lib", "/usr/lib", "/host/usr/lib", true, "Directory", "", ""},
           {"host-modules", "/lib/modules", "/host/lib/modules", true, "", "", ""},
           {"host-run-cdi", "/var/run/cdi", "/host/var/run/cdi", true, "", "", ""},
           {"host-var-cdi", "/var/cdi", "/host/var/cdi", true, "", "", ""}};
