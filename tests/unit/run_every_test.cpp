@@ -169,5 +169,30 @@ TEST(RunEvery, ArgumentsThatCannotWorkStopItAtTheStart) {
   EXPECT_NE(no_gate.err.find("no gate \"nope\""), std::string::npos) << no_gate.err;
 }
 
+// A node validator (--host-root) is judged as a node: no git warning for a gate without a
+// command, and a driver that did not load is explained as the pod's injection.
+TEST(NodeValidator, NoGitWarningAndAMissingDriverNamesThePodsInjection) {
+  GateRepo repo(/*fake_git=*/false);
+  repo.gates.push_back(
+      {{"id", "node"},
+       {"probes", nlohmann::json::array({{{"probe", "launch"}, {"status", "PASS"}}})}});
+  const std::vector<std::string> env = {repo.ceiling(),
+                                        "JETGATE_CUDA_DRIVER=/nonexistent/libcuda.so.1"};
+  auto pod = test::run_jetgate({"run", "node", "--policy", repo.policy(), "--evidence-dir",
+                                repo.t.path("ev"), "--quiet", "--host-root", "/"},
+                               env);
+  EXPECT_EQ(pod.exit_code, 1) << pod.err;
+  EXPECT_EQ(pod.err.find("git"), std::string::npos) << pod.err;
+  EXPECT_NE(pod.err.find("CDI annotation"), std::string::npos) << pod.err;
+  EXPECT_NE(pod.err.find("nvidia.com/gpu resource"), std::string::npos) << pod.err;
+  // The same gate run as a CI lane (no --host-root): git's warning stays, no pod advice.
+  auto lane = test::run_jetgate(
+      {"run", "node", "--policy", repo.policy(), "--evidence-dir", repo.t.path("ev2"), "--quiet"},
+      env);
+  EXPECT_EQ(lane.exit_code, 1) << lane.err;
+  EXPECT_NE(lane.err.find("git"), std::string::npos) << lane.err;
+  EXPECT_EQ(lane.err.find("CDI annotation"), std::string::npos) << lane.err;
+}
+
 }  // namespace
 }  // namespace jetgate
