@@ -105,7 +105,8 @@ fi
 
 # The Debian packages the binary's NEEDED libraries come from. The package names are
 # the same on every architecture, so the host's package database names them.
-packages=(libc6 libkmod2)
+# base-files: /etc/os-release (and /usr/lib/os-release), which says what the image is.
+packages=(libc6 libkmod2 base-files)
 for soname in $(readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
   case "$soname" in
     libc.so.6|libm.so.6|libdl.so.2|libpthread.so.0|librt.so.1|ld-linux-*.so.*) continue ;;
@@ -144,6 +145,10 @@ mmdebstrap --quiet --variant=extract --architectures="$arch" --include="$package
 printf '/usr/lib/%s\n/lib/%s\n' "$triplet" "$triplet" >"$rootfs/etc/ld.so.conf.d/$triplet.conf"
 cp -a "$staged/." "$rootfs/"
 mkdir -p "$rootfs/proc" "$rootfs/sys" "$rootfs/dev" "$rootfs/host" "$rootfs/evidence"
+# node-problem-detector's plugin monitor names /opt/jetgate/bin/jetgate (docs/kubernetes.md):
+# the same binary, so that one image serves the Job, the DaemonSet and the NPD rule.
+mkdir -p "$rootfs/opt/jetgate/bin"
+ln -s ../../../usr/bin/jetgate "$rootfs/opt/jetgate/bin/jetgate"
 chmod 1777 "$rootfs/tmp"
 rm -rf "$rootfs/var/cache/apt" "$rootfs/var/lib/apt/lists" "$rootfs/var/log"/* \
   "$rootfs/etc/apt/apt.conf.d/99mmdebstrap" "$rootfs/etc/resolv.conf" "$rootfs/etc/hostname"

@@ -9,8 +9,8 @@
 #   --ci         also every lane of .ci/run: the aarch64 cross build and qemu-user
 #                (arm64 multiarch), g++-11, clang with ASan/UBSan/libFuzzer and
 #                clang-tidy, help2man and dpkg-dev for the packages, mmdebstrap,
-#                umoci and skopeo for the container image, chromium for the
-#                HTML report (tests/html/check-report.sh)
+#                umoci and skopeo for the container image, podman and runc to run
+#                its pods, chromium for the HTML report (tests/html/check-report.sh)
 set -euo pipefail
 
 ci=0
@@ -53,6 +53,7 @@ if ((ci)); then
     clang-16 libclang-rt-16-dev clang-tidy
     help2man dpkg-dev binutils file
     mmdebstrap umoci skopeo  # the container image (scripts/build-image.sh)
+    podman runc  # the pods run in a real OCI runtime (tests/k8s/run-pods.sh)
     chromium  # the HTML report opened headless (tests/html/check-report.sh)
   )
   for lib in "${libraries[@]}"; do packages+=("$lib:arm64"); done

@@ -364,6 +364,18 @@ MUTANTS = [
            "if (p.compare(0, missing_probe.size(), missing_probe) == 0) {",
            "if (false) {",
            "a gate that did not run repeats each probe without a result in full, not as one detail"),
+    Mutant("run-stamp-prefix", "src/cli/run_every.cpp",
+           "if (name.size() != 16 || name[8] != 'T' || name[15] != 'Z') return false;",
+           "if (name.size() < 16 || name[8] != 'T' || name[15] != 'Z') return false;",
+           "run --every's pruning removes a directory whose name merely starts with a stamp"),
+    Mutant("run-every-interrupted-publishes", "src/cli/cmd_run.cpp",
+           "if (in_loop && proc::interrupt_signal() != 0) {",
+           "if (in_loop && proc::interrupt_signal() < 0) {",
+           "a run cut short by SIGTERM (a rollout) replaces the node's labels and metrics"),
+    Mutant("k8s-modules-required", "src/jetgate/init/init_kubernetes.cpp",
+           '{"host-modules", "/lib/modules", "/host/lib/modules", true, "", "", ""}',
+           '{"host-modules", "/lib/modules", "/host/lib/modules", true, "Directory", "", ""}',
+           "a node without /lib/modules never starts the pods instead of jetgate reporting it"),
 ]
 
 

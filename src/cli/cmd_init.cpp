@@ -316,6 +316,13 @@ Command add_init_command(CLI::App& app) {
       ->check(CLI::IsMember({"cdi", "resource"}))
       ->capture_default_str()
       ->needs(kube);
+  sub->add_option("--history-claim", a->kube.history_claim,
+                  "With --kubernetes: a ReadWriteMany PersistentVolumeClaim for the evidence: the "
+                  "DaemonSet writes each node's into its own subdirectory, and "
+                  "40-history-ingest-cronjob.yaml ingests them all into one history database "
+                  "there every night (docs/kubernetes.md)")
+      ->type_name("CLAIM")
+      ->needs(kube);
   for (const char* workflow_only :
        {"--board", "--jetpack", "--runner-label", "--test-command", "--test-junit",
         "--preflight-command", "--coverage-path", "--tracking-issue", "--repository", "--cron",

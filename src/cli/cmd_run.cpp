@@ -4,12 +4,16 @@
 // Everything echoed comes from outside (ids, paths, JUnit text, the command's
 // output) and is made terminal-safe first (core/utf8.hpp).
 #include <iostream>
+#include <optional>
+#include <random>
 
 #include "cli/ci_outputs.hpp"
 #include "cli/commands.hpp"
 #include "cli/live_run_deps.hpp"
 #include "cli/number_options.hpp"
 #include "cli/progress_lines.hpp"
+#include "cli/run_every.hpp"
+#include "jetgate/core/document_keys.hpp"
 #include "jetgate/core/exit_codes.hpp"
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/core/utf8.hpp"
@@ -39,6 +43,10 @@ struct RunArgs {
   int nfd_expiry_hours = 24;
   bool json = false;
   std::string host_root;  // --host-root DIR: the live host's facts through its mount
+  // --every DURATION: run on a schedule until SIGTERM (run_every); --jitter, --keep.
+  std::string every;
+  std::string jitter;
+  int keep = 28;
   gate::RunOptions options;
 };
 
@@ -88,24 +96,32 @@ int dry_run(const RunArgs& a, const policy::Gate& g) {
   return d.would_run_here() ? kExitOk : kExitDoesNotHold;
 }
 
-int run(RunArgs a) {
+// The policy, with the gate found in it; nullopt (the reason printed) when either is unusable.
+std::optional<policy::LoadedPolicy> load_gate(const RunArgs& a) {
   if (auto st = evidence::validate_gate_id(a.gate, "GATE"); !st) {
     std::cerr << "jetgate run: " << safe(st.error().message()) << "\n";
-    return kExitUsage;
+    return std::nullopt;
   }
   auto policy = load(a);
   if (!policy) {
     std::cerr << "jetgate run: " << safe(policy.error().message()) << "\n";
-    return kExitUsage;
+    return std::nullopt;
   }
-  const auto* g = policy::find_gate(policy->policy, a.gate);
-  if (!g) {
+  if (!policy::find_gate(policy->policy, a.gate)) {
     std::cerr << "jetgate run: " << safe(policy->policy.source) << ": no gate \"" << a.gate
               << "\" (gates:";
     for (const auto& x : policy->policy.gates) std::cerr << " " << safe(x.id);
     std::cerr << ")\n";
-    return kExitUsage;
+    return std::nullopt;
   }
+  return std::move(*policy);
+}
+
+// One run of the gate. in_loop: the caller (run_every) holds the InterruptScope, and a run
+// cut short by a signal leaves the labels and metrics of the last complete run in place.
+int run_loaded(RunArgs a, const policy::LoadedPolicy& loaded, bool in_loop) {
+  const auto* policy = &loaded;
+  const auto* g = policy::find_gate(policy->policy, a.gate);
   for (const auto& w : policy->warnings) std::cerr << "warning: " << safe(w) << "\n";
   // Other gates' and policy-wide problems do not stop this gate; `check` reports them.
   for (const auto& i : policy->issues)
@@ -156,7 +172,8 @@ int run(RunArgs a) {
     };
   // From here on SIGINT/SIGTERM/SIGHUP stop the gate's command and probes, and
   // the evidence says the run was interrupted.
-  proc::InterruptScope interrupts;
+  std::optional<proc::InterruptScope> interrupts;
+  if (!in_loop) interrupts.emplace();
   auto outcome = gate::run_gate(*g, policy::issues_of(*policy, a.gate), policy->policy, a.options,
                                 live_run_deps(a.host_root));
   if (!outcome) {
@@ -165,6 +182,16 @@ int run(RunArgs a) {
   }
   for (const auto& w : outcome->warnings) std::cerr << warning_line(w);
   const auto& e = outcome->evidence;
+  // In a pod the driver's library and the device nodes are the runtime's to inject: say
+  // which injection to check, not "install the driver" (the host may well have it).
+  if (!a.host_root.empty() &&
+      keys::bool_at(evidence::to_json(e), keys::kDriverLoaded) == std::optional<bool>(false))
+    std::cerr << "warning: /gpu/driver: in a pod or container, libcuda.so.1 and the GPU's device "
+                 "nodes come from the container runtime, not the image: check that the pod's "
+                 "injection reached it: its CDI annotation (cdi.k8s.io/...: nvidia.com/gpu=all) "
+                 "with CDI enabled in containerd and a spec in the host's /etc/cdi or "
+                 "/var/run/cdi, its runtimeClassName (nvidia), or its nvidia.com/gpu resource "
+                 "from NVIDIA's device plugin (docs/kubernetes.md)\n";
   // --json: stdout is the evidence document just written, nothing else.
   std::ostream& text = a.json ? std::cerr : std::cout;
   if (a.json) std::cout << dump_json(evidence::to_json(e), 2) << "\n";
@@ -180,10 +207,112 @@ int run(RunArgs a) {
   auto suite = report::run_junit(e.gate, outcome->checks);
   annotate(suite, a.policy, a.json);
   if (!write_junit("run", junit, suite)) return kExitUsage;
+  if (in_loop && proc::interrupt_signal() != 0) {
+    std::cerr << "jetgate run: " << safe(e.gate)
+              << ": the run was cut short; the node labels and metrics of the last complete run "
+                 "stay in place\n";
+    return outcome->exit_code;
+  }
   if (!write_prometheus("run", prometheus, evidence::to_json(e))) return kExitUsage;
   if (!write_nfd_features("run", nfd_features, evidence::to_json(e), a.nfd_expiry_hours))
     return kExitUsage;
   return outcome->exit_code;
+}
+
+int run(const RunArgs& a) {
+  auto policy = load_gate(a);
+  if (!policy) return kExitUsage;
+  return run_loaded(a, *policy, false);
+}
+
+const char* exit_meaning(int rc) {
+  switch (rc) {
+    case kExitOk:
+      return "passed";
+    case kExitDoesNotHold:
+      return "failed";
+    case kExitUsage:
+      return "not run";
+    default:
+      return "ended abnormally";
+  }
+}
+
+// --every: the gate runs now, then again every DURATION (plus or minus half the jitter)
+// after the previous run ended, until SIGTERM, SIGINT or SIGHUP. A run that fails, is not
+// run, or stops on an internal error is logged and the loop goes on: only unusable
+// arguments at the start end it (exit 2). A signal stops the running gate's command and
+// probes (their process groups get SIGTERM, then SIGKILL after their grace of at most 5 s),
+// the cut-short run's evidence is written and kept, and jetgate exits 0.
+int run_every(const RunArgs& a) {
+  const auto every = parse_duration(a.every);
+  if (!every || every->count() < 1 || every->count() > 366 * 86400)
+    return usage_error("run", "--every \"" + safe(a.every) +
+                                  "\" is not a duration from 1s to 366d (e.g. 6h, 90m, 1h30m)");
+  auto jitter = std::chrono::seconds(every->count() / 10);
+  if (!a.jitter.empty()) {
+    auto j = parse_duration(a.jitter);
+    if (!j || *j > *every)
+      return usage_error("run", "--jitter \"" + safe(a.jitter) +
+                                    "\" is not a duration from 0s to --every's " +
+                                    duration_text(*every) + " (e.g. 0s, 10m)");
+    jitter = *j;
+  }
+  if (a.dry_run || a.options.root != "/")
+    return usage_error("run",
+                       "--every runs the gate on this machine: not with --dry-run or --root");
+  // Arguments that cannot work stop it at the start, not on every run.
+  if (!load_gate(a)) return kExitUsage;
+  if (!a.host_root.empty())
+    if (auto st = fs::check_host_root(a.host_root); !st)
+      return usage_error("run", "--host-root: " + st.error().message());
+  std::mt19937_64 rng{std::random_device{}()};
+  proc::InterruptScope interrupts;
+  const std::string who = "jetgate run " + safe(a.gate);
+  std::cerr << who << ": every " << duration_text(*every) << " (jitter " << duration_text(jitter)
+            << "), keeping the last " << a.keep << " runs' evidence in "
+            << safe(a.options.evidence_dir) << "/runs; SIGTERM stops it\n"
+            << std::flush;
+  for (long long n = 1;; ++n) {
+    const std::string stamp = run_stamp(std::chrono::system_clock::now());
+    int rc = kExitUsage;
+    try {
+      // The policy is read again each run: a ConfigMap that changed applies from the next one.
+      if (auto policy = load_gate(a)) rc = run_loaded(a, *policy, true);
+    } catch (const std::exception& ex) {
+      std::cerr << who << ": run " << n << " stopped on an internal error (a bug, please report "
+                << "it): " << safe(ex.what()) << "\n";
+    }
+    const int sig = proc::interrupt_signal();
+    std::vector<std::string> removed;
+    std::string keep_error;
+    const std::string kept =
+        keep_run(a.options.evidence_dir, a.gate, stamp, a.keep, removed, keep_error);
+    std::cerr << who << ": run " << n << " exited " << rc << " (" << exit_meaning(rc) << ")";
+    if (!kept.empty())
+      std::cerr << "; evidence kept in " << safe(kept);
+    else
+      std::cerr << "; no evidence kept: " << safe(keep_error);
+    if (!removed.empty()) std::cerr << "; removed " << removed.size() << " older run(s)";
+    std::cerr << "\n";
+    if (sig != 0) {
+      std::cerr << who << ": stopped by " << proc::signal_name_text(sig) << "\n" << std::flush;
+      return kExitOk;
+    }
+    auto wait = *every;
+    if (jitter.count() > 0)
+      wait += std::chrono::seconds(static_cast<long long>(rng() % (jitter.count() + 1)) -
+                                   jitter.count() / 2);
+    if (wait.count() < 1) wait = std::chrono::seconds(1);
+    std::cerr << who << ": next run in " << duration_text(wait) << "\n" << std::flush;
+    std::cout << std::flush;
+    if (wait_or_interrupt(wait)) {
+      std::cerr << who << ": stopped by " << proc::signal_name_text(proc::interrupt_signal())
+                << " between runs\n"
+                << std::flush;
+      return kExitOk;
+    }
+  }
 }
 
 }  // namespace
@@ -242,6 +371,28 @@ Command add_run_command(CLI::App& app) {
                   "textfile-collector file, atomically (docs/metrics.md)")
       ->type_name("FILE");
   add_nfd_features_options(sub, args->nfd_features, args->nfd_expiry_hours);
+  auto* every_opt =
+      sub->add_option("--every", args->every,
+                      "Keep running: the gate now, then again DURATION after each run ended "
+                      "(e.g. 6h, 90m, 1h30m), until SIGTERM/SIGINT/SIGHUP, which stops the "
+                      "running probe or command and exits 0. A failed run never ends it; each "
+                      "run rewrites the --prometheus and --nfd-features files and keeps a copy "
+                      "of its evidence in EVIDENCE_DIR/runs/STAMP/ (a node validator's "
+                      "DaemonSet; docs/kubernetes.md)")
+          ->type_name("DURATION")
+          ->excludes("--dry-run")
+          ->excludes(root_opt);
+  sub->add_option("--jitter", args->jitter,
+                  "With --every: each wait is DURATION plus or minus half of this, at random "
+                  "(default a tenth of --every), so that nodes started together drift apart")
+      ->type_name("DURATION")
+      ->needs(every_opt);
+  sub->add_option("--keep", args->keep,
+                  "With --every: how many runs' evidence EVIDENCE_DIR/runs keeps (the oldest "
+                  "are removed)")
+      ->check(CLI::Range(1, 10000))
+      ->capture_default_str()
+      ->needs(every_opt);
   sub->add_option("--node", args->options.node,
                   "The board this run speaks for, recorded in the evidence (/lane/node) so that "
                   "identical boards are judged each on its own; default: $RUNNER_NAME, the "
@@ -254,10 +405,12 @@ Command add_run_command(CLI::App& app) {
       "Exit status: 0 passed, 1 failed (or interrupted by SIGINT/SIGTERM/SIGHUP), 2 not run "
       "(requirements unmet) or unusable input (--root without --dry-run; a --host-root that is a "
       "recording, not a directory, or whose proc is not a procfs).\n"
-      "With --dry-run: 0 the gate would run here (or on the --root recording), 1 it would not.");
+      "With --dry-run: 0 the gate would run here (or on the --root recording), 1 it would not.\n"
+      "With --every: 0 stopped by a signal, 2 unusable arguments; a run's own status is logged.");
   return {sub, [args] {
             args->options.repo_root = args->repo_root;
-            return run(*args);
+            args->options.node_validator = !args->host_root.empty();
+            return args->every.empty() ? run(*args) : run_every(*args);
           }};
 }
 

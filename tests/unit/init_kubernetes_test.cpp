@@ -254,8 +254,24 @@ TEST(InitKubernetes, RendersTheClusterFilesNeverPrivilegedWithTheHostReadOnly) {
         EXPECT_EQ("/host" + host[vm["name"].as<std::string>()], mp);
       }
     }
-    for (const char* p : {"/host/etc", "/host/proc", "/host/sys", "/host/lib/modules"})
+    for (const char* p : {"/host/etc", "/host/proc", "/host/sys", "/host/usr/lib",
+                          "/host/lib/modules", "/host/var/run/cdi", "/host/var/cdi"})
       EXPECT_TRUE(has(*m, std::string("mountPath: \"") + p + "\"")) << p;
+    // What a node may lack (modules, CDI specs outside /etc) has no hostPath type, so the
+    // pod starts without it and jetgate reports it; /etc, /proc and /sys must exist.
+    for (const auto& v : pod["volumes"]) {
+      if (!v["hostPath"]) continue;
+      const auto path = v["hostPath"]["path"].as<std::string>();
+      const bool optional = path == "/lib/modules" || path == "/var/run/cdi" || path == "/var/cdi";
+      EXPECT_EQ(static_cast<bool>(v["hostPath"]["type"]), !optional) << path;
+      if (path == "/etc" || path == "/proc" || path == "/sys" || path == "/usr/lib") {
+        EXPECT_EQ(v["hostPath"]["type"].as<std::string>(), "Directory") << path;
+      }
+    }
+    // No shell: the container runs jetgate itself.
+    ASSERT_EQ(c["command"].size(), 1u);
+    EXPECT_EQ(c["command"][0].as<std::string>(), "jetgate");
+    EXPECT_FALSE(has(*m, "/bin/sh")) << *m;
     EXPECT_TRUE(has(*m, "--host-root")) << *m;
     // The GPU nodes as NVIDIA's device plugin selects them, and their taint tolerated.
     EXPECT_TRUE(has(*m, "feature.node.kubernetes.io/pci-10de.present"));
@@ -273,10 +289,26 @@ TEST(InitKubernetes, RendersTheClusterFilesNeverPrivilegedWithTheHostReadOnly) {
       "nvidia.com/gpu=all");
   EXPECT_FALSE(
       dy["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"]);
-  EXPECT_TRUE(
-      has(ds, "--nfd-features /etc/kubernetes/node-feature-discovery/features.d/jetgate-gpu-node"));
-  EXPECT_TRUE(has(ds, "--nfd-expiry-hours 12"));  // two periods of 360 minutes
-  EXPECT_TRUE(has(ds, "sleep 21600"));
+  auto ds_args = dy["spec"]["template"]["spec"]["containers"][0]["args"];
+  std::vector<std::string> dargs;
+  for (const auto& a : ds_args) dargs.push_back(a.as<std::string>());
+  auto after = [&](const std::string& flag) {
+    auto at = std::find(dargs.begin(), dargs.end(), flag);
+    return at == dargs.end() || at + 1 == dargs.end() ? std::string() : *(at + 1);
+  };
+  EXPECT_EQ(after("--nfd-features"),
+            "/etc/kubernetes/node-feature-discovery/features.d/jetgate-gpu-node");
+  EXPECT_EQ(after("--nfd-expiry-hours"), "12");  // two periods of 360 minutes
+  EXPECT_EQ(after("--prometheus"), "/var/lib/jetgate/metrics/jetgate-gpu-node.prom");
+  auto every = std::find(dargs.begin(), dargs.end(), "--every");
+  ASSERT_NE(every, dargs.end()) << ds;
+  ASSERT_NE(every + 1, dargs.end());
+  EXPECT_EQ(*(every + 1), "360m");
+  auto keep = std::find(dargs.begin(), dargs.end(), "--keep");
+  ASSERT_NE(keep, dargs.end()) << ds;
+  EXPECT_EQ(*(keep + 1), "28");
+  EXPECT_EQ(std::find(dargs.begin(), dargs.end(), "--json"), dargs.end())
+      << "the DaemonSet's log is not a stream of evidence documents";
   // --gpu-access resource: the device plugin's resource instead of the annotation.
   auto k = options();
   k.gpu = init::GpuAccess::resource;
@@ -296,6 +328,10 @@ TEST(InitKubernetes, RendersTheClusterFilesNeverPrivilegedWithTheHostReadOnly) {
   EXPECT_EQ(
       rj["spec"]["template"]["spec"]["nodeSelector"]["kubernetes.io/hostname"].as<std::string>(),
       "orin-nx-01.lab");
+  // ... and only the Job: the DaemonSet still goes to every GPU node.
+  auto rd = YAML::Load(file(*r, "30-revalidate-daemonset.yaml").text);
+  EXPECT_FALSE(rd["spec"]["template"]["spec"]["nodeSelector"]);
+  EXPECT_TRUE(rd["spec"]["template"]["spec"]["affinity"]["nodeAffinity"]);
 }
 
 TEST(InitKubernetes, ThePolicyInTheConfigMapIsAValidRunnableGate) {
@@ -339,6 +375,30 @@ TEST(InitKubernetes, BadValuesNameTheOption) {
   check([](auto& k) { k.name_space = "jet_gate"; }, "--namespace");
   check([](auto& k) { k.name_space = std::string(64, 'a'); }, "--namespace");
   check([](auto& k) { k.name_space = "-jetgate"; }, "--namespace");
+  // Values the target system refuses, though their grammar is right (issue 42, class 5).
+  check([](auto& k) { k.name_space = "default"; }, "--namespace");
+  check([](auto& k) { k.name_space = "kube-system"; }, "--namespace");
+  check([](auto& k) { k.name_space = "kube-x"; }, "--namespace");
+  check([](auto& k) { k.node = std::string(64, 'n'); }, "--node");
+  check([](auto& k) { k.image = "r.example/j@sha256:" + std::string(32, 'a'); }, "--image");
+  check([](auto& k) { k.image = "r.example/j@sha256:" + std::string(63, 'a'); }, "--image");
+  check([](auto& k) { k.image = "r.example/j@sha256:" + std::string(65, 'a'); }, "--image");
+  check([](auto& k) { k.image = "r.example/j@sha256:" + std::string(64, 'A'); }, "--image");
+  check([](auto& k) { k.image = "r.example/j@md5:" + std::string(32, 'a'); }, "--image");
+  // ... and their near misses pass.
+  for (auto ok :
+       {+[](init::KubernetesOptions& k) { k.name_space = "kubex"; },
+        +[](init::KubernetesOptions& k) { k.name_space = "defaults"; },
+        +[](init::KubernetesOptions& k) { k.node = std::string(63, 'n'); },
+        +[](init::KubernetesOptions& k) { k.image = "r.example/j@sha256:" + std::string(64, 'a'); },
+        +[](init::KubernetesOptions& k) {
+          k.image = "r.example/j:1@sha512:" + std::string(128, '0');
+        }}) {
+    auto k = options();
+    ok(k);
+    auto st = init::validate_kubernetes_options(k);
+    EXPECT_TRUE(st.ok()) << st.error().message();
+  }
   check([](auto& k) { k.image = ""; }, "--image");
   check([](auto& k) { k.image = "jetgate"; }, "--image");
   check([](auto& k) { k.image = "x:1\"\n  privileged: true"; }, "--image");
@@ -444,18 +504,14 @@ TEST(InitKubernetes, EveryJetgateLineParses) {
   lines.push_back(argv);
   auto npd = json::parse(file(*files, "node-problem-detector/jetgate-monitor.json").text);
   lines.push_back(npd["rules"][0]["args"].get<std::vector<std::string>>());
-  // The DaemonSet's loop: its jetgate command, `\` continuations joined, split on spaces.
+  // The DaemonSet: jetgate itself, its arguments as the runtime passes them ($(NODE_NAME)
+  // is the kubelet's expansion of the env var).
   auto ds = YAML::Load(file(*files, "30-revalidate-daemonset.yaml").text);
-  auto script = ds["spec"]["template"]["spec"]["containers"][0]["args"][0].as<std::string>();
-  auto at = script.find("  jetgate ");
-  ASSERT_NE(at, std::string::npos) << script;
-  auto end = script.find("\n  echo", at);
-  std::string cmd = std::regex_replace(script.substr(at, end - at), std::regex("\\\\\\n\\s*"), "");
+  auto dc = ds["spec"]["template"]["spec"]["containers"][0];
+  ASSERT_EQ(dc["command"][0].as<std::string>(), "jetgate");
   std::vector<std::string> words;
-  std::istringstream in(cmd);
-  for (std::string w; in >> w;) words.push_back(w == "\"$NODE_NAME\"" ? "node-1" : w);
-  ASSERT_EQ(words.front(), "jetgate");
-  words.erase(words.begin());
+  for (const auto& a : dc["args"]) words.push_back(a.as<std::string>());
+  ASSERT_NE(std::find(words.begin(), words.end(), "--every"), words.end());
   lines.push_back(words);
   for (auto l : lines) {
     auto hr = std::find(l.begin(), l.end(), "--host-root");
@@ -573,6 +629,66 @@ TEST(InitGrammar, KubernetesNamesAndCronSchedules) {
         "*  * * * *", "* * * *", "* * * * * *", "5-1 * * * *", "*/0 * * * *", "1,,2 * * * *",
         "* * * * MON", "0 4 * * 1\n", "1;id * * * *", " 1 * * * *"})
     EXPECT_FALSE(init::is_cron_schedule(bad)) << bad;
+}
+
+// --history-claim: the DaemonSet's evidence goes to the claim, each node in its own
+// directory, and a nightly CronJob ingests it with jetgate alone (issue 40, item 7).
+TEST(InitKubernetes, HistoryClaimGivesEachNodeItsDirectoryAndANightlyIngest) {
+  auto k = options();
+  k.history_claim = "jetgate-evidence";
+  auto files = init::render_kubernetes_files(k);
+  ASSERT_TRUE(files.ok()) << files.error().message();
+  ASSERT_EQ(files->size(), 6u);
+  auto ds = YAML::Load(file(*files, "30-revalidate-daemonset.yaml").text);
+  auto pod = ds["spec"]["template"]["spec"];
+  bool claimed = false;
+  for (const auto& v : pod["volumes"])
+    if (v["name"].as<std::string>() == "evidence") {
+      EXPECT_FALSE(v["hostPath"]);
+      EXPECT_EQ(v["persistentVolumeClaim"]["claimName"].as<std::string>(), "jetgate-evidence");
+      claimed = true;
+    }
+  EXPECT_TRUE(claimed);
+  for (const auto& m : pod["containers"][0]["volumeMounts"])
+    if (m["name"].as<std::string>() == "evidence") {
+      EXPECT_EQ(m["subPathExpr"].as<std::string>(), "nodes/$(NODE_NAME)");
+    }
+  const auto& cron_text = file(*files, "40-history-ingest-cronjob.yaml").text;
+  EXPECT_FALSE(has(cron_text, "/bin/sh"));
+  auto cron = YAML::Load(cron_text);
+  auto cpod = cron["spec"]["jobTemplate"]["spec"]["template"]["spec"];
+  auto c = cpod["containers"][0];
+  ASSERT_EQ(c["command"][0].as<std::string>(), "jetgate");
+  std::vector<std::string> args;
+  for (const auto& a : c["args"]) args.push_back(a.as<std::string>());
+  EXPECT_EQ(args, (std::vector<std::string>{"history", "ingest", "/fleet/nodes", "--db",
+                                            "/fleet/fleet.db", "--quiet"}));
+  auto parsed = run_jetgate(args, {"JETGATE_PARSE_ONLY=1"});
+  EXPECT_EQ(parsed.exit_code, 0) << parsed.err;
+  EXPECT_EQ(cpod["volumes"][0]["persistentVolumeClaim"]["claimName"].as<std::string>(),
+            "jetgate-evidence");
+  EXPECT_TRUE(c["securityContext"]["readOnlyRootFilesystem"].as<bool>());
+  // Without the option, no CronJob and the evidence stays on the node.
+  auto plain = init::render_kubernetes_files(options());
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->size(), 5u);
+  // A claim name the API server would refuse.
+  for (const char* bad : {"Jetgate", "jet_gate", "-x", ""}) {
+    k.history_claim = bad;
+    auto st = init::validate_kubernetes_options(k);
+    ASSERT_FALSE(st.ok()) << bad;
+    EXPECT_EQ(st.error().where, "--history-claim");
+  }
+  // The files the CLI writes pass the Kubernetes schema.
+  TempDir t;
+  auto r = run_jetgate({"init", "--kubernetes", "--dir", t.dir(), "--image",
+                        "registry.example/jetgate:0.1.0-r36.4.0", "--history-claim",
+                        "jetgate-evidence"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto o = validate({t.path("deploy/kubernetes/30-revalidate-daemonset.yaml"),
+                     t.path("deploy/kubernetes/40-history-ingest-cronjob.yaml")});
+  EXPECT_EQ(o.exit_code, 0) << o.output << o.error_text;
+  EXPECT_TRUE(has(o.output, "CronJob/jetgate-history-ingest")) << o.output;
 }
 
 }  // namespace

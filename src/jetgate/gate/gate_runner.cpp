@@ -445,7 +445,8 @@ Result<RunOutcome> run_gate(const policy::Gate& gate,
          "contain the command (docs/trust.md)"});
   for (const auto& w : checkout.sha.warnings)
     out.warnings.push_back({"/git_sha", "the commit under test", w});
-  if (e.extra[keys::kDirty].is_null() && interrupted == 0) {
+  if (e.extra[keys::kDirty].is_null() && interrupted == 0 &&
+      !(options.node_validator && !gate.command)) {
     const std::string& problem =
         !checkout.before.problem.empty() ? checkout.before.problem : checkout.after.problem;
     out.warnings.push_back(

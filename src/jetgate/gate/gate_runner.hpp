@@ -75,6 +75,10 @@ struct RunOptions {
   // recorded as /lane/node, so two identical boards are judged each on its
   // own. Empty: not recorded (the evidence directory then tells lanes apart).
   std::string node;
+  // A node validator (`run --host-root`, a pod): the run judges a machine, not a
+  // checkout, so a gate without a test command is not warned that git cannot show a clean
+  // tree ("dirty": null stays in the evidence, which backs no support claim).
+  bool node_validator = false;
 };
 
 // "" when NAME may name a node: 1 to 100 printable ASCII characters, no

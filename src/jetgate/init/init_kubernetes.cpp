@@ -20,6 +20,13 @@ constexpr const char* kPolicyMount = "/etc/jetgate";
 constexpr const char* kPolicyPath = "/etc/jetgate/policy.json";
 constexpr const char* kEvidenceDir = "/var/lib/jetgate/evidence";
 constexpr const char* kMetricsDir = "/var/lib/jetgate/metrics";
+// --history-claim: the DaemonSet writes into nodes/NODE of the claim; the CronJob mounts
+// the claim at /fleet, reads /fleet/nodes and keeps the database beside it, where no
+// node's directory can be.
+constexpr const char* kFleetDir = "/fleet";
+constexpr const char* kFleetNodes = "/fleet/nodes";
+constexpr const char* kFleetDb = "/fleet/fleet.db";
+constexpr const char* kNodeSubPath = "nodes/$(NODE_NAME)";
 // node-feature-discovery's local source reads this directory (source/local/local.go).
 constexpr const char* kNfdFeaturesDir = "/etc/kubernetes/node-feature-discovery/features.d";
 // Where node-problem-detector's container finds jetgate (docs/kubernetes.md).
@@ -27,6 +34,9 @@ constexpr const char* kNpdJetgate = "/opt/jetgate/bin/jetgate";
 // The video group of L4T (Ubuntu's gid 44), owner of /dev/nvhost-* and /dev/nvmap on a Jetson.
 constexpr int kVideoGid = 44;
 constexpr int kNonRootUid = 65532;
+// How many runs' evidence the DaemonSet keeps on the node (EVIDENCE_DIR/runs/STAMP/):
+// a week at the default interval of six hours, for `history ingest` to collect.
+constexpr int kKeptRuns = 28;
 
 using Labels = std::vector<std::pair<std::string, std::string>>;
 
@@ -102,15 +112,31 @@ struct Mount {
   std::string host_path;  // "" for the ConfigMap or an emptyDir
   std::string mount_path;
   bool read_only;
-  std::string host_type;  // hostPath type: Directory or DirectoryOrCreate
+  // hostPath type: Directory (must exist: the pod does not start without it),
+  // DirectoryOrCreate (a directory jetgate writes), or "" for one that may be absent:
+  // no type means the kubelet checks nothing, and the runtime (containerd's CRI,
+  // CRI-O) creates an empty directory where none exists, which jetgate then reads as
+  // "nothing there" and says so in its warnings.
+  std::string host_type;
+  std::string claim;          // set: a PersistentVolumeClaim instead of a hostPath
+  std::string sub_path_expr;  // set: the volumeMount's subPathExpr ($(NODE_NAME))
 };
 
 // The host's files jetgate reads, read-only under /host (`--host-root /host`).
+// /etc, /proc and /sys exist on every node; the kernel's modules and the CDI spec
+// directories that are not under /etc (nvidia-ctk's /var/run/cdi, Talos' /var/cdi) may
+// not, and their absence is jetgate's to report, not a reason for the pod not to start.
+// /etc/cdi comes with /etc.
 std::vector<Mount> host_mounts() {
-  return {{"host-etc", "/etc", "/host/etc", true, "Directory"},
-          {"host-proc", "/proc", "/host/proc", true, "Directory"},
-          {"host-sys", "/sys", "/host/sys", true, "Directory"},
-          {"host-modules", "/lib/modules", "/host/lib/modules", true, "Directory"}};
+  return {{"host-etc", "/etc", "/host/etc", true, "Directory", "", ""},
+          {"host-proc", "/proc", "/host/proc", true, "Directory", "", ""},
+          {"host-sys", "/sys", "/host/sys", true, "Directory", "", ""},
+          // /etc/os-release is a link to ../usr/lib/os-release on Debian, Ubuntu (JetPack)
+          // and other systemd hosts: without /usr/lib the host's OS reads as unknown.
+          {"host-usr-lib", "/usr/lib", "/host/usr/lib", true, "Directory", "", ""},
+          {"host-modules", "/lib/modules", "/host/lib/modules", true, "", "", ""},
+          {"host-run-cdi", "/var/run/cdi", "/host/var/run/cdi", true, "", "", ""},
+          {"host-var-cdi", "/var/cdi", "/host/var/cdi", true, "", "", ""}};
 }
 
 void volume_mounts(YAML::Emitter& y, const std::vector<Mount>& mounts) {
@@ -119,6 +145,7 @@ void volume_mounts(YAML::Emitter& y, const std::vector<Mount>& mounts) {
     y << YAML::BeginMap;
     str(y, "name", m.name);
     str(y, "mountPath", m.mount_path);
+    if (!m.sub_path_expr.empty()) str(y, "subPathExpr", m.sub_path_expr);
     y << YAML::Key << "readOnly" << YAML::Value << m.read_only << YAML::EndMap;
   }
   y << YAML::EndSeq;
@@ -133,12 +160,16 @@ void volumes(YAML::Emitter& y, const std::vector<Mount>& mounts) {
       y << YAML::Key << "configMap" << YAML::Value << YAML::BeginMap;
       str(y, "name", "jetgate-policy");
       y << YAML::EndMap;
+    } else if (!m.claim.empty()) {
+      y << YAML::Key << "persistentVolumeClaim" << YAML::Value << YAML::BeginMap;
+      str(y, "claimName", m.claim);
+      y << YAML::EndMap;
     } else if (m.host_path.empty()) {
       y << YAML::Key << "emptyDir" << YAML::Value << YAML::BeginMap << YAML::EndMap;
     } else {
       y << YAML::Key << "hostPath" << YAML::Value << YAML::BeginMap;
       str(y, "path", m.host_path);
-      str(y, "type", m.host_type);
+      if (!m.host_type.empty()) str(y, "type", m.host_type);
       y << YAML::EndMap;
     }
     y << YAML::EndMap;
@@ -334,9 +365,9 @@ std::string job_manifest(const KubernetesOptions& k) {
   labels_map(y, app_labels("validate-node"));
   y << YAML::EndMap;
   auto mounts = host_mounts();
-  mounts.insert(mounts.begin(), {"policy", "", kPolicyMount, true, ""});
-  mounts.push_back({"evidence", "", kEvidenceDir, false, ""});
-  mounts.push_back({"tmp", "", "/tmp", false, ""});
+  mounts.insert(mounts.begin(), {"policy", "", kPolicyMount, true, "", "", ""});
+  mounts.push_back({"evidence", "", kEvidenceDir, false, "", "", ""});
+  mounts.push_back({"tmp", "", "/tmp", false, "", "", ""});
   auto args = run_args(k, kEvidenceDir);
   args.push_back("--json");  // the evidence document on stdout: `kubectl logs job/...`
   pod_spec(y, k, {true, {"jetgate"}, args, mounts, true});
@@ -351,21 +382,21 @@ std::string job_manifest(const KubernetesOptions& k) {
          finish(y);
 }
 
-std::string daemonset_script(const KubernetesOptions& k) {
-  std::string run = "jetgate";
-  for (const auto& a : run_args(k, kEvidenceDir))
-    run += " " + (a == "$(NODE_NAME)" ? std::string("\"$NODE_NAME\"") : a);
-  return fmt::format(
-      "while :; do\n"
-      "  {} \\\n"
-      "    --nfd-features {} --nfd-expiry-hours {} \\\n"
-      "    --prometheus {}/jetgate-{}.prom --json\n"
-      "  echo \"jetgate run {} exited $? (0 passed, 1 failed, 2 not run); next run in {} "
-      "minutes\" >&2\n"
-      "  sleep {}\n"
-      "done\n",
-      run, nfd_file(k), nfd_expiry_hours(k), kMetricsDir, k.gate, k.gate, k.interval_minutes,
-      k.interval_minutes * 60);
+// The DaemonSet's command line: jetgate itself keeps running (`run --every`), no shell.
+std::vector<std::string> daemonset_args(const KubernetesOptions& k) {
+  auto args = run_args(k, kEvidenceDir);
+  const std::vector<std::string> more = {"--nfd-features",
+                                         nfd_file(k),
+                                         "--nfd-expiry-hours",
+                                         std::to_string(nfd_expiry_hours(k)),
+                                         "--prometheus",
+                                         fmt::format("{}/jetgate-{}.prom", kMetricsDir, k.gate),
+                                         "--every",
+                                         fmt::format("{}m", k.interval_minutes),
+                                         "--keep",
+                                         std::to_string(kKeptRuns)};
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
 }
 
 std::string daemonset_manifest(const KubernetesOptions& k) {
@@ -394,26 +425,86 @@ std::string daemonset_manifest(const KubernetesOptions& k) {
   }
   y << YAML::EndMap;
   auto mounts = host_mounts();
-  mounts.insert(mounts.begin(), {"policy", "", kPolicyMount, true, ""});
-  mounts.push_back({"evidence", kEvidenceDir, kEvidenceDir, false, "DirectoryOrCreate"});
-  mounts.push_back({"metrics", kMetricsDir, kMetricsDir, false, "DirectoryOrCreate"});
-  mounts.push_back({"nfd-features", kNfdFeaturesDir, kNfdFeaturesDir, false, "DirectoryOrCreate"});
-  mounts.push_back({"tmp", "", "/tmp", false, ""});
-  pod_spec(y, k,
-           {false,
-            {"/bin/sh", "-c"},
-            {daemonset_script(k), "jetgate-revalidate"},
-            mounts,
-            k.gpu == GpuAccess::resource});
+  mounts.insert(mounts.begin(), {"policy", "", kPolicyMount, true, "", "", ""});
+  if (k.history_claim)
+    // Each node's evidence in its own directory of the shared claim.
+    mounts.push_back({"evidence", "", kEvidenceDir, false, "", *k.history_claim, kNodeSubPath});
+  else
+    mounts.push_back({"evidence", kEvidenceDir, kEvidenceDir, false, "DirectoryOrCreate", "", ""});
+  mounts.push_back({"metrics", kMetricsDir, kMetricsDir, false, "DirectoryOrCreate", "", ""});
+  mounts.push_back(
+      {"nfd-features", kNfdFeaturesDir, kNfdFeaturesDir, false, "DirectoryOrCreate", "", ""});
+  mounts.push_back({"tmp", "", "/tmp", false, "", "", ""});
+  pod_spec(y, k, {false, {"jetgate"}, daemonset_args(k), mounts, k.gpu == GpuAccess::resource});
   y << YAML::EndMap << YAML::EndMap << YAML::EndMap;
   return header(fmt::format(
-             "re-validates every GPU node every {} minutes.\n# Each run writes the "
-             "evidence ({}), node labels for node-feature-discovery\n# ({}) and a "
-             "node_exporter textfile ({}); the evidence is printed too.\n# GPU: {}.\n",
-             k.interval_minutes, kEvidenceDir, nfd_file(k), kMetricsDir,
+             "re-validates every GPU node every {} minutes, one jetgate process\n# "
+             "(`run --every`, no shell; SIGTERM stops it). Each run writes the evidence "
+             "({}),\n# keeps the last {} runs' evidence in {}/runs/ for `jetgate history "
+             "ingest`,\n# node labels for node-feature-discovery ({})\n# and a node_exporter "
+             "textfile ({}).\n# GPU: {}.\n",
+             k.interval_minutes, kEvidenceDir, kKeptRuns, kEvidenceDir, nfd_file(k), kMetricsDir,
              k.gpu == GpuAccess::cdi
                  ? "the CDI annotation, so the pod holds no GPU between runs (--gpu-access)"
                  : "the device plugin's nvidia.com/gpu, held while the pod lives (--gpu-access)")) +
+         finish(y);
+}
+
+// Every night, the evidence the DaemonSet kept on the claim (one directory per node) into
+// one history database on the same claim; jetgate alone, no shell.
+std::string history_cronjob_manifest(const KubernetesOptions& k) {
+  YAML::Emitter y;
+  y.SetIndent(2);
+  y << YAML::BeginMap;
+  str(y, "apiVersion", "batch/v1");
+  str(y, "kind", "CronJob");
+  metadata(y, "jetgate-history-ingest", k.name_space, app_labels("history-ingest"));
+  y << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
+  str(y, "schedule", "30 5 * * *");
+  str(y, "concurrencyPolicy", "Forbid");
+  y << YAML::Key << "jobTemplate" << YAML::Value << YAML::BeginMap << YAML::Key << "spec"
+    << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "backoffLimit" << YAML::Value << 2;
+  y << YAML::Key << "template" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "metadata" << YAML::Value << YAML::BeginMap << YAML::Key << "labels"
+    << YAML::Value;
+  labels_map(y, app_labels("history-ingest"));
+  y << YAML::EndMap;
+  y << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
+  str(y, "restartPolicy", "Never");
+  y << YAML::Key << "automountServiceAccountToken" << YAML::Value << false;
+  y << YAML::Key << "enableServiceLinks" << YAML::Value << false;
+  // uid 0 with every capability dropped: the DaemonSet (root) created the node
+  // directories; the database's directory is root's too.
+  pod_security(y, false);
+  y << YAML::Key << "containers" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
+  str(y, "name", "jetgate");
+  str(y, "image", k.image);
+  str(y, "imagePullPolicy", "IfNotPresent");
+  y << YAML::Key << "command" << YAML::Value;
+  string_list(y, {"jetgate"});
+  y << YAML::Key << "args" << YAML::Value;
+  string_list(y, {"history", "ingest", kFleetNodes, "--db", kFleetDb, "--quiet"});
+  y << YAML::Key << "resources" << YAML::Value << YAML::BeginMap << YAML::Key << "requests"
+    << YAML::Value << YAML::BeginMap;
+  str(y, "cpu", "100m");
+  str(y, "memory", "256Mi");
+  y << YAML::EndMap << YAML::Key << "limits" << YAML::Value << YAML::BeginMap;
+  str(y, "memory", "2Gi");
+  y << YAML::EndMap << YAML::EndMap;
+  container_security(y);
+  const std::vector<Mount> mounts = {{"fleet", "", kFleetDir, false, "", *k.history_claim, ""}};
+  volume_mounts(y, mounts);
+  y << YAML::EndMap << YAML::EndSeq;
+  volumes(y, mounts);
+  y << YAML::EndMap << YAML::EndMap << YAML::EndMap << YAML::EndMap << YAML::EndMap;
+  y << YAML::EndMap;
+  return header(fmt::format(
+             "every night, the evidence the DaemonSet keeps on the claim {}\n# (nodes/NODE, "
+             "one directory per node) into one history database, {} on the same claim\n# "
+             "(docs/history.md): `jetgate history regressions --db` or `history report` read "
+             "it.\n",
+             *k.history_claim, kFleetDb)) +
          finish(y);
 }
 
@@ -430,6 +521,13 @@ Status validate_kubernetes_options(const KubernetesOptions& k) {
                           "\" is not a DNS-1123 label (at most 63 of a-z, 0-9 and '-', starting "
                           "and ending with a letter or digit), which a namespace must be",
                       "--namespace", "e.g. jetgate");
+  // The Namespace manifest sets Pod Security's level to privileged: never on a namespace
+  // other workloads share.
+  if (k.name_space == "default" || k.name_space.rfind("kube-", 0) == 0)
+    return make_error("\"" + k.name_space +
+                          "\" is a namespace the cluster's own workloads share, and "
+                          "00-namespace.yaml would set Pod Security's level privileged on it",
+                      "--namespace", "a namespace of jetgate's own, e.g. jetgate");
   if (k.image.empty())
     return make_error("the image that runs jetgate is not named", "--image",
                       "build one with Dockerfile.l4t (docs/kubernetes.md) and pass it as "
@@ -438,6 +536,21 @@ Status validate_kubernetes_options(const KubernetesOptions& k) {
     return make_error(
         "\"" + k.image + "\" is not an image reference [HOST[:PORT]/]NAME:TAG or NAME@DIGEST",
         "--image", "e.g. registry.example/jetgate:0.1.0-r36.4.0");
+  // A digest registries accept: sha256 is 64 lower-case hex digits, sha512 128
+  // (opencontainers/image-spec descriptor.md, "Registered algorithms").
+  if (auto at = k.image.find('@'); at != std::string::npos) {
+    const std::string digest = k.image.substr(at + 1);
+    const auto colon = digest.find(':');
+    const std::string algorithm = digest.substr(0, colon);
+    const std::string hex = colon == std::string::npos ? "" : digest.substr(colon + 1);
+    const std::size_t want = algorithm == "sha256" ? 64 : algorithm == "sha512" ? 128 : 0;
+    if (want == 0 || hex.size() != want ||
+        hex.find_first_not_of("0123456789abcdef") != std::string::npos)
+      return make_error("\"" + digest +
+                            "\" is not an image digest a registry accepts: sha256 with 64 or "
+                            "sha512 with 128 lower-case hex digits",
+                        "--image", "copy the digest `crane digest` or `skopeo inspect` prints");
+  }
   // The gate id names a file (GATE.json) and a node label: the gate grammar, and at most 50
   // characters, so that "jetgate-GATE" stays a DNS-1123 label.
   if (!is_dns1123_label(k.gate) || k.gate.size() > 50)
@@ -450,6 +563,18 @@ Status validate_kubernetes_options(const KubernetesOptions& k) {
                           "\" is not a node name (a DNS-1123 subdomain: lower-case labels of "
                           "a-z, 0-9 and '-' joined by '.', at most 253 characters)",
                       "--node", "`kubectl get nodes` lists them");
+  // The Job selects the node by its kubernetes.io/hostname label, whose value is at most 63
+  // characters: a longer name would give a nodeSelector the API server rejects.
+  if (k.node && k.node->size() > 63)
+    return make_error(fmt::format("\"{}\" has {} characters; the Job selects the node by its "
+                                  "kubernetes.io/hostname label, at most 63",
+                                  *k.node, k.node->size()),
+                      "--node", "omit --node and let the Job go to any GPU node");
+  if (k.history_claim && (!is_dns1123_subdomain(*k.history_claim) || k.history_claim->size() > 253))
+    return make_error("\"" + *k.history_claim +
+                          "\" is not a PersistentVolumeClaim name (a DNS-1123 subdomain: "
+                          "lower-case labels of a-z, 0-9 and '-' joined by '.')",
+                      "--history-claim", "e.g. jetgate-evidence");
   if (k.interval_minutes < 5 || k.interval_minutes > 10080)
     return make_error(fmt::format("{} minutes is outside 5 to 10080 (a week)", k.interval_minutes),
                       "--interval-minutes", "e.g. 360, every six hours");
@@ -489,12 +614,14 @@ std::string render_npd_config(const KubernetesOptions& k) {
 
 Result<std::vector<InitFile>> render_kubernetes_files(const KubernetesOptions& k) {
   if (auto st = validate_kubernetes_options(k); !st) return st.error();
-  return std::vector<InitFile>{
-      {k.dir + "/00-namespace.yaml", namespace_manifest(k)},
-      {k.dir + "/10-policy.yaml", policy_manifest(k)},
-      {k.dir + "/20-validate-node-job.yaml", job_manifest(k)},
-      {k.dir + "/30-revalidate-daemonset.yaml", daemonset_manifest(k)},
-      {k.dir + "/node-problem-detector/jetgate-monitor.json", render_npd_config(k)}};
+  std::vector<InitFile> files = {{k.dir + "/00-namespace.yaml", namespace_manifest(k)},
+                                 {k.dir + "/10-policy.yaml", policy_manifest(k)},
+                                 {k.dir + "/20-validate-node-job.yaml", job_manifest(k)},
+                                 {k.dir + "/30-revalidate-daemonset.yaml", daemonset_manifest(k)}};
+  if (k.history_claim)
+    files.push_back({k.dir + "/40-history-ingest-cronjob.yaml", history_cronjob_manifest(k)});
+  files.push_back({k.dir + "/node-problem-detector/jetgate-monitor.json", render_npd_config(k)});
+  return files;
 }
 
 }  // namespace jetgate::init

@@ -128,14 +128,19 @@ struct KubernetesOptions {
   std::optional<std::string> node;       // --node: the node the Job validates (else any GPU node)
   int interval_minutes = 360;            // --interval-minutes: re-validation period
   GpuAccess gpu = GpuAccess::cdi;        // --gpu-access
+  // --history-claim: a ReadWriteMany PersistentVolumeClaim. Set: the DaemonSet's evidence
+  // goes to CLAIM/nodes/NODE (subPathExpr) instead of the node's /var/lib/jetgate/evidence,
+  // and 40-history-ingest-cronjob.yaml ingests CLAIM/nodes into CLAIM/fleet.db nightly.
+  std::optional<std::string> history_claim;
 };
 
 Status validate_kubernetes_options(const KubernetesOptions& k);
 
 // The files, relative to the project: KubernetesOptions::dir/00-namespace.yaml,
 // 10-policy.yaml (a ConfigMap holding the policy), 20-validate-node-job.yaml,
-// 30-revalidate-daemonset.yaml and node-problem-detector/jetgate-monitor.json
-// (a custom plugin monitor; not a manifest, so `kubectl apply -f DIR` leaves it).
+// 30-revalidate-daemonset.yaml, with --history-claim 40-history-ingest-cronjob.yaml, and
+// node-problem-detector/jetgate-monitor.json (a custom plugin monitor; not a manifest, so
+// `kubectl apply -f DIR` leaves it).
 Result<std::vector<InitFile>> render_kubernetes_files(const KubernetesOptions& k);
 
 // The policy of the cluster's gate: the probes and thresholds init's gate has,

@@ -8,6 +8,7 @@
 
 #include "jetgate/core/document_keys.hpp"
 #include "jetgate/evidence/dates.hpp"
+#include "jetgate/evidence/probe_values.hpp"
 
 namespace jetgate::report {
 namespace {
@@ -119,16 +120,11 @@ std::string render_nfd_features(const NfdFeaturesInput& in) {
   put("gpu-count", scalar_at(doc, keys::kDeviceCount));
   put("jetgate-version", scalar_at(doc, keys::kJetgateVersion));
   if (const auto* probes = keys::find(doc, keys::kProbes); probes && probes->is_object())
-    for (const auto& [id, p] : probes->items()) {
-      put("probe." + id, status_of(p));
-      // The sync path's wait per scheduling mode (interrupt_driven, busy_polling, unclear).
-      if (p.is_object() && p.contains("details") && p["details"].is_object() &&
-          p["details"].contains("modes") && p["details"]["modes"].is_array())
-        for (const auto& m : p["details"]["modes"])
-          if (m.is_object() && m.contains("mode") && m["mode"].is_string() && m.contains("wait") &&
-              m["wait"].is_string())
-            put("sync-wait." + m["mode"].get<std::string>(), m["wait"].get<std::string>());
-    }
+    for (const auto& [id, p] : probes->items()) put("probe." + id, status_of(p));
+  // The sync path's wait per scheduling mode, in the words the textfile and the history
+  // use (interrupt_driven, busy_polling, unclear): the one reading of evidence/probe_values.
+  for (const auto& r : evidence::probe_readings(doc))
+    for (const auto& w : r.waits) put("sync-wait." + w.mode, w.wait);
   std::string out =
       "# Node labels from jetgate's evidence, for node-feature-discovery's local source\n"
       "# (docs/kubernetes.md). Written by jetgate; the next run replaces this file.\n";
