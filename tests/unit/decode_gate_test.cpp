@@ -95,9 +95,9 @@ TEST(DecodeGate, PolicyThresholdsOnBothMetrics) {
 TEST(DecodeGate, NotANumberMissesEveryBound) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
-  ProbeCheck at_least{"decode", "decode_tok_s", 10.0, std::nullopt, std::nullopt};
-  ProbeCheck at_most{"decode", "decode_tok_s", std::nullopt, 1e6, std::nullopt};
-  ProbeCheck between{"decode", "decode_tok_s", 10.0, 1e6, std::nullopt};
+  ProbeCheck at_least{"decode", "decode_tok_s", 10.0, std::nullopt, std::nullopt, {}};
+  ProbeCheck at_most{"decode", "decode_tok_s", std::nullopt, 1e6, std::nullopt, {}};
+  ProbeCheck between{"decode", "decode_tok_s", 10.0, 1e6, std::nullopt, {}};
   for (const auto& check : {at_least, at_most, between}) {
     EXPECT_EQ(verdict({check}, decode_result(nan, 0.6)), Outcome::fail);
     EXPECT_EQ(verdict({check}, decode_result(-nan, 0.6)), Outcome::fail);
