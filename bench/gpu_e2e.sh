@@ -197,22 +197,39 @@ show_exit $? "signed-evidence-e2e.sh"
 
 step "6. device nodes held open"
 if nvcc -o "$work/cuda_open_nodes" "$root/bench/cuda_open_nodes.c" -lcuda 2>"$work/nvcc.log"; then
-  "$work/cuda_open_nodes" | sort | uniq -c | grep -E '==|/dev/'
+  # Per stage: each device node and how many descriptors of it are open.
+  "$work/cuda_open_nodes" | python3 -c '
+import collections, sys
+stage, counts = None, collections.Counter()
+def flush():
+    if stage: print("  ", stage, dict(counts) or "no /dev node")
+for line in sys.stdin:
+    line = line.strip()
+    if line.startswith("=="):
+        flush(); stage, counts = line[3:], collections.Counter()
+    elif line.startswith("/dev/"):
+        counts[line] += 1
+flush()'
 else
   head -5 "$work/nvcc.log"
 fi
+# jetgate probe --cuda runs each probe in a child process: sample every
+# jetgate process's descriptors while it runs.
 "$jg" probe --cuda --json >/dev/null 2>&1 &
 ppid=$!
 declare -A seen=()
 while kill -0 "$ppid" 2>/dev/null; do
-  for f in /proc/"$ppid"/fd/*; do
-    t=$(readlink "$f" 2>/dev/null) || continue
-    [[ "$t" == /dev/* ]] && seen[$t]=1
+  for d in /proc/[0-9]*; do
+    [[ "$(cat "$d/comm" 2>/dev/null)" == jetgate* ]] || continue
+    for f in "$d"/fd/*; do
+      t=$(readlink "$f" 2>/dev/null) || continue
+      [[ "$t" == /dev/* ]] && seen[$t]=1
+    done
   done
-  sleep 0.05
+  sleep 0.02
 done
 wait "$ppid"
-echo "jetgate probe --cuda held open (sampled): ${!seen[*]}"
+echo "jetgate probe --cuda and its children held open (sampled): ${!seen[*]}"
 
 cp -r "$work"/ev1 "$work"/ev4 "$work"/ev5 "$work"/evh "$work/metrics" "$out/" 2>/dev/null
 cp "$policy" "$out/e2e-policy.json"
