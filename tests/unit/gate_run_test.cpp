@@ -211,6 +211,34 @@ TEST(GateRunTest, MissedThresholdsFailWithReasons) {
             std::string::npos);
 }
 
+// A floor with a "when" holds on the module and power mode it names, read
+// from the platform facts the run collected, and nowhere else.
+TEST(GateRunTest, AFloorForOneModuleAppliesOnThatModuleOnly) {
+  const char* gate = R"({"id": "g", "requires": {"cuda": true},
+    "probes": [{"probe": "bandwidth", "metric": "d2d_fraction_of_peak", "min": 0.5},
+               {"probe": "bandwidth", "metric": "d2d_fraction_of_peak", "min": 0.75,
+                "when": {"module": "p3701-0005", "power_mode": ["MAXN", "0"]}}]})";
+  auto run_on = [&](const nlohmann::json& part, const nlohmann::json& mode) {
+    test::TempDir t;
+    Fakes f;
+    f.platform["tegra"]["part_number"] = part;
+    f.platform["power"] = {{"nvpmodel", {{"mode_name", mode}, {"mode_id", 3}}}};
+    f.cuda_probes = {probe("bandwidth", ProbeStatus::pass, {{"d2d_fraction_of_peak", 0.7}})};
+    return run(gate_from(gate), f, t);
+  };
+  auto on_module = run_on("P3701-0005", "MAXN");
+  EXPECT_EQ(on_module.exit_code, 1);
+  EXPECT_NE(on_module.evidence.reason.find("misses d2d_fraction_of_peak >= 0.75 (the gate's floor "
+                                           "for module in [p3701-0005] and power_mode in [MAXN, "
+                                           "0])"),
+            std::string::npos)
+      << on_module.evidence.reason;
+  EXPECT_EQ(run_on("p3701-0004", "MAXN").exit_code, 0);   // another module
+  EXPECT_EQ(run_on("p3701-0005", "15W").exit_code, 0);    // another power mode
+  EXPECT_EQ(run_on("p3701-0005", nullptr).exit_code, 0);  // mode unknown
+  EXPECT_EQ(run_on("p3701-00050", "MAXN").exit_code, 0);  // whole match, not prefix
+}
+
 TEST(GateRunTest, ProbeThatDidNotRunCountsAsSkippedAndFails) {
   test::TempDir t;
   Fakes f;

@@ -215,6 +215,7 @@ struct Stages {
   std::optional<evidence::GateLogRecord> log;
   std::vector<std::string> problems;  // of the run itself (the log could not be saved, ...)
   const fs::DirHandle* evidence_dir = nullptr;  // held open from before anything ran
+  nlohmann::json platform;  // the facts a probe check's "when" is matched against
 };
 
 void run_command_stage(const policy::Gate& gate, const CommandPaths& paths,
@@ -238,6 +239,7 @@ void run_command_stage(const policy::Gate& gate, const CommandPaths& paths,
 void run_stages(const policy::Gate& gate, const std::optional<CommandPaths>& paths,
                 const PlatformFacts& facts, const RunOptions& options, const RunDeps& deps,
                 Evidence& e, Stages& st) {
+  st.platform = facts.platform;
   st.requirements = policy::evaluate_requirements(policy::platform_part(gate.requirements),
                                                   facts.platform, nullptr);
   if (!policy::all_met(st.requirements) || deps.interrupted()) return;
@@ -294,7 +296,7 @@ void decide(const policy::Gate& gate, Stages& st, const Checkout& checkout, int 
   std::vector<std::string> run_problems = st.problems;
   if (interrupted != 0) run_problems.insert(run_problems.begin(), interrupted_reason(interrupted));
   if (auto moved = head_moved(checkout)) run_problems.push_back(*moved);
-  auto probe_outcomes = evaluate_probe_checks(gate.probes, st.results);
+  auto probe_outcomes = evaluate_probe_checks(gate.probes, st.results, st.platform);
   add_probe_verdict(probe_outcomes, v);
   for (auto& r : probe_rows(probe_outcomes, st.results)) rows.push_back(std::move(r));
   if (st.command) {

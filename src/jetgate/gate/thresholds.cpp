@@ -3,15 +3,30 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "jetgate/policy/requirements.hpp"
+
 namespace jetgate::gate {
 namespace {
 
 using probes::ProbeStatus;
 
+// " (the floor for module in [p3701-0005] and power_mode in [MAXN])": which
+// of a gate's floors this is, for a check with a "when".
+std::string when_text(const policy::ProbeCheck& c) {
+  if (!c.when.any()) return {};
+  std::vector<std::string> parts;
+  for (const auto& o : policy::evaluate_requirements(c.when, nullptr, nullptr))
+    parts.push_back(o.requirement);
+  return fmt::format(" (the gate's floor for {})", fmt::join(parts, " and "));
+}
+
 std::string describe(const policy::ProbeCheck& c) {
-  if (c.min && c.max) return fmt::format("{} in [{}, {}]", *c.metric, *c.min, *c.max);
-  if (c.min) return fmt::format("{} >= {}", *c.metric, *c.min);
-  return fmt::format("{} <= {}", *c.metric, *c.max);
+  if (c.min && c.max)
+    return fmt::format("{} in [{}, {}]{}", *c.metric, *c.min, *c.max, when_text(c));
+  if (c.min) return fmt::format("{} >= {}{}", *c.metric, *c.min, when_text(c));
+  return fmt::format("{} <= {}{}", *c.metric, *c.max, when_text(c));
 }
 
 // Empty when the check holds; otherwise what is wrong.
@@ -32,9 +47,13 @@ std::string check_problem(const policy::ProbeCheck& c, const probes::ProbeResult
 
 }  // namespace
 
+bool check_applies(const policy::ProbeCheck& c, const nlohmann::json& platform) {
+  return !c.when.any() || policy::all_met(policy::evaluate_requirements(c.when, platform, nullptr));
+}
+
 std::vector<ProbeOutcome> evaluate_probe_checks(
     const std::vector<policy::ProbeCheck>& checks,
-    const std::map<std::string, probes::ProbeResult>& results) {
+    const std::map<std::string, probes::ProbeResult>& results, const nlohmann::json& platform) {
   std::vector<ProbeOutcome> out;
   auto outcome_for = [&](const std::string& id) -> ProbeOutcome& {
     for (auto& o : out)
@@ -43,6 +62,7 @@ std::vector<ProbeOutcome> evaluate_probe_checks(
     return out.back();
   };
   for (const auto& c : checks) {
+    if (!check_applies(c, platform)) continue;
     ProbeOutcome& o = outcome_for(c.probe);
     auto it = results.find(c.probe);
     if (it == results.end()) {

@@ -25,9 +25,17 @@ struct ProbeOutcome {
   std::vector<std::string> problems;  // each unmet check, in words
 };
 
+// `platform` (facts::collect_platform's object) decides which checks with a
+// "when" apply: one the facts do not meet (an unknown fact never does) is left
+// out, so a gate can hold a floor per Jetson module and power mode beside a
+// floor for every board.
 std::vector<ProbeOutcome> evaluate_probe_checks(
     const std::vector<policy::ProbeCheck>& checks,
-    const std::map<std::string, probes::ProbeResult>& results);
+    const std::map<std::string, probes::ProbeResult>& results,
+    const nlohmann::json& platform = nullptr);
+
+// Whether check `c` applies on `platform`: no "when", or every part of it met.
+bool check_applies(const policy::ProbeCheck& c, const nlohmann::json& platform);
 
 evidence::Counts probe_counts(const std::vector<ProbeOutcome>& outcomes);
 

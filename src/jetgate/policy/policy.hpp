@@ -62,6 +62,10 @@ struct ProbeCheck {
   std::optional<std::string> metric;  // a key of ProbeResult::values
   std::optional<double> min, max;     // inclusive bounds on the metric
   std::optional<std::string> status;  // "PASS": nothing else (not even WARN) is accepted
+  // "when": the check applies only where the platform facts meet all of these
+  // (module, soc, power_mode; any of each list), so a gate can hold one floor per
+  // Jetson module and power mode. Empty: everywhere.
+  Requirements when;
 };
 
 // An external test command whose JUnit XML decides the gate.

@@ -28,10 +28,12 @@ std::optional<std::string> version_field(const nlohmann::json& j, const char* ke
   return text;
 }
 
-// "aarch64" or ["aarch64", "x86_64"]: any of them.
+// "aarch64" or ["aarch64", "x86_64"]: any of them. `where` names the object
+// in messages ("requires", "probes[3].when").
 std::vector<std::string> string_or_list(const nlohmann::json& j, const char* key,
                                         const char* example, const std::string& gate,
-                                        const IssueSink& sink) {
+                                        const IssueSink& sink,
+                                        const std::string& where = "requires") {
   std::vector<std::string> out;
   if (!j.contains(key)) return out;
   const auto& a = j[key];
@@ -43,7 +45,7 @@ std::vector<std::string> string_or_list(const nlohmann::json& j, const char* key
     for (const auto& x : a) out.push_back(x.get<std::string>());
   } else {
     sink.issue(gate,
-               fmt::format("requires.{} must be a string or a non-empty list of strings", key),
+               fmt::format("{}.{} must be a string or a non-empty list of strings", where, key),
                example);
   }
   return out;
@@ -81,6 +83,31 @@ std::optional<std::int64_t> memory_bound(const nlohmann::json& j, const std::str
     sink.issue(gate, "requires.min_memory_gib must be a non-negative number", "e.g. 8");
   }
   return std::nullopt;
+}
+
+constexpr const char* kModuleExample =
+    "a module name or part number, e.g. \"Jetson AGX Orin 64GB\" or "
+    "[\"p3701-0005\", \"p3767-0000\"]";
+constexpr const char* kSocExample = "e.g. \"tegra234\" (Orin) or [\"tegra234\", \"tegra264\"]";
+constexpr const char* kPowerModeExample =
+    "an nvpmodel mode name or id, e.g. \"MAXN\" or [\"MAXN\", \"0\"]";
+
+// A probe check's "when": the platform facts it applies on (module, soc,
+// power_mode), matched as "requires" matches them. False when malformed.
+bool parse_when(const nlohmann::json& j, const std::string& where, const std::string& gate,
+                const IssueSink& sink, Requirements& when) {
+  const std::string at = where + ".when";
+  if (!j.is_object() || j.empty()) {
+    sink.issue(gate, at + " must be a non-empty object of module, soc and/or power_mode",
+               "e.g. \"when\": {\"module\": [\"p3701-0005\"], \"power_mode\": \"MAXN\"}");
+    return false;
+  }
+  const std::size_t issues_before = sink.issues->size();
+  reject_unknown_keys(j, {"module", "soc", "power_mode"}, at, gate, sink);
+  when.module = string_or_list(j, "module", kModuleExample, gate, sink, at);
+  when.soc = string_or_list(j, "soc", kSocExample, gate, sink, at);
+  when.power_mode = string_or_list(j, "power_mode", kPowerModeExample, gate, sink, at);
+  return sink.issues->size() == issues_before && when.any();
 }
 
 }  // namespace
@@ -129,15 +156,9 @@ Requirements parse_requirements(const nlohmann::json& j, const std::string& gate
                        "min_cuda_driver", "min_memory_bytes", "min_memory_gib"},
                       "requires", gate, sink);
   r.arch = string_or_list(j, "arch", "e.g. \"aarch64\" or [\"aarch64\", \"x86_64\"]", gate, sink);
-  r.module = string_or_list(j, "module",
-                            "a module name or part number, e.g. \"Jetson AGX Orin 64GB\" or "
-                            "[\"p3701-0005\", \"p3767-0000\"]",
-                            gate, sink);
-  r.soc = string_or_list(j, "soc", "e.g. \"tegra234\" (Orin) or [\"tegra234\", \"tegra264\"]", gate,
-                         sink);
-  r.power_mode =
-      string_or_list(j, "power_mode",
-                     "an nvpmodel mode name or id, e.g. \"MAXN\" or [\"MAXN\", \"0\"]", gate, sink);
+  r.module = string_or_list(j, "module", kModuleExample, gate, sink);
+  r.soc = string_or_list(j, "soc", kSocExample, gate, sink);
+  r.power_mode = string_or_list(j, "power_mode", kPowerModeExample, gate, sink);
   if (j.contains("is_tegra")) {
     if (j["is_tegra"].is_boolean())
       r.is_tegra = j["is_tegra"].get<bool>();
@@ -174,7 +195,7 @@ std::vector<ProbeCheck> parse_probe_checks(const nlohmann::json& j, const std::s
                  "e.g. {\"probe\": \"launch\", \"status\": \"PASS\"}");
       continue;
     }
-    reject_unknown_keys(p, {"probe", "metric", "min", "max", "status"}, where, gate, sink);
+    reject_unknown_keys(p, {"probe", "metric", "min", "max", "status", "when"}, where, gate, sink);
     ProbeCheck c;
     c.probe = p["probe"].get<std::string>();
     const probes::ProbeSpec* spec = probes::find_probe_spec(c.probe);
@@ -206,6 +227,7 @@ std::vector<ProbeCheck> parse_probe_checks(const nlohmann::json& j, const std::s
       else
         ok = false;
     }
+    if (p.contains("when") && !parse_when(p["when"], where, gate, sink, c.when)) continue;
     if (!ok || (c.metric.has_value() != (c.min || c.max)) || (!c.metric && !c.status)) {
       sink.issue(gate, fmt::format("{} for probe {} is malformed", where, c.probe),
                  "write {\"probe\", \"metric\", \"min\" and/or \"max\" (numbers)} or "
