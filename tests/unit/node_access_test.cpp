@@ -213,6 +213,7 @@ class RealNodes : public ::testing::Test {
     if (::geteuid() != 0) GTEST_SKIP() << "mknod needs root (CI runs the tests as root)";
     ASSERT_EQ(::chmod(t_.dir().c_str(), 0755), 0);
     stdfs::create_directories(t_.path("dev/nvgpu/igpu0"));
+    stdfs::create_directories(t_.path("dev/dri"));
     struct statvfs vfs {};
     if (::statvfs(t_.dir().c_str(), &vfs) == 0 && (vfs.f_flag & ST_NODEV))
       GTEST_SKIP() << t_.dir() << " is on a nodev mount: its device nodes cannot be opened";
@@ -322,7 +323,7 @@ TEST_F(RealNodes, RootOpensAModeZeroNodeAndNobodyDoesNot) {
 TEST_F(RealNodes, TheCollectorWarnsForANodeThisUidCannotOpen) {
   make("dev/nvmap", 0660, 0, 44);
   make("dev/nvgpu/igpu0/ctrl", 0660, 0, kNobody);
-  make("dev/nvhost-ctrl", 0666, 0, 0);
+  make("dev/dri/renderD128", 0666, 0, 0);
   auto devices = root();
   // The facts of an L4T 36 Orin, from its recording; the nodes are the real ones above.
   auto orin = fs::RootFs::open(test::fixtures_dir() + "/agx-orin-64gb-jp62/root");
@@ -353,8 +354,8 @@ TEST_F(RealNodes, TheCollectorWarnsForANodeThisUidCannotOpen) {
             std::string::npos);
   EXPECT_EQ(node_entry(p, "/dev/nvmap")["openable"], false);
   EXPECT_EQ(node_entry(p, "/dev/nvgpu/igpu0/ctrl")["openable"], true) << "its group is nobody's";
-  EXPECT_EQ(node_entry(p, "/dev/nvhost-ctrl")["openable"], true);
-  EXPECT_EQ(node_entry(p, "/dev/nvhost-ctrl")["minor"], 3);
+  EXPECT_EQ(node_entry(p, "/dev/dri/renderD128")["openable"], true);
+  EXPECT_EQ(node_entry(p, "/dev/dri/renderD128")["minor"], 3);
   ASSERT_EQ(out["warnings"].size(), 1u) << out["warnings"].dump(1);
   const auto& w = out["warnings"][0];
   EXPECT_EQ(w["source"], devices.display("/dev/nvmap"));

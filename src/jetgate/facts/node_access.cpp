@@ -104,8 +104,8 @@ void recorded_owner(const CollectContext& ctx, NodeAccess& a) {
 // The table row's entry for a device path (whole match, or a digits pattern).
 const StackNode* stack_node(const GpuStack* stack, const std::string& path) {
   if (stack == nullptr) return nullptr;
-  for (const auto& n : stack->nodes)
-    if (node_path_matches(n.path, path)) return &n;
+  for (const auto& n : stack->nodes)  // a pattern no present node matched stands for itself
+    if (n.path == path || node_path_matches(n.path, path)) return &n;
   return nullptr;
 }
 
