@@ -24,9 +24,10 @@ done
 
 # Libraries jetgate links; in the --ci lane also installed for arm64 (each is
 # Multi-Arch: same, so libre2-dev:arm64 sits beside the host's libre2-dev). libyaml-dev
-# is the CDI spec reader's (src/jetgate/facts/cdi.cpp).
+# is the CDI spec reader's (src/jetgate/facts/cdi.cpp); libtomlplusplus-dev (used header-only)
+# reads containerd's configuration for its cdi_spec_dirs (src/jetgate/facts/cdi_dirs.cpp).
 libraries=(libfmt-dev libgtest-dev libgmock-dev libpugixml-dev libsodium-dev libre2-dev libsqlite3-dev
-           libyaml-dev)
+           libyaml-dev libtomlplusplus-dev)
 # Header-only or Architecture: all, usable by every target as they are.
 arch_all=(nlohmann-json3-dev libcli11-dev)
 packages=(

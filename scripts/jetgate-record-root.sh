@@ -93,18 +93,23 @@ EXTRA_PLACEHOLDER_GLOBS=('/usr/lib/*-linux-gnu/libcuda.so*' '/usr/lib/*-linux-gn
   '/usr/lib/aarch64-linux-gnu/nvidia/libcuda.so*'
   '/usr/lib/aarch64-linux-gnu/nvidia/libnvrm_*.so' '/usr/lib/aarch64-linux-gnu/tegra/libcuda.so*'
   '/usr/lib/aarch64-linux-gnu/tegra/libnvrm*.so')
-EXTRA_GLOBS=('/etc/nvidia-container-runtime/host-files-for-container.d/*.csv')
+# containerd's configuration: its cdi_spec_dirs say where CDI specs are read from.
+EXTRA_GLOBS=('/etc/nvidia-container-runtime/host-files-for-container.d/*.csv'
+  '/etc/containerd/config.toml' '/etc/cri/conf.d/*.part')
+# CDI specs in the default directories and where Talos guides put them (a directory
+# only containerd's configuration names is not recorded: copy its specs by hand).
 CDI_GLOBS=('/etc/cdi/*.yaml' '/etc/cdi/*.yml' '/etc/cdi/*.json' '/var/run/cdi/*.yaml' '/var/run/cdi/*.yml'
-  '/var/run/cdi/*.json')
+  '/var/run/cdi/*.json' '/var/cdi/static/*.yaml' '/var/cdi/static/*.yml' '/var/cdi/static/*.json'
+  '/var/cdi/dynamic/*.yaml' '/var/cdi/dynamic/*.yml' '/var/cdi/dynamic/*.json')
 NODE_GLOBS=('/dev/nvhost-*' '/dev/nvmap' '/dev/host1x-fence' '/dev/nvgpu/*/*'
-  '/dev/nvidia*' '/dev/nvidia-caps/*' '/dev/dri/renderD*')
+  '/dev/nvidia*' '/dev/nvidia-caps/*' '/dev/dri/renderD*' '/dev/dri/card*')
 # The module EEPROM (at24 driver, I2C address 0x50): only its first 64 bytes, which
 # hold the 699-level part number (bytes 20-48) and not the serial number (byte 74 on).
 EEPROM_GLOB=/sys/bus/i2c/devices/*-0050/eeprom
 readonly EEPROM_BYTES=64
 # Kernel modules of the GPU stack: where each came from (.modinfo, signature), read from
 # the module files modules.dep names, and what the kernel says about each.
-MODULE_DIR_FILES=(modules.dep modules.builtin)
+MODULE_DIR_FILES=(modules.dep modules.builtin modules.symbols)
 GPU_MODULES=(nvgpu host1x host1x_fence host1x_nvhost nvhost_ctrl_shim nvmap mc_utils tegra_drm
              governor_pod_scaling nvhwpm nvidia nvidia_uvm nvidia_modeset nvidia_drm nvidia_peermem
              nvsciipc nvidia_vrs_pseq)

@@ -16,6 +16,7 @@
 #include "jetgate/evidence/gpu_facts.hpp"
 #include "jetgate/evidence/probe_document.hpp"
 #include "jetgate/facts/container_host.hpp"
+#include "jetgate/facts/gpu_stack.hpp"
 #include "jetgate/facts/platform.hpp"
 #include "jetgate/fs/atomic_write.hpp"
 #include "jetgate/probes/cuda_probes.hpp"
@@ -152,6 +153,12 @@ int run_probe(const ProbeArgs& a) {
     o.probe_timeout = std::chrono::milliseconds(static_cast<long>(a.probe_timeout_s * 1000));
     if (a.cuda && progress_wanted(a.quiet)) o.progress = stderr_progress();
     o.decode = a.decode_options;
+    // The nvhost_ctrl probe's expectations: the data/gpu-stack.json row of these facts.
+    if (const auto* stack = facts::select_gpu_stack(platform.platform)) {
+      o.nvhost.stack_name = stack->name;
+      o.nvhost.node_in_stack = stack->nvhost_ctrl_part;
+      o.nvhost.stack_source = stack->source;
+    }
     cuda = probes::collect_cuda(o);
     evidence::join_gpu_facts(*cuda, platform.platform);
   }

@@ -12,7 +12,14 @@
  *   never_signals   SYNCPT_WAITMEX times out, fences never signal
  *   backwards       SYNCPT_READ goes down by one each call
  *   eperm           every request answers EPERM
- *   hang            SYNCPT_WAITMEX never returns */
+ *   hang            SYNCPT_WAITMEX never returns
+ *   l4t32           NVIDIA's L4T 32 driver: its dispatcher ends at request 17
+ *                   (POLL_FD_TRIGGER_EVENT), anything beyond answers ENOTTY
+ *   l4t35_early     an early L4T 35 driver: its dispatcher ends at request 18,
+ *                   before SYNC_FILE_EXTRACT (19) arrived in late L4T 35
+ * (OE4T linux-tegra-4.9 and linux-tegra-5.10, drivers/video/tegra/host/host1x/
+ * host1x.c: requests above NVHOST_IOCTL_CTRL_LAST answer -ENOIOCTLCMD, which
+ * user space sees as ENOTTY.) */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -137,6 +144,8 @@ int ioctl(int fd, unsigned long request, ...) {
   }
   if (_IOC_TYPE(request) != 'H') return fail(ENOTTY);
   if (is_mode("eperm")) return fail(EPERM);
+  if (is_mode("l4t32") && _IOC_NR(request) > 17) return fail(ENOTTY);
+  if (is_mode("l4t35_early") && _IOC_NR(request) > 18) return fail(ENOTTY);
   switch (_IOC_NR(request)) {
     case 7: {
       if (_IOC_SIZE(request) != sizeof(struct param_args)) return fail(EINVAL);

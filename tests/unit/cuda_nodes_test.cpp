@@ -27,17 +27,19 @@ json orin_l4t36() {
                                    "driver": {"modules": []}}})");
 }
 
-TEST(CudaNodes, OrinOnL4t36MissingNvhostCtrlIsNamed) {
+// L4T 36 has no /dev/nvhost-ctrl (NVIDIA's devices.csv); CUDA opens a render node there.
+TEST(CudaNodes, OrinOnL4t36NeedsARenderNodeNotNvhostCtrl) {
   auto cmp = compare_cuda_nodes(orin_l4t36(),
                                 json::array({"/dev/nvgpu/igpu0/ctrl", "/dev/nvmap", "/dev/null"}));
   ASSERT_TRUE(cmp.is_object());
-  EXPECT_EQ(cmp["missing"], json::array({"/dev/nvhost-ctrl"}));
-  EXPECT_EQ(cmp["platform"], "tegra234 on L4T 36");
-  EXPECT_NE(cmp["source"].get<std::string>().find("pkgs"), std::string::npos);
+  EXPECT_EQ(cmp["missing"], json::array({"/dev/dri/renderD*"}));
+  EXPECT_EQ(cmp["platform"], "L4T 36 (JetPack 6)");
+  EXPECT_NE(cmp["source"].get<std::string>().find("41db12cc"), std::string::npos);
   auto all = compare_cuda_nodes(
-      orin_l4t36(), json::array({"/dev/nvgpu/igpu0/ctrl", "/dev/nvmap", "/dev/nvhost-ctrl"}));
+      orin_l4t36(), json::array({"/dev/nvgpu/igpu0/ctrl", "/dev/nvmap", "/dev/dri/renderD128"}));
   EXPECT_TRUE(all["missing"].empty());
   for (const auto& e : all["expected"]) EXPECT_TRUE(e["open"].get<bool>()) << e;
+  for (const auto& e : all["expected"]) EXPECT_NE(e["path"], "/dev/nvhost-ctrl");
 }
 
 // The list measured on the H200 with bench/cuda_open_nodes.c (docs/probes.md).
@@ -62,7 +64,8 @@ TEST(CudaNodes, PlatformsWithoutAnExpectationAndBadInput) {
   json talos = json::parse(
       R"({"tegra": {"is_tegra": true, "soc": "tegra234", "l4t": null,
                     "driver": {"modules": [{"name": "nvgpu"}]}}})");
-  EXPECT_EQ(expected_cuda_nodes(talos).platform, "tegra234 with nvgpu");
+  EXPECT_EQ(expected_cuda_nodes(talos).platform,
+            "mainline or OE4T kernel without an L4T release, nvgpu out of tree (Talos)");
 }
 
 TEST(OpenFiles, ListsTheDeviceNodesThisProcessHolds) {
@@ -107,7 +110,7 @@ TEST(CudaNodes, FakeDriverChildRecordsWhatItOpenedAndTheJoinNamesWhatIsMissing) 
   const auto& cmp = platform["tegra"]["driver"]["cuda_nodes"];
   EXPECT_EQ(cmp["missing"].size(), 3u) << cmp.dump();
   bool noted = false;
-  for (const auto& n : s.notes) noted = noted || n.find("/dev/nvhost-ctrl") != std::string::npos;
+  for (const auto& n : s.notes) noted = noted || n.find("/dev/dri/renderD*") != std::string::npos;
   EXPECT_TRUE(noted);
 }
 

@@ -67,8 +67,9 @@ TEST(NodeAccess, PermissionStringIsWhatLsWrites) {
   EXPECT_EQ(facts::permission_string(NodeType::regular, 02644), "-rw-r-Sr--");
 }
 
-// Talos on an Orin NX (siderolabs/pkgs PR #1518): the CDI spec injects
-// /dev/nvhost-ctrl, which the host lacks although nvhost_ctrl_shim is loaded.
+// Talos on an Orin NX at siderolabs/pkgs PR #1518's early state: nvhost_ctrl_shim
+// loaded, tegra_drm not, no render node, and a CDI spec naming /dev/nvhost-ctrl,
+// which the host lacks. The mainline row expects a render node, not nvhost-ctrl.
 TEST(NodeAccess, TalosRecordingListsTheExpectedNodesAndNamesWhatToLoad) {
   auto r = collect_fixture("talos-orin-nx-mainline");
   const auto& p = r.platform;
@@ -79,12 +80,13 @@ TEST(NodeAccess, TalosRecordingListsTheExpectedNodesAndNamesWhatToLoad) {
   EXPECT_EQ(at(keys::kTegraDriverNodeAccessUid), nullptr) << "a recording has no uid to open as";
   EXPECT_EQ(at(keys::kTegraDriverNodeAccessMethod), nullptr);
 
-  auto ctl = node_entry(p, "/dev/nvhost-ctrl");
-  ASSERT_TRUE(ctl.is_object()) << p.dump(1);
-  EXPECT_FALSE(ctl["present"].get<bool>());
-  EXPECT_TRUE(ctl["expected"].get<bool>());
-  EXPECT_TRUE(ctl["type"].is_null());
-  EXPECT_NE(ctl["provides"].get<std::string>().find("syncpoint"), std::string::npos);
+  EXPECT_TRUE(node_entry(p, "/dev/nvhost-ctrl").is_null()) << "not part of this stack";
+  auto render = node_entry(p, "/dev/dri/renderD*");
+  ASSERT_TRUE(render.is_object()) << p.dump(1);
+  EXPECT_FALSE(render["present"].get<bool>());
+  EXPECT_TRUE(render["expected"].get<bool>());
+  EXPECT_TRUE(render["type"].is_null());
+  EXPECT_NE(render["provides"].get<std::string>().find("801"), std::string::npos);
 
   auto nvmap = node_entry(p, "/dev/nvmap");
   ASSERT_TRUE(nvmap.is_object());
@@ -97,28 +99,30 @@ TEST(NodeAccess, TalosRecordingListsTheExpectedNodesAndNamesWhatToLoad) {
   EXPECT_TRUE(nvmap["openable"].is_null()) << "a recording's nodes are never opened";
   EXPECT_TRUE(nvmap["uid"].is_null()) << "this recording did not keep owners";
 
-  // A node present but not expected on this platform is listed too.
+  // A node present but not one CUDA opens on this platform is listed too.
   auto fence = node_entry(p, "/dev/host1x-fence");
   ASSERT_TRUE(fence.is_object());
   EXPECT_FALSE(fence["expected"].get<bool>());
   EXPECT_TRUE(fence["provides"].is_null());
 
+  // The missing render node: what it is for and what creates it, no predicted speed.
+  auto missing = warnings_about(r, keys::kTegraDriverNodeAccessNodes);
+  ASSERT_EQ(missing.size(), 1u);
+  const auto& m = missing[0].message;
+  EXPECT_NE(m.find("/dev/dri/renderD*"), std::string::npos) << m;
+  EXPECT_NE(m.find("tegra_drm creates it and is not loaded"), std::string::npos) << m;
+  EXPECT_NE(m.find("modprobe tegra_drm"), std::string::npos) << m;
+  EXPECT_EQ(m.find("poll"), std::string::npos) << m;
+
   auto cdi = warnings_about(r, keys::kTegraDriverCdi);
   ASSERT_EQ(cdi.size(), 1u);
-  const auto& m = cdi[0].message;
   EXPECT_NE(cdi[0].source.find("nvidia-tegra.yaml"), std::string::npos) << cdi[0].source;
-  EXPECT_NE(m.find("/dev/nvhost-ctrl"), std::string::npos) << m;
-  EXPECT_NE(m.find("reported"), std::string::npos) << "the polling fallback is reported: " << m;
-  EXPECT_NE(m.find("--probe sync_path"), std::string::npos) << m;
-  EXPECT_NE(m.find("sync_blocking_sync_cpu_fraction"), std::string::npos) << m;
-  // From the expected-module table, not a guess: host1x_nvhost provides /dev/nvhost-*.
-  EXPECT_NE(m.find("modprobe host1x_nvhost"), std::string::npos) << m;
-  EXPECT_NE(m.find("nvhost_ctrl_shim is loaded"), std::string::npos) << m;
-  EXPECT_TRUE(warnings_about(r, keys::kTegraDriverNodeAccessNodes).empty());
+  EXPECT_NE(cdi[0].message.find("/dev/nvhost-ctrl"), std::string::npos) << cdi[0].message;
+  EXPECT_NE(cdi[0].message.find("will not start"), std::string::npos) << cdi[0].message;
 }
 
-// L4T 36.4.3 on an AGX Orin: the expected nodes are listed first, present or
-// not (this recording holds no /dev/nvhost-ctrl), then the other GPU nodes; no CDI spec.
+// L4T 36.4.3 on an AGX Orin: the expected nodes are listed first (the render
+// node as the one present), then the other GPU nodes; no CDI spec.
 TEST(NodeAccess, OrinRecordingListsTheExpectedNodesFirst) {
   auto r = collect_fixture("agx-orin-64gb-jp62");
   const auto* nodes =
@@ -126,19 +130,19 @@ TEST(NodeAccess, OrinRecordingListsTheExpectedNodesFirst) {
   ASSERT_TRUE(nodes && nodes->size() > 3) << r.platform.dump(1);
   EXPECT_EQ((*nodes)[0]["path"], "/dev/nvmap");
   EXPECT_EQ((*nodes)[1]["path"], "/dev/nvgpu/igpu0/ctrl");
-  EXPECT_EQ((*nodes)[2]["path"], "/dev/nvhost-ctrl");
-  EXPECT_EQ((*nodes)[0]["present"], true);
-  EXPECT_EQ((*nodes)[1]["present"], true);
-  EXPECT_EQ((*nodes)[2]["present"], false);
-  for (int i = 0; i < 3; ++i) EXPECT_EQ((*nodes)[i]["expected"], true) << i;
+  EXPECT_EQ((*nodes)[2]["path"], "/dev/dri/renderD128");
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ((*nodes)[i]["expected"], true) << i;
+    EXPECT_EQ((*nodes)[i]["present"], true) << i;
+  }
   auto gpu = node_entry(r.platform, "/dev/nvhost-gpu");
   ASSERT_TRUE(gpu.is_object());
   EXPECT_EQ(gpu["expected"], false);
   EXPECT_EQ(gpu["present"], true);
   EXPECT_TRUE(warnings_about(r, keys::kTegraDriverCdi).empty());
+  EXPECT_TRUE(warnings_about(r, keys::kTegraDriverNodeAccessNodes).empty());
 }
 
-// The recorder keeps owners now ("uid", "gid", "owner", "group" in jetgate-root.json).
 TEST(NodeAccess, RecordedOwnersComeFromTheSidecar) {
   test::TempDir t;
   stdfs::copy(test::fixtures_dir() + "/talos-orin-nx-mainline/root", t.path("root"),
@@ -209,6 +213,7 @@ class RealNodes : public ::testing::Test {
     if (::geteuid() != 0) GTEST_SKIP() << "mknod needs root (CI runs the tests as root)";
     ASSERT_EQ(::chmod(t_.dir().c_str(), 0755), 0);
     stdfs::create_directories(t_.path("dev/nvgpu/igpu0"));
+    stdfs::create_directories(t_.path("dev/dri"));
     struct statvfs vfs {};
     if (::statvfs(t_.dir().c_str(), &vfs) == 0 && (vfs.f_flag & ST_NODEV))
       GTEST_SKIP() << t_.dir() << " is on a nodev mount: its device nodes cannot be opened";
@@ -318,7 +323,7 @@ TEST_F(RealNodes, RootOpensAModeZeroNodeAndNobodyDoesNot) {
 TEST_F(RealNodes, TheCollectorWarnsForANodeThisUidCannotOpen) {
   make("dev/nvmap", 0660, 0, 44);
   make("dev/nvgpu/igpu0/ctrl", 0660, 0, kNobody);
-  make("dev/nvhost-ctrl", 0666, 0, 0);
+  make("dev/dri/renderD128", 0666, 0, 0);
   auto devices = root();
   // The facts of an L4T 36 Orin, from its recording; the nodes are the real ones above.
   auto orin = fs::RootFs::open(test::fixtures_dir() + "/agx-orin-64gb-jp62/root");
@@ -349,8 +354,8 @@ TEST_F(RealNodes, TheCollectorWarnsForANodeThisUidCannotOpen) {
             std::string::npos);
   EXPECT_EQ(node_entry(p, "/dev/nvmap")["openable"], false);
   EXPECT_EQ(node_entry(p, "/dev/nvgpu/igpu0/ctrl")["openable"], true) << "its group is nobody's";
-  EXPECT_EQ(node_entry(p, "/dev/nvhost-ctrl")["openable"], true);
-  EXPECT_EQ(node_entry(p, "/dev/nvhost-ctrl")["minor"], 3);
+  EXPECT_EQ(node_entry(p, "/dev/dri/renderD128")["openable"], true);
+  EXPECT_EQ(node_entry(p, "/dev/dri/renderD128")["minor"], 3);
   ASSERT_EQ(out["warnings"].size(), 1u) << out["warnings"].dump(1);
   const auto& w = out["warnings"][0];
   EXPECT_EQ(w["source"], devices.display("/dev/nvmap"));

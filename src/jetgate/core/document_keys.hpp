@@ -88,9 +88,11 @@ using Pointer = nlohmann::json::json_pointer;
   X(kTegraDriverModules, "/platform/tegra/driver/modules")                                  \
   X(kTegraDriverDeviceNodes, "/platform/tegra/driver/device_nodes")                         \
   X(kTegraDriverCdi, "/platform/tegra/driver/cdi")                                          \
+  X(kTegraDriverCdiDirs, "/platform/tegra/driver/cdi_dirs")                                 \
   X(kTegraDriverProvenance, "/platform/tegra/driver/provenance")                            \
   X(kTegraDriverExpectedModules, "/platform/tegra/driver/expected_modules")                 \
   X(kTegraDriverCudaNodes, "/platform/tegra/driver/cuda_nodes")                             \
+  X(kTegraDriverStack, "/platform/tegra/driver/stack")                                      \
   X(kTegraDriverNodeAccess, "/platform/tegra/driver/node_access")                           \
   X(kTegraDriverNodeAccessUid, "/platform/tegra/driver/node_access/uid")                    \
   X(kTegraDriverNodeAccessGid, "/platform/tegra/driver/node_access/gid")                    \

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "jetgate/evidence/gpu_facts.hpp"
 
+#include <fmt/format.h>
+
 #include <optional>
 #include <string>
 
@@ -8,6 +10,8 @@
 #include "jetgate/evidence/power_notes.hpp"
 #include "jetgate/facts/container_host.hpp"
 #include "jetgate/facts/cuda_nodes.hpp"
+#include "jetgate/facts/gpu_stack.hpp"
+#include "jetgate/probes/sync_classify.hpp"
 
 namespace jetgate::evidence {
 
@@ -41,6 +45,43 @@ void note_cuda_nodes(probes::CudaSection& section, nlohmann::json& platform) {
     platform[in_platform(keys::kTegraDriverCudaNodes)] = std::move(cmp);
 }
 
+// A failed cuInit, decoded with the causes data/gpu-stack.json gives for this stack.
+void note_cuinit_causes(probes::CudaSection& section, const nlohmann::json& platform) {
+  const auto ptr = in_gpu(keys::kDriverError);
+  if (!section.gpu.contains(ptr) || !section.gpu[ptr].is_string()) return;
+  const auto& table = facts::builtin_gpu_stack_table();
+  if (!table.ok()) return;
+  const auto* stack = facts::select_gpu_stack(platform);
+  for (const auto* c : table->cuinit_causes(section.gpu[ptr].get<std::string>(), stack))
+    section.notes.push_back(fmt::format("cuInit returned {} ({}){}: {} (source: {})", c->name,
+                                        c->code, stack ? " on " + stack->name : "", c->cause,
+                                        c->source));
+}
+
+// Only where the sync_path probe measured blocking-sync waits as busy-polling
+// (details.modes[].wait, classified from the CPU share per wait) do the facts
+// name the causes the sources give for this stack; nothing is predicted.
+void note_polling_causes(probes::CudaSection& section, const nlohmann::json& platform) {
+  bool polling = false;
+  for (const auto& r : section.probes) {
+    if (r.id != "sync_path" || !r.details.contains("modes") || !r.details["modes"].is_array())
+      continue;
+    for (const auto& m : r.details["modes"])
+      if (m.is_object() && m.value("mode", "") == "blocking_sync" &&
+          m.value("wait", "") == probes::to_string(probes::WaitKind::busy_polling))
+        polling = true;
+  }
+  if (!polling) return;
+  const auto* stack = facts::select_gpu_stack(platform);
+  if (stack == nullptr || stack->polling_causes.empty()) return;
+  std::string causes;
+  for (const auto& c : stack->polling_causes) causes += (causes.empty() ? "" : "; ") + c;
+  section.notes.push_back(fmt::format(
+      "sync_path measured busy-polling blocking-sync waits; the causes the sources name for {} "
+      "are: {} (source: {})",
+      stack->name, causes, stack->source));
+}
+
 }  // namespace
 
 void join_gpu_facts(probes::CudaSection& section, nlohmann::json& platform) {
@@ -52,6 +93,8 @@ void join_gpu_facts(probes::CudaSection& section, nlohmann::json& platform) {
   auto check = facts::check_container_l4t(platform, driver);
   if (!check.is_null()) platform[in_platform(keys::kContainerL4tCheck)] = std::move(check);
   note_cuda_nodes(section, platform);
+  note_cuinit_causes(section, platform);
+  note_polling_causes(section, platform);
 }
 
 }  // namespace jetgate::evidence

@@ -52,6 +52,8 @@ enum class Role : std::uint8_t {
   kNode,          // ...containerEdits.deviceNodes[]
   kNodePath,      // ...deviceNodes[].path
   kNodeHostPath,  // ...deviceNodes[].hostPath
+  kNodeType,      // ...deviceNodes[].type
+  kNodeMajor,     // ...deviceNodes[].major
 };
 
 // An event kept for replay: the events of every anchored node, so that an alias
@@ -141,7 +143,7 @@ class Reader {
   std::size_t devices_line_ = 0, devices_column_ = 0;
   std::string device_name_;
   bool in_device_ = false;
-  std::string node_path_, node_host_path_;
+  std::string node_path_, node_host_path_, node_type_, node_major_;
   std::vector<CdiDeviceNode> top_nodes_, device_nodes_;
 
   // Where the reader is.
@@ -260,6 +262,8 @@ Role Reader::key_role(Frame& f, std::string_view key) {
     case Role::kNode:
       if (key == "path") return take(1, Role::kNodePath);
       if (key == "hostPath") return take(2, Role::kNodeHostPath);
+      if (key == "type") return take(4, Role::kNodeType);
+      if (key == "major") return take(8, Role::kNodeMajor);
       return Role::kIgnore;
     default:
       return Role::kIgnore;
@@ -310,6 +314,12 @@ void Reader::on_scalar(Role role, std::string_view value, const Kept& e) {
       break;
     case Role::kNodeHostPath:
       node_host_path_ = value;
+      break;
+    case Role::kNodeType:
+      node_type_ = value;
+      break;
+    case Role::kNodeMajor:
+      node_major_ = value;
       break;
     default:  // a scalar where a collection is read: nothing in it
       break;
@@ -362,6 +372,8 @@ bool Reader::on_start(Role role, bool mapping, const Kept& e) {
   if (role == Role::kNode) {
     node_path_.clear();
     node_host_path_.clear();
+    node_type_.clear();
+    node_major_.clear();
   }
   frames_.push_back({role, mapping});
   if (role == Role::kRoot) root_seen_ = true;
@@ -377,7 +389,10 @@ void Reader::on_end() {
   Frame f = frames_.back();
   frames_.pop_back();
   if (f.role == Role::kNode && !node_path_.empty()) {
-    CdiDeviceNode n{node_path_, node_host_path_.empty() ? node_path_ : node_host_path_};
+    bool major_set =
+        !node_major_.empty() && node_major_.find_first_not_of('0') != std::string::npos;
+    CdiDeviceNode n{node_path_, node_host_path_.empty() ? node_path_ : node_host_path_,
+                    !node_type_.empty() && (major_set || node_type_ == "p")};
     (in_device_ ? device_nodes_ : top_nodes_).push_back(std::move(n));
   }
   if (f.role == Role::kDevice) {

@@ -14,6 +14,9 @@ namespace jetgate::facts {
 struct CdiDeviceNode {
   std::string path;       // path in the container
   std::string host_path;  // hostPath, or path when absent
+  // type and major given (or type "p"): the CDI library then does not need the
+  // host node to exist (container-device-interface pkg/cdi fillMissingInfo).
+  bool fully_specified = false;
 };
 
 struct CdiSpec {

@@ -2,11 +2,14 @@
 // /platform/tegra/driver: the GPU driver stack as the kernel and /dev show it.
 // Reported on every machine (the dGPU nodes and modules are listed too), since
 // a missing piece is exactly what bring-up on custom kernels gets wrong.
+#include <algorithm>
 #include <array>
 #include <string_view>
 
 #include "jetgate/facts/cdi.hpp"
+#include "jetgate/facts/cdi_dirs.hpp"
 #include "jetgate/facts/collect_context.hpp"
+#include "jetgate/facts/gpu_stack.hpp"
 #include "jetgate/facts/proc_modules.hpp"
 
 namespace jetgate::facts {
@@ -81,16 +84,55 @@ std::vector<std::string> numbered_nvidia_nodes(CollectContext& ctx) {
   return out;
 }
 
-nlohmann::json cdi_json(CollectContext& ctx) {
+// /dev/dri/renderD<N> and /dev/dri/card<N> beyond the fixed list: the render
+// node the L4T 36 stack's CUDA enumerates the iGPU through may have any number.
+std::vector<std::string> dri_nodes(CollectContext& ctx) {
+  std::vector<std::string> out;
+  auto names = ctx.device_root().list("/dev/dri");
+  if (!names.ok()) return out;
+  for (const auto& n : *names) {
+    std::string path = "/dev/dri/" + n;
+    if (path == "/dev/dri/renderD128") continue;  // in kGpuNodes
+    if (node_path_matches("/dev/dri/renderD*", path) || node_path_matches("/dev/dri/card*", path))
+      out.push_back(path);
+    if (out.size() >= 16) break;
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+constexpr std::size_t kMaxSpecsPerDir = 64;
+constexpr std::size_t kMaxNodesPerSpec = 256;
+
+nlohmann::json cdi_json(CollectContext& ctx, nlohmann::json& searched) {
   nlohmann::json specs = nlohmann::json::array();
-  for (std::string dir : {"/etc/cdi", "/var/run/cdi"}) {
-    auto names = ctx.root().list(dir);
-    if (!names.ok()) continue;
+  searched = nlohmann::json::array();
+  for (const auto& dir : cdi_spec_dirs(ctx)) {
+    auto names = ctx.root().list(dir.path);
+    nlohmann::json where = {{"path", dir.path},
+                            {"from", dir.from},
+                            {"exists", names.ok()},
+                            {"specs", 0},
+                            {"truncated", false}};
+    if (!names.ok()) {
+      searched.push_back(where);
+      continue;
+    }
+    std::vector<std::string> files;
     for (const auto& n : *names) {
       auto dot = n.rfind('.');
       std::string ext = dot == std::string::npos ? "" : n.substr(dot);
-      if (ext != ".yaml" && ext != ".yml" && ext != ".json") continue;
-      std::string path = (dir + "/").append(n);
+      if (ext == ".yaml" || ext == ".yml" || ext == ".json") files.push_back(n);
+    }
+    std::sort(files.begin(), files.end());
+    if (files.size() > kMaxSpecsPerDir) {
+      files.resize(kMaxSpecsPerDir);
+      where["truncated"] = true;
+    }
+    where["specs"] = files.size();
+    searched.push_back(where);
+    for (const auto& n : files) {
+      std::string path = (dir.path + "/").append(n);
       nlohmann::json entry = {{"path", path},
                               {"kind", nullptr},
                               {"cdi_version", nullptr},
@@ -118,8 +160,11 @@ nlohmann::json cdi_json(CollectContext& ctx) {
       for (const auto& node : spec->device_nodes) {
         bool present = ctx.node(node.host_path).present();
         missing += present ? 0 : 1;
-        entry["device_nodes"].push_back(
-            {{"path", node.path}, {"host_path", node.host_path}, {"present", present}});
+        if (entry["device_nodes"].size() >= kMaxNodesPerSpec) continue;
+        entry["device_nodes"].push_back({{"path", node.path},
+                                         {"host_path", node.host_path},
+                                         {"present", present},
+                                         {"fully_specified", node.fully_specified}});
       }
       entry["missing_nodes"] = missing;
       specs.push_back(entry);
@@ -134,9 +179,12 @@ void collect_gpu_stack(CollectContext& ctx, nlohmann::json& tegra) {
   nlohmann::json nodes = nlohmann::json::array();
   for (auto p : kGpuNodes) nodes.push_back(node_json(ctx, std::string(p)));
   for (const auto& p : numbered_nvidia_nodes(ctx)) nodes.push_back(node_json(ctx, p));
+  for (const auto& p : dri_nodes(ctx)) nodes.push_back(node_json(ctx, p));
   tegra[in_tegra(keys::kTegraDriverModules)] = modules_json(ctx);
   tegra[in_tegra(keys::kTegraDriverDeviceNodes)] = std::move(nodes);
-  tegra[in_tegra(keys::kTegraDriverCdi)] = cdi_json(ctx);
+  nlohmann::json searched;
+  tegra[in_tegra(keys::kTegraDriverCdi)] = cdi_json(ctx, searched);
+  tegra[in_tegra(keys::kTegraDriverCdiDirs)] = std::move(searched);
 }
 
 }  // namespace jetgate::facts

@@ -11,6 +11,7 @@
 
 #include "jetgate/facts/collect_context.hpp"
 #include "jetgate/facts/container_images.hpp"
+#include "jetgate/facts/gpu_stack.hpp"
 #include "jetgate/facts/text.hpp"
 
 namespace jetgate::facts {
@@ -18,6 +19,7 @@ namespace {
 
 constexpr std::size_t kMaxModuleBytes = std::size_t{96} * 1024 * 1024;  // nvidia.ko is ~60 MB
 constexpr std::size_t kMaxModules = 20000;
+constexpr std::size_t kMaxSymbols = 200000;  // a distribution kernel exports ~30000
 
 // The GPU-stack modules whose provenance is reported (when loaded or expected).
 bool is_stack_module(std::string_view name) {
@@ -27,57 +29,6 @@ bool is_stack_module(std::string_view name) {
       "nvidia",   "nvidia_uvm",     "nvidia_modeset", "nvidia_drm",           "nvidia_peermem",
       "nvsciipc", "nvidia_vrs_pseq"};
   return std::find(kNames.begin(), kNames.end(), name) != kNames.end();
-}
-
-struct ExpectedModule {
-  std::string_view name;
-  bool cuda;             // CUDA needs it (else display or companion)
-  std::string_view why;  // what it provides
-};
-
-struct StackRule {
-  std::string_view soc;
-  int l4t_major_low, l4t_major_high;  // [low, high]; 0 = any
-  bool needs_oot_nvgpu;               // only when nvgpu is a loadable module
-  std::vector<ExpectedModule> modules;
-  std::string_view source;
-};
-
-const std::vector<StackRule>& stack_rules() {
-  static const std::vector<StackRule> rules{
-      {"tegra234",
-       36,
-       37,
-       true,
-       {{"nvgpu", true, "the Orin GPU driver (/dev/nvgpu/igpu0/*)"},
-        {"nvmap", true, "GPU memory allocation (/dev/nvmap)"},
-        {"host1x", true, "syncpoints, the GPU's completion signals"},
-        {"mc_utils", true, "memory-controller helpers nvgpu links against"},
-        {"host1x_fence", false, "/dev/host1x-fence, sync-file fences of host1x syncpoints"},
-        {"host1x_nvhost", false, "the nvhost interface on top of host1x (/dev/nvhost-*)"},
-        {"tegra_drm", false,
-         "display and VIC; refuses to load on a host1x it was not built against (\"disagrees "
-         "about version of symbol\")"}},
-       "`lsmod` of NVIDIA's L4T 36.4.3 on an AGX Orin: nvgpu, host1x (used by host1x_nvhost, "
-       "host1x_fence, nvgpu, tegra_drm), mc_utils, nvmap (tests/fixtures/agx-orin-64gb-jp62)"},
-      {"tegra234",
-       34,
-       35,
-       false,
-       {{"nvgpu", true, "the Orin GPU driver, a module on L4T 35 (nvmap and host1x are built in)"}},
-       "`/proc/modules` of L4T 35.4.1 on an Orin NX (tests/fixtures/orin-nx-16gb-jp512)"},
-      {"tegra264",
-       38,
-       39,
-       false,
-       {{"nvidia", true, "the unified OpenRM GPU driver (/dev/nvidia*)"},
-        {"nvidia_uvm", true, "unified memory (/dev/nvidia-uvm), which CUDA opens"},
-        {"nvidia_modeset", false, "display mode setting"},
-        {"nvidia_drm", false, "DRM display"}},
-       "NVIDIA Jetson Linux r39.2 developer guide, nv-load-display-modules service (Thor loads "
-       "nvidia, nvidia-modeset, nvidia-drm, nvidia-uvm)"},
-  };
-  return rules;
 }
 
 std::string normalise_name(std::string_view s) {
@@ -135,12 +86,6 @@ nlohmann::json str_or_null(const std::map<std::string, std::string>& m, const st
                                     : nlohmann::json(nullptr);
 }
 
-std::optional<int> major_of_l4t(const nlohmann::json& platform) {
-  if (const auto* l4t = keys::find(platform, in_platform(keys::kL4t)); l4t && l4t->is_string())
-    return l4t_major(l4t->get<std::string>());
-  return std::nullopt;
-}
-
 // The object collect_module_provenance fills lands at /platform/tegra/driver.
 keys::Pointer in_driver(const keys::Pointer& key) {
   return keys::relative(key, keys::kTegraDriver);
@@ -187,6 +132,46 @@ std::map<std::string, std::string> parse_modules_dep(std::string_view text) {
         !is_printable_text(path))
       continue;
     if (auto name = module_name_of_path(path)) out.emplace(*name, std::string(path));
+  }
+  return out;
+}
+
+std::map<std::string, std::string> parse_modules_symbols(std::string_view text) {
+  std::map<std::string, std::string> out;
+  for (auto line : split_lines(text)) {
+    if (out.size() >= kMaxSymbols) break;
+    constexpr std::string_view kHead = "alias symbol:";
+    if (line.substr(0, kHead.size()) != kHead) continue;
+    auto rest = line.substr(kHead.size());
+    auto space = rest.find(' ');
+    if (space == std::string_view::npos || space == 0) continue;
+    auto symbol = rest.substr(0, space);
+    auto module = trim(rest.substr(space + 1));
+    auto ident = [](std::string_view v) {
+      return !v.empty() && v.size() <= 128 && std::all_of(v.begin(), v.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+      });
+    };
+    if (!ident(symbol) || !ident(module)) continue;
+    out.emplace(std::string(symbol), normalise_name(module));
+  }
+  return out;
+}
+
+std::vector<std::string> unknown_symbols(const std::vector<std::string>& lines) {
+  std::vector<std::string> out;
+  constexpr std::string_view kUnknown = "Unknown symbol ";
+  for (const auto& l : lines) {
+    auto at = l.find(kUnknown);
+    if (at == std::string::npos) continue;
+    auto begin = at + kUnknown.size();
+    auto end = begin;
+    while (end < l.size() &&
+           (std::isalnum(static_cast<unsigned char>(l[end])) || l[end] == '_' || l[end] == '.'))
+      ++end;
+    if (end == begin || end - begin > 128) continue;
+    std::string sym = l.substr(begin, end - begin);
+    if (std::find(out.begin(), out.end(), sym) == out.end()) out.push_back(sym);
   }
   return out;
 }
@@ -325,13 +310,9 @@ void collect_module_provenance(CollectContext& ctx, const nlohmann::json& platfo
   if (release && release->find('/') != std::string::npos) release.reset();
 
   std::vector<std::string> loaded;
-  bool nvgpu_module = false;
   const auto* modules = keys::find(driver, in_driver(keys::kTegraDriverModules));
   for (const auto& m : modules ? *modules : nlohmann::json::array())
-    if (m.contains("name") && m["name"].is_string()) {
-      loaded.push_back(m["name"].get<std::string>());
-      nvgpu_module = nvgpu_module || loaded.back() == "nvgpu";
-    }
+    if (m.contains("name") && m["name"].is_string()) loaded.push_back(m["name"].get<std::string>());
 
   std::string moddir = release ? "/lib/modules/" + *release : "";
   std::map<std::string, std::string> dep, builtin;
@@ -349,50 +330,92 @@ void collect_module_provenance(CollectContext& ctx, const nlohmann::json& platfo
   if (ctx.root().exists(log_path))
     log = ctx.read(log_path, keys::kTegraDriverExpectedModules, 8u << 20);
 
-  // The modules this SoC and stack should load.
+  // The modules this SoC and stack should load: the data/gpu-stack.json row for
+  // this SoC and L4T release; without a release (mainline, OE4T, Talos), the
+  // row's modules the kernel has installed, and those CUDA needs that it lacks.
   std::vector<std::string> names = loaded;
   auto soc = keys::string_at(platform, in_platform(keys::kSoc));
-  auto major = major_of_l4t(platform);
-  const StackRule* rule = nullptr;
-  for (const auto& r : stack_rules()) {
-    if (r.soc != soc) continue;
-    bool in_range = major ? (*major >= r.l4t_major_low && *major <= r.l4t_major_high)
-                          : (!r.needs_oot_nvgpu || nvgpu_module);
-    if (in_range && (!r.needs_oot_nvgpu || major || nvgpu_module)) {
-      rule = &r;
-      break;
+  std::vector<std::string> installed;
+  for (const auto& [n, path] : dep) installed.push_back(n);
+  for (const auto& [n, path] : builtin) installed.push_back(n);
+  const GpuStack* stack = select_gpu_stack(platform, installed);
+  driver[in_driver(keys::kTegraDriverStack)] = stack ? stack_json(*stack) : nlohmann::json(nullptr);
+  std::map<std::string, std::string> symbols;
+  bool symbols_read = false;
+  auto symbol_owner = [&](const std::string& sym) -> std::optional<std::string> {
+    if (!symbols_read && release) {
+      symbols_read = true;
+      if (auto t =
+              ctx.read(moddir + "/modules.symbols", keys::kTegraDriverExpectedModules, 16u << 20))
+        symbols = parse_modules_symbols(*t);
     }
-  }
-  if (rule) {
-    for (const auto& e : rule->modules) {
-      std::string name(e.name);
-      bool is_loaded = std::find(loaded.begin(), loaded.end(), name) != loaded.end();
-      bool is_builtin = builtin.count(name) > 0;
-      nlohmann::json j = {{"name", name},
-                          {"needed_for_cuda", e.cuda},
-                          {"provides", e.why},
-                          {"loaded", is_loaded},
-                          {"built_in", is_builtin},
-                          {"file", dep.count(name) ? nlohmann::json(moddir + "/" + dep[name])
-                                                   : nlohmann::json(nullptr)},
-                          {"kernel_log", nullptr},
-                          {"source", rule->source}};
-      if (!is_loaded && !is_builtin) {
-        if (log) j["kernel_log"] = module_load_failures(*log, name);
-        std::string reason;
-        if (log && !j["kernel_log"].empty())
-          reason = "; the kernel log says: " + j["kernel_log"].back().get<std::string>();
-        else if (!log)
-          reason = "; no kernel log was readable (/var/log/kern.log; `dmesg | grep " + name +
-                   "` shows why)";
-        ctx.warn(keys::kTegraDriverExpectedModules, name,
-                 std::string("module ") + name + " (" + std::string(e.why) + ") is expected on " +
-                     soc + " with this stack but is not loaded" +
-                     (e.cuda ? ", and CUDA needs it" : "") + reason);
-      }
-      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-      expected.push_back(j);
+    auto it = symbols.find(sym);
+    if (it == symbols.end()) return std::nullopt;
+    return it->second;
+  };
+  const bool by_installed = stack && !stack->l4t_low && !dep.empty();
+  for (const auto& e : stack ? stack->modules : std::vector<StackModule>{}) {
+    const std::string& name = e.name;
+    bool is_loaded = std::find(loaded.begin(), loaded.end(), name) != loaded.end();
+    bool is_builtin = builtin.count(name) > 0;
+    bool is_installed = is_builtin || dep.count(name) > 0;
+    if (by_installed && !is_installed && !is_loaded && !e.cuda) continue;
+    nlohmann::json j = {{"name", name},
+                        {"needed_for_cuda", e.cuda},
+                        {"provides", e.provides},
+                        {"loaded", is_loaded},
+                        {"built_in", is_builtin},
+                        {"installed", release && !dep.empty() ? nlohmann::json(is_installed)
+                                                              : nlohmann::json(nullptr)},
+                        {"file", dep.count(name) ? nlohmann::json(moddir + "/" + dep[name])
+                                                 : nlohmann::json(nullptr)},
+                        {"kernel_log", nullptr},
+                        {"missing_symbols", nlohmann::json::array()},
+                        {"source", stack->source}};
+    if (!is_loaded && !is_builtin) {
+      if (log) j["kernel_log"] = module_load_failures(*log, name);
+      std::string reason;
+      if (log && !j["kernel_log"].empty())
+        reason = "; the kernel log says: " + j["kernel_log"].back().get<std::string>();
+      else if (!log)
+        reason = "; no kernel log was readable (/var/log/kern.log; `dmesg | grep " + name +
+                 "` shows why)";
+      // "Unknown symbol X": the installed module that exports X is the missing one.
+      std::string traced;
+      if (j["kernel_log"].is_array())
+        for (const auto& sym : unknown_symbols(j["kernel_log"].get<std::vector<std::string>>())) {
+          auto owner = symbol_owner(sym);
+          bool owner_loaded =
+              owner && std::find(loaded.begin(), loaded.end(), *owner) != loaded.end();
+          j["missing_symbols"].push_back(
+              {{"symbol", sym},
+               {"exported_by", owner ? nlohmann::json(*owner) : nlohmann::json(nullptr)},
+               {"exporter_loaded",
+                owner ? nlohmann::json(owner_loaded) : nlohmann::json(nullptr)}});
+          if (!owner)
+            traced += "; no installed module exports " + sym + " (" +
+                      ctx.root().display(moddir + "/modules.symbols") +
+                      "): the module that provides it is not installed";
+          else if (!owner_loaded)
+            traced += "; " + sym + " is exported by " + *owner +
+                      ", which is not loaded: that is the missing module (`modprobe " + *owner +
+                      "` before " + name + ")";
+          else
+            traced += "; " + sym + " is exported by " + *owner +
+                      ", which is loaded, so it was built from other sources than " + name +
+                      " was: rebuild both from one source tree";
+        }
+      std::string what = by_installed && !is_installed
+                             ? " is not installed under " + ctx.root().display(moddir) +
+                                   " (modules.dep, modules.builtin)"
+                             : " is not loaded";
+      ctx.warn(keys::kTegraDriverExpectedModules, name,
+               std::string("module ") + name + " (" + e.provides + ") is expected on " + soc +
+                   " with " + stack->name + " but" + what + (e.cuda ? ", and CUDA needs it" : "") +
+                   reason + traced);
     }
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    expected.push_back(j);
   }
 
   for (const auto& name : names) {

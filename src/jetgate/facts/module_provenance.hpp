@@ -29,6 +29,14 @@ std::map<std::string, std::string> parse_modules_dep(std::string_view text);
 // -> "nvgpu", "host1x-fence.ko.zst" -> "host1x_fence"; nullopt when not a .ko.
 std::optional<std::string> module_name_of_path(std::string_view path);
 
+// modules.symbols: "alias symbol:host1x_job_alloc host1x", one a line. Symbol ->
+// the module that exports it ('-' as '_'). Malformed lines are skipped; at most
+// 200000 symbols.
+std::map<std::string, std::string> parse_modules_symbols(std::string_view text);
+
+// The X of every "Unknown symbol X" in these kernel log lines, once each.
+std::vector<std::string> unknown_symbols(const std::vector<std::string>& lines);
+
 // /sys/module/NAME/taint: the kernel's taint letters for one module.
 struct ModuleTaint {
   std::string flags;                 // "OE"; "" for none
@@ -56,7 +64,8 @@ std::vector<std::string> module_load_failures(std::string_view log, std::string_
 // Error says what failed: libkmod missing, not a module, too large.
 Result<std::map<std::string, std::string>> read_module_info(std::string_view bytes);
 
-// Adds /platform/tegra/driver/provenance and /platform/tegra/driver/expected_modules.
+// Adds /platform/tegra/driver/provenance, /platform/tegra/driver/stack (the
+// data/gpu-stack.json row that applies) and /platform/tegra/driver/expected_modules.
 // platform holds /kernel/release and /tegra (soc, l4t) already; modules is the
 // list collect_gpu_stack built from /proc/modules.
 void collect_module_provenance(CollectContext& ctx, const nlohmann::json& platform,

@@ -13,12 +13,12 @@
 
 #include "jetgate/facts/collect_context.hpp"
 #include "jetgate/facts/cuda_nodes.hpp"
+#include "jetgate/facts/gpu_stack.hpp"
 
 namespace jetgate::facts {
 namespace {
 
 constexpr const char* kOpenMethod = "open(O_RDWR|O_NONBLOCK|O_NOCTTY|O_CLOEXEC), then close";
-constexpr const char* kNvhostCtrl = "/dev/nvhost-ctrl";
 
 std::optional<std::string> user_name(unsigned uid) {
   std::vector<char> buf(16384);
@@ -101,65 +101,102 @@ void recorded_owner(const CollectContext& ctx, NodeAccess& a) {
   a.group = name("group");
 }
 
-// The module the expected-module table says provides /dev/nvhost-*, and the
-// loaded modules whose names say nvhost.
-std::string nvhost_module_advice(const nlohmann::json& platform) {
-  std::string provider;
-  const auto* expected = keys::find(platform, in_platform(keys::kTegraDriverExpectedModules));
-  if (expected && expected->is_array())
-    for (const auto& m : *expected)
-      if (m.is_object() && m.value("provides", "").find("/dev/nvhost-") != std::string::npos) {
-        provider = m.value("name", "");
-        bool loaded = m.value("loaded", false) || m.value("built_in", false);
-        provider = fmt::format(
-            "the module table names {} ({}) for this SoC and stack{}: load it (`modprobe {}`) "
-            "or build it into the OS image",
-            provider, m.value("provides", ""),
-            loaded ? ", and it is loaded, yet the node is absent" : "", provider);
-        break;
-      }
-  if (provider.empty())
-    provider =
-        "jetgate's module table names no module for /dev/nvhost-ctrl on this SoC and stack; on "
-        "L4T 36 it is host1x_nvhost, the nvhost interface on top of host1x";
-  std::string shims;
-  const auto* loaded = keys::find(platform, in_platform(keys::kTegraDriverModules));
-  if (loaded && loaded->is_array())
-    for (const auto& m : *loaded) {
-      std::string n = m.is_object() ? m.value("name", "") : "";
-      if (n.find("nvhost") != std::string::npos && n != "host1x_nvhost")
-        shims += (shims.empty() ? "" : ", ") + n;
-    }
-  if (!shims.empty())
-    provider += fmt::format(
-        "; {} is loaded but no {} exists: check in the kernel log that it registered the node, "
-        "and that devtmpfs/udev created it",
-        shims, kNvhostCtrl);
-  return provider;
+// The table row's entry for a device path (whole match, or a digits pattern).
+const StackNode* stack_node(const GpuStack* stack, const std::string& path) {
+  if (stack == nullptr) return nullptr;
+  for (const auto& n : stack->nodes)  // a pattern no present node matched stands for itself
+    if (n.path == path || node_path_matches(n.path, path)) return &n;
+  return nullptr;
 }
 
-void warn_cdi_missing_nvhost(CollectContext& ctx, const nlohmann::json& platform) {
+// What to do about a node this stack needs that is absent: its module, loaded or not.
+std::string module_advice(const nlohmann::json& platform, const StackNode* node) {
+  if (node == nullptr || !node->module)
+    return "the sources name no module for it; check the kernel log for the GPU driver";
+  const std::string& m = *node->module;
+  bool loaded = false;
+  if (const auto* mods = keys::find(platform, in_platform(keys::kTegraDriverModules));
+      mods && mods->is_array())
+    for (const auto& e : *mods)
+      if (e.is_object() && e.value("name", "") == m) loaded = true;
+  if (loaded)
+    return fmt::format(
+        "{} creates it and is loaded, yet the node is absent: check in the kernel log that it "
+        "bound to its device, and that devtmpfs/udev created the node",
+        m);
+  return fmt::format(
+      "{} creates it and is not loaded: load it (`modprobe {}`; "
+      "/platform/tegra/driver/expected_modules says why it is not)",
+      m, m);
+}
+
+// Each node this stack's CUDA opens that is absent: what it is for, per the
+// table, and what creates it. No prediction of speed: the probes measure that.
+void warn_missing_cuda_nodes(CollectContext& ctx, const nlohmann::json& platform,
+                             const GpuStack* stack, const nlohmann::json& nodes) {
+  if (stack == nullptr) return;
+  for (const auto& n : nodes) {
+    if (!n.is_object() || n.value("present", true) || !n.value("expected", false)) continue;
+    std::string path = n.value("path", "");
+    const StackNode* sn = stack_node(stack, path);
+    ctx.warn(keys::kTegraDriverNodeAccessNodes, path,
+             fmt::format("{} is missing: on {} CUDA opens it ({}); {}. Source: {}", path,
+                         stack->name, sn ? sn->provides : n.value("provides", ""),
+                         module_advice(platform, sn), stack->source));
+  }
+}
+
+// Every deviceNode of a CDI spec that is absent on this host.
+void warn_cdi_missing_nodes(CollectContext& ctx, const nlohmann::json& platform,
+                            const GpuStack* stack) {
   const auto* specs = keys::find(platform, in_platform(keys::kTegraDriverCdi));
   if (!specs || !specs->is_array()) return;
+  constexpr std::size_t kMaxWarningsPerSpec = 16;
   for (const auto& spec : *specs) {
     if (!spec.is_object() || !spec.contains("device_nodes") || !spec["device_nodes"].is_array())
       continue;
+    std::string where = ctx.root().display(spec.value("path", ""));
+    std::size_t warned = 0, absent = 0;
     for (const auto& n : spec["device_nodes"]) {
-      if (!n.is_object() || n.value("host_path", "") != kNvhostCtrl || n.value("present", true))
+      if (!n.is_object() || n.value("present", true)) continue;
+      ++absent;
+      if (warned >= kMaxWarningsPerSpec) continue;
+      ++warned;
+      std::string host = n.value("host_path", "");
+      const StackNode* sn = stack_node(stack, host);
+      std::string about;
+      if (stack != nullptr && sn == nullptr)
+        about = fmt::format(
+            " NVIDIA's list for {} does not name it, so the spec was not made "
+            "for this stack.",
+            stack->name);
+      else if (sn != nullptr)
+        about = fmt::format(" On {} it is {}; {}.", stack->name, sn->provides,
+                            module_advice(platform, sn));
+      if (n.value("fully_specified", false)) {
+        ctx.warn(keys::kTegraDriverCdi, where,
+                 fmt::format("the CDI spec names {}, which does not exist on this machine; the "
+                             "spec gives its type and major, so the runtime creates the node in "
+                             "the container without stat'ing the host, but no driver on this "
+                             "host answers it.{}",
+                             host, about));
         continue;
-      ctx.warn(keys::kTegraDriverCdi, ctx.root().display(spec.value("path", "")),
-               fmt::format(
-                   "the CDI spec injects {}, which does not exist on this machine. What is "
-                   "reported to follow (siderolabs/pkgs PR #1518, reported, not shown here): "
-                   "JetPack 6's CUDA runtime cannot wait on host1x syncpoints and falls back to "
-                   "polling for completion (correct results, a busy CPU core per wait, slower "
-                   "decoding). `jetgate probe --probe sync_path` settles it on this board: it "
-                   "measures the blocking-sync wait mode (interrupt-driven or busy-polling) and "
-                   "its CPU cost (sync_blocking_sync_cpu_fraction); `--probe nvhost_ctrl` checks "
-                   "the ioctls once the node exists. What to load: {}",
-                   kNvhostCtrl, nvhost_module_advice(platform)));
-      break;
+      }
+      ctx.warn(keys::kTegraDriverCdi, where,
+               fmt::format("the CDI spec names {}, which does not exist on this machine: a "
+                           "container that requests a device of this spec will not start (the "
+                           "runtime fails with 'failed to stat CDI host device \"{}\": no "
+                           "such file or directory', github.com/cncf-tags/"
+                           "container-device-interface, fillMissingInfo).{} Fix: regenerate the "
+                           "spec on this machine so it names only nodes that exist (`sudo "
+                           "nvidia-ctk cdi generate --mode=csv --output={}` on a Jetson), or "
+                           "create the node by loading its driver",
+                           host, host, about, spec.value("path", "")));
     }
+    if (absent > warned)
+      ctx.warn(keys::kTegraDriverCdi, where,
+               fmt::format("{} more absent device nodes in this spec are not listed one by one",
+                           absent - warned));
   }
 }
 
@@ -299,22 +336,33 @@ void collect_node_access(CollectContext& ctx, nlohmann::json& platform) {
       access[in_access(*k)] = nullptr;
   }
 
-  // The nodes CUDA should open here, then every other known GPU node present.
-  std::vector<std::pair<std::string, std::optional<std::string>>> list;
-  for (const auto& e : expected_cuda_nodes(platform).nodes) list.emplace_back(e.path, e.provides);
+  // The nodes CUDA should open here (a render-node pattern stands for the first
+  // render node present), then every other known GPU node present.
+  std::vector<std::string> present_nodes;
   if (const auto* known = keys::find(platform, in_platform(keys::kTegraDriverDeviceNodes));
       known && known->is_array())
-    for (const auto& n : *known) {
-      if (!n.is_object() || !n.value("present", false)) continue;
-      std::string path = n.value("path", "");
-      if (std::none_of(list.begin(), list.end(), [&](const auto& e) { return e.first == path; }))
-        list.emplace_back(path, std::nullopt);
-    }
+    for (const auto& n : *known)
+      if (n.is_object() && n.value("present", false)) present_nodes.push_back(n.value("path", ""));
+  std::vector<std::pair<std::string, std::optional<std::string>>> list;
+  for (const auto& e : expected_cuda_nodes(platform).nodes) {
+    std::string path = e.path;
+    for (const auto& p : present_nodes)
+      if (node_path_matches(e.path, p)) {
+        path = p;
+        break;
+      }
+    list.emplace_back(path, e.provides);
+  }
+  for (const auto& path : present_nodes)
+    if (std::none_of(list.begin(), list.end(), [&](const auto& e) { return e.first == path; }))
+      list.emplace_back(path, std::nullopt);
 
   nlohmann::json nodes = nlohmann::json::array();
   for (const auto& [path, provides] : list) {
     NodeAccess a;
-    if (live) {
+    if (path.back() == '*') {
+      a.path = path;  // a pattern no present node matched: missing
+    } else if (live) {
       a = check_node_access(nodes_root, path, true);
     } else {
       a.path = path;
@@ -325,9 +373,11 @@ void collect_node_access(CollectContext& ctx, nlohmann::json& platform) {
     if (auto advice = node_access_advice(a, uid, user); !advice.empty())
       ctx.warn(keys::kTegraDriverNodeAccessNodes, nodes_root.display(path), advice);
   }
+  const GpuStack* stack = select_gpu_stack(platform);
+  warn_missing_cuda_nodes(ctx, platform, stack, nodes);
   access[in_access(keys::kTegraDriverNodeAccessNodes)] = std::move(nodes);
   platform[in_platform(keys::kTegraDriverNodeAccess)] = std::move(access);
-  warn_cdi_missing_nvhost(ctx, platform);
+  warn_cdi_missing_nodes(ctx, platform, stack);
 }
 
 }  // namespace jetgate::facts

@@ -46,7 +46,9 @@ std::string node_access_advice(const NodeAccess& a, unsigned uid,
                                const std::optional<std::string>& user);
 
 // Adds /platform/tegra/driver/node_access, warns for each node that exists but
-// cannot be opened, and for a CDI spec that injects a missing /dev/nvhost-ctrl.
+// cannot be opened, for each node this stack's CUDA opens that is absent (what it
+// is for and what creates it, from data/gpu-stack.json), and for every device
+// node of a CDI spec that is absent (the container will not start).
 // platform holds /tegra (soc, l4t, driver/modules, device_nodes, cdi,
 // expected_modules) already.
 void collect_node_access(CollectContext& ctx, nlohmann::json& platform);

@@ -193,7 +193,7 @@ CudaSection collect_cuda(const CudaOptions& options) {
     if (!wanted(options, probe)) continue;
     if (probe.run == nullptr) {  // nvhost_ctrl: asks the kernel, not the CUDA driver
       options.progress.start(probe.id);
-      NvhostCtrlOptions no;
+      NvhostCtrlOptions no = options.nvhost;
       no.timeout = options.probe_timeout;
       ProbeResult r = probe_nvhost_ctrl(no);
       options.progress.finish(r);

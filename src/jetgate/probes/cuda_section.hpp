@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "jetgate/probes/decode_options.hpp"
+#include "jetgate/probes/nvhost_ctrl.hpp"
 #include "jetgate/probes/probe_result.hpp"
 #include "jetgate/probes/progress.hpp"
 
@@ -26,6 +27,7 @@ struct CudaOptions {
   std::vector<std::string> driver_paths;  // empty: the built-in ordered list
   ProbeProgress progress;                 // told as each probe starts and ends
   DecodeOptions decode;                   // the decode probe (runs only when named)
+  NvhostCtrlOptions nvhost;               // the nvhost_ctrl probe: the stack facts say of it
 };
 
 struct CudaSection {  // NOLINT(bugprone-exception-escape): see .clang-tidy

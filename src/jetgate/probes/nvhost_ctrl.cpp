@@ -82,10 +82,11 @@ const unsigned long kSyncFenceCreate = _IOWR(kMagic, 11, SyncFenceCreateArgs);
 const unsigned long kSyncFileExtract = _IOWR(kMagic, 19, SyncFileExtractArgs);
 const unsigned long kPollFdCreate = _IOR(kMagic, 16, PollFdCreateArgs);
 
+// What a failed request means, without predicting speed: the sync_path probe
+// measures how CUDA's waits behave on this machine.
 constexpr const char* kPolling =
-    "JetPack 6's CUDA runtime (libnvrm_host1x) then cannot wait on host1x syncpoints and "
-    "falls back to polling for completion: correct results, slower synchronisation and a "
-    "busy CPU (the sync_path probe measures it)";
+    "the runtime cannot use this node for syncpoint waits; whether CUDA's waits then poll "
+    "is what `jetgate probe --cuda --probe sync_path` measures";
 
 IoctlCheck check(const char* name, unsigned nr, unsigned long request) {
   IoctlCheck c;
@@ -152,6 +153,8 @@ const char* to_string(IoctlOutcome o) {
       return "answered";
     case IoctlOutcome::not_implemented:
       return "not_implemented";
+    case IoctlOutcome::absent:
+      return "absent";
     case IoctlOutcome::refused:
       return "refused";
     case IoctlOutcome::wrong:
@@ -171,7 +174,8 @@ nlohmann::json to_json(const IoctlCheck& c) {
           {"outcome", to_string(c.outcome)},
           {"errno", c.error == 0 ? nlohmann::json(nullptr) : nlohmann::json(c.error)},
           {"detail", c.detail},
-          {"for_cuda", c.for_cuda.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.for_cuda)}};
+          {"for_cuda", c.for_cuda.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.for_cuda)},
+          {"optional", c.optional}};
 }
 
 std::vector<IoctlCheck> run_nvhost_ctrl_checks(const NvhostCtrlOptions& o) {
@@ -316,16 +320,23 @@ std::vector<IoctlCheck> run_nvhost_ctrl_checks(const NvhostCtrlOptions& o) {
   out.push_back(fence);
 
   IoctlCheck extract = check("SYNC_FILE_EXTRACT", 19, kSyncFileExtract);
+  extract.optional = true;
   if (fence_fd < 0) {
     extract.detail = "not tried: no fence fd";
   } else {
     SyncFenceInfo got{0xffffffffu, 0};
     SyncFileExtractArgs e{fence_fd, 1, reinterpret_cast<std::uintptr_t>(&got)};
-    if (int err = do_ioctl(fd, kSyncFileExtract, &e))
-      failed(extract, err,
-             "the runtime cannot turn a sync file back into syncpoints "
-             "(siderolabs/pkgs PR #1518 uses it for cudaStreamSynchronize)");
-    else if (e.num_fences < 1 || got.id != syncpt || got.thresh != r2.value)
+    if (int err = do_ioctl(fd, kSyncFileExtract, &e)) {
+      failed(extract, err, "the runtime cannot turn a sync file back into syncpoints");
+      if (extract.outcome == IoctlOutcome::not_implemented) {
+        extract.outcome = IoctlOutcome::absent;
+        extract.detail += fmt::format(
+            ": this driver predates SYNC_FILE_EXTRACT (the L4T 32 header ends at request 17, an "
+            "early L4T 35 dispatcher at 18; it arrived in late L4T 35), and CUDA runs on those "
+            "drivers, so its absence is not a failure");
+        extract.for_cuda.clear();
+      }
+    } else if (e.num_fences < 1 || got.id != syncpt || got.thresh != r2.value)
       wrong(extract,
             fmt::format("extracted {} fence(s), first {{id {}, thresh {}}}; expected {{id {}, "
                         "thresh {}}}",
@@ -378,19 +389,50 @@ ProbeResult probe_nvhost_ctrl(const NvhostCtrlOptions& o) {
   }
   if (doc.size() == 1 && doc[0].is_object() && doc[0].value("name", "") == "open" &&
       doc[0].contains("errno") && doc[0]["errno"] == ENOENT) {
-    r.status = ProbeStatus::skip;
-    r.reason = fmt::format(
-        "{} does not exist: no nvhost interface on this machine (Jetsons with JetPack 4 to 6 "
-        "have it; JetPack 7 and discrete GPUs do not use it). On JetPack 6, {}",
-        o.node, kPolling);
+    r.details["node"] = o.node;
+    r.details["stack"] =
+        o.stack_name.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.stack_name);
+    if (o.node_in_stack == false) {
+      // Nothing this stack needs is missing: the question is answered, and asking for
+      // the probe here must not make `probe` fail (a SKIP would: probe_holds).
+      r.status = ProbeStatus::pass;
+      r.details["applies"] = false;
+      r.values["nvhost_ioctls_answered"] = {0, "count"};
+      r.values["nvhost_ioctls_checked"] = {0, "count"};
+      r.reason = fmt::format(
+          "{} does not exist, and it is not part of {}: NVIDIA's device list for this stack has "
+          "no {} (the nvhost interface there names its nodes nvhost-ctrl-<engine>); nothing to "
+          "check, nothing missing. Source: {}",
+          o.node, o.stack_name, o.node, o.stack_source);
+    } else if (o.node_in_stack == true) {
+      r.status = ProbeStatus::fail;
+      r.reason = fmt::format(
+          "{} does not exist, but it is part of {}: NVIDIA's device list for this stack names "
+          "it and CUDA opens it there. Source: {}",
+          o.node, o.stack_name, o.stack_source);
+      r.next =
+          "check the kernel log for the nvhost driver (`dmesg | grep -i -e host1x -e nvhost`) and "
+          "that devtmpfs/udev created the node; in a container, pass the node in";
+    } else {
+      r.status = ProbeStatus::skip;
+      r.reason = fmt::format(
+          "{} does not exist; jetgate's table (data/gpu-stack.json) has no row for this "
+          "platform, so whether the node belongs here is not known (it is part of L4T 32-35, "
+          "not of stock L4T 36 and later)",
+          o.node);
+    }
     return r;
   }
   r.details["node"] = o.node;
   r.details["header"] =
-      "include/uapi/linux/nvhost_ioctl.h of NVIDIA's L4T 36 kernel sources (nvidia-oot)";
+      "include/uapi/linux/nvhost_ioctl.h of NVIDIA's L4T kernel sources (request numbers 1-17 as "
+      "in L4T 32's, 19 as in late L4T 35's and nvidia-oot's)";
+  r.details["stack"] =
+      o.stack_name.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.stack_name);
   r.details["ioctls"] = doc;
   int answered_n = 0, checked = 0;
-  std::string problems;
+  int absent_n = 0;
+  std::string problems, absent;
   for (const auto& c : doc) {
     if (!c.is_object()) continue;
     ++checked;
@@ -400,6 +442,11 @@ ProbeResult probe_nvhost_ctrl(const NvhostCtrlOptions& o) {
       continue;
     }
     if (outcome_s == "not_tried") continue;
+    if (outcome_s == "absent") {
+      absent += (absent.empty() ? "" : ", ") + c.value("name", std::string("?"));
+      ++absent_n;  // an optional request the driver predates: information, not a failure
+      continue;
+    }
     problems += fmt::format("{}{} {}: {}", problems.empty() ? "" : "; ", c.value("name", "?"),
                             outcome_s, c.value("detail", ""));
     if (c.contains("for_cuda") && c["for_cuda"].is_string())
@@ -407,17 +454,23 @@ ProbeResult probe_nvhost_ctrl(const NvhostCtrlOptions& o) {
   }
   r.values["nvhost_ioctls_answered"] = {static_cast<double>(answered_n), "count"};
   r.values["nvhost_ioctls_checked"] = {static_cast<double>(checked), "count"};
-  if (problems.empty() && answered_n == checked) {
+  if (problems.empty() && answered_n + absent_n == checked) {
     r.status = ProbeStatus::pass;
-    r.reason = fmt::format("{} answered all {} ioctls CUDA uses, each plausibly", o.node, checked);
+    r.reason = absent.empty()
+                   ? fmt::format("{} answered all {} requests, each plausibly", o.node, checked)
+                   : fmt::format(
+                         "{} answered {} of {} requests plausibly; {} absent: this driver "
+                         "predates it, which is information, not a failure",
+                         o.node, answered_n, checked, absent);
   } else {
     r.status = ProbeStatus::fail;
     r.reason =
         fmt::format("{}: {}", o.node, problems.empty() ? "some ioctls were not tried" : problems);
     r.next =
-        "see which module provides the node (/platform/tegra/driver/provenance: host1x_nvhost on "
-        "NVIDIA's L4T 36, a shim such as nvhost_ctrl_shim elsewhere) and whether it implements "
-        "the requests above; `jetgate probe --probe sync_path` measures what polling costs";
+        "see which module provides the node (/platform/tegra/driver/provenance: the built-in "
+        "nvhost driver of L4T 32-35, a shim such as nvhost_ctrl_shim elsewhere) and whether it "
+        "implements the requests above; `jetgate probe --cuda --probe sync_path` measures how "
+        "CUDA's waits behave here";
   }
   return r;
 }

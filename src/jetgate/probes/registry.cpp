@@ -106,7 +106,7 @@ std::vector<ProbeSpec> build_registry() {
 
   r.push_back({"nvhost_ctrl",
                ProbeKind::cuda,
-               "the /dev/nvhost-ctrl ioctls JetPack 6's CUDA runtime uses, each answered right",
+               "the /dev/nvhost-ctrl syncpoint and fence ioctls (L4T 32-35), each answered right",
                {metric("nvhost_ioctls_answered", "count", H, false, "ioctls answered plausibly"),
                 metric("nvhost_ioctls_checked", "count", N, false, "ioctls asked")},
                false,  // a Jetson bring-up question: only when named

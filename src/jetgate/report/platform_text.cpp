@@ -66,8 +66,9 @@ void node_access(std::string& out, const json& a) {
       std::string why = n.contains("provides") && n["provides"].is_string()
                             ? n["provides"].get<std::string>()
                             : std::string();
-      out += fmt::format("    {} MISSING{}\n", terminal_safe(path),
-                         why.empty() ? "" : " (CUDA uses it for " + terminal_safe(why) + ")");
+      out += fmt::format(
+          "    {} MISSING{}\n", terminal_safe(path),
+          why.empty() ? "" : " (this stack's CUDA opens it: " + terminal_safe(why) + ")");
       continue;
     }
     std::string open = !n.contains("openable") || n["openable"].is_null() ? "not tried"
@@ -93,6 +94,12 @@ void driver_stack(std::string& out, const json& p) {
   for (const auto& m : d.value("modules", json::array()))
     mods += (mods.empty() ? "" : ", ") + m.value("name", std::string("?"));
   row(out, "Modules", mods.empty() ? "none of the GPU stack loaded" : mods);
+  const auto& stack = d.value("stack", json());
+  if (stack.is_object() && stack.contains("name") && stack["name"].is_string())
+    row(out, "Stack",
+        stack["name"].get<std::string>() + (stack.value("nvhost_ctrl", "") == "part"
+                                                ? " (/dev/nvhost-ctrl is part of it)"
+                                                : " (no /dev/nvhost-ctrl in this stack)"));
   std::string present, missing_tegra;
   for (const auto& n : d.value("device_nodes", json::array())) {
     if (n.value("present", false))
@@ -112,9 +119,19 @@ void driver_stack(std::string& out, const json& p) {
       for (const auto& n : spec.value("device_nodes", json::array()))
         if (!n.value("present", true))
           miss += (miss.empty() ? "" : ", ") + n.value("host_path", "");
-      state = miss.empty() ? "all device nodes present" : "MISSING on host: " + miss;
+      state = miss.empty() ? "all device nodes present"
+                           : "MISSING on host: " + miss +
+                                 "; a container requesting its devices will not start";
     }
     row(out, "CDI spec", fmt::format("{} ({})", spec.value("path", ""), state));
+  }
+  const auto& cdi = d.value("cdi", json::array());
+  const auto& dirs = d.value("cdi_dirs", json());
+  if (cdi.is_array() && cdi.empty() && dirs.is_array() && !dirs.empty()) {
+    std::string looked;
+    for (const auto& dir : dirs)
+      if (dir.is_object()) looked += (looked.empty() ? "" : ", ") + dir.value("path", "");
+    row(out, "CDI specs", "none found (looked in " + looked + ")");
   }
 }
 
