@@ -390,7 +390,7 @@ Command add_run_command(CLI::App& app) {
   sub->add_option("--keep", args->keep,
                   "With --every: how many runs' evidence EVIDENCE_DIR/runs keeps (the oldest "
                   "are removed)")
-      ->check(CLI::Range(1, 10000))
+      ->check(plain_number() & CLI::Range(1, 10000))
       ->capture_default_str()
       ->needs(every_opt);
   sub->add_option("--node", args->options.node,

@@ -62,6 +62,7 @@ TEST(Numbers, EveryNumberOptionTakesDecimalDigitsOnly) {
       {"probe", "--python-timeout"},
       {"probe", "--nfd-expiry-hours"},
       {"run", "--nfd-expiry-hours"},
+      {"run", "g", "--every", "1h", "--keep"},
       {"support", "--evidence-dir", ".", "--max-age-days"},
       {"check", "--evidence-dir", ".", "--max-age-days"},
       {"init", "--max-age-days"},

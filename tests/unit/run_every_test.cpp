@@ -178,17 +178,20 @@ TEST(NodeValidator, NoGitWarningAndAMissingDriverNamesThePodsInjection) {
        {"probes", nlohmann::json::array({{{"probe", "launch"}, {"status", "PASS"}}})}});
   const std::vector<std::string> env = {repo.ceiling(),
                                         "JETGATE_CUDA_DRIVER=/nonexistent/libcuda.so.1"};
-  auto pod = test::run_jetgate({"run", "node", "--policy", repo.policy(), "--evidence-dir",
-                                repo.t.path("ev"), "--quiet", "--host-root", "/"},
-                               env);
+  // --repo-root: the scratch directory, not a checkout found above it (ctest's scratch
+  // directories are inside the build tree, which a fresh clone has inside a checkout).
+  auto pod = test::run_jetgate(
+      {"run", "node", "--policy", repo.policy(), "--evidence-dir", repo.t.path("ev"), "--quiet",
+       "--host-root", "/", "--repo-root", repo.t.dir()},
+      env);
   EXPECT_EQ(pod.exit_code, 1) << pod.err;
   EXPECT_EQ(pod.err.find("git"), std::string::npos) << pod.err;
   EXPECT_NE(pod.err.find("CDI annotation"), std::string::npos) << pod.err;
   EXPECT_NE(pod.err.find("nvidia.com/gpu resource"), std::string::npos) << pod.err;
   // The same gate run as a CI lane (no --host-root): git's warning stays, no pod advice.
-  auto lane = test::run_jetgate(
-      {"run", "node", "--policy", repo.policy(), "--evidence-dir", repo.t.path("ev2"), "--quiet"},
-      env);
+  auto lane = test::run_jetgate({"run", "node", "--policy", repo.policy(), "--evidence-dir",
+                                 repo.t.path("ev2"), "--quiet", "--repo-root", repo.t.dir()},
+                                env);
   EXPECT_EQ(lane.exit_code, 1) << lane.err;
   EXPECT_NE(lane.err.find("git"), std::string::npos) << lane.err;
   EXPECT_EQ(lane.err.find("CDI annotation"), std::string::npos) << lane.err;
