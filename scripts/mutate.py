@@ -403,7 +403,7 @@ MUTANTS = [
            "an L4T 36 board judged by the L4T 35 rule (the first row whose low bound fits)"),
     Mutant("stack-mainline-without-selector", "src/jetgate/facts/gpu_stack.cpp",
            "} else if (major == 0 && s.selected_by && present(*s.selected_by)) {",
-           "} else if (major == 0) {",
+           "} else if (major == 0 && s.selected_by && (present(*s.selected_by) || true)) {",
            "any Orin without an L4T release taken for the nvgpu mainline stack"),
     Mutant("cdi-only-nvhost-ctrl", "src/jetgate/facts/node_access.cpp",
            "      if (!n.is_object() || n.value(\"present\", true)) continue;\n      ++absent;",

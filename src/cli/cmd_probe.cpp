@@ -6,6 +6,7 @@
 #include "cli/ci_outputs.hpp"
 #include "cli/commands.hpp"
 #include "cli/host_root.hpp"
+#include "cli/input_paths.hpp"
 #include "cli/number_options.hpp"
 #include "cli/progress_lines.hpp"
 #include "cli/safe_streams.hpp"
@@ -31,7 +32,8 @@ namespace {
 
 struct ProbeArgs {
   std::string root = "/";
-  std::string host_root;  // --host-root DIR: the live host's facts through its mount
+  std::string host_root;              // --host-root DIR: the live host's facts through its mount
+  std::vector<std::string> cdi_dirs;  // --cdi-dir
   bool json = false;
   bool show_serial = false;
   bool cuda = false;
@@ -129,6 +131,7 @@ int run_probe(const ProbeArgs& a) {
   }
   facts::CollectOptions copts;
   copts.show_serial = a.show_serial;
+  copts.cdi_dirs = a.cdi_dirs;
   facts::PlatformReport platform;
   nlohmann::json host_mount = nullptr;
   if (!a.host_root.empty()) {
@@ -287,6 +290,7 @@ Command add_probe_command(CLI::App& app) {
                   "records it); default: the host name")
       ->type_name("NAME");
   add_nfd_features_options(sub, args->nfd_features, args->nfd_expiry_hours);
+  add_cdi_dir_option(sub, args->cdi_dirs);
   sub->add_flag("--quiet", args->quiet,
                 "No progress lines on stderr (shown when stderr is a terminal or CI is set)");
   return {sub, [args] {

@@ -9,6 +9,7 @@
 
 #include "cli/ci_outputs.hpp"
 #include "cli/commands.hpp"
+#include "cli/input_paths.hpp"
 #include "cli/live_run_deps.hpp"
 #include "cli/number_options.hpp"
 #include "cli/progress_lines.hpp"
@@ -42,7 +43,8 @@ struct RunArgs {
   std::string nfd_features;
   int nfd_expiry_hours = 24;
   bool json = false;
-  std::string host_root;  // --host-root DIR: the live host's facts through its mount
+  std::string host_root;              // --host-root DIR: the live host's facts through its mount
+  std::vector<std::string> cdi_dirs;  // --cdi-dir
   // --every DURATION: run on a schedule until SIGTERM (run_every); --jitter, --keep.
   std::string every;
   std::string jitter;
@@ -72,7 +74,7 @@ void print_rows(const std::vector<gate::CheckRow>& rows) {
 // machine, 1 it would not; 2 when it was asked to really run against a recording.
 int dry_run(const RunArgs& a, const policy::Gate& g) {
   const bool recorded = a.options.root != "/";
-  auto facts = live_run_deps(a.host_root).platform(a.options.root);
+  auto facts = live_run_deps(a.host_root, a.cdi_dirs).platform(a.options.root);
   for (const auto& w : facts.warnings) std::cerr << warning_line(w);
   auto d = gate::dry_run(g, facts.platform);
   std::string where = recorded ? "the recorded root " + safe(a.options.root)
@@ -175,7 +177,7 @@ int run_loaded(RunArgs a, const policy::LoadedPolicy& loaded, bool in_loop) {
   std::optional<proc::InterruptScope> interrupts;
   if (!in_loop) interrupts.emplace();
   auto outcome = gate::run_gate(*g, policy::issues_of(*policy, a.gate), policy->policy, a.options,
-                                live_run_deps(a.host_root));
+                                live_run_deps(a.host_root, a.cdi_dirs));
   if (!outcome) {
     std::cerr << "jetgate run: " << safe(outcome.error().message()) << "\n";
     return kExitUsage;
@@ -371,6 +373,7 @@ Command add_run_command(CLI::App& app) {
                   "textfile-collector file, atomically (docs/metrics.md)")
       ->type_name("FILE");
   add_nfd_features_options(sub, args->nfd_features, args->nfd_expiry_hours);
+  add_cdi_dir_option(sub, args->cdi_dirs);
   auto* every_opt =
       sub->add_option("--every", args->every,
                       "Keep running: the gate now, then again DURATION after each run ended "

@@ -46,6 +46,20 @@ Status check_policy_path(const std::string& path) {
   return Ok{};
 }
 
+void add_cdi_dir_option(CLI::App* sub, std::vector<std::string>& dirs) {
+  sub->add_option("--cdi-dir", dirs,
+                  "Also read CDI specs from DIR (repeatable), a spec directory the container "
+                  "runtime is configured with that jetgate finds in no configuration file; "
+                  "/etc/cdi, /var/run/cdi, containerd's cdi_spec_dirs and Talos's /var/cdi are "
+                  "always read")
+      ->type_name("DIR")
+      ->check([](const std::string& dir) -> std::string {
+        if (dir.empty() || dir.front() != '/')
+          return "--cdi-dir takes an absolute path on the machine read (e.g. /etc/cdi-extra)";
+        return {};
+      });
+}
+
 Result<std::string> read_stdin(std::size_t max_bytes) {
   std::string out;
   char buf[65536];

@@ -15,7 +15,7 @@
 namespace jetgate::cli {
 namespace {
 
-gate::PlatformFacts live_platform(const std::string& root_dir) {
+gate::PlatformFacts live_platform(const std::string& root_dir, const facts::CollectOptions& o) {
   gate::PlatformFacts out;
   auto root = fs::RootFs::open(root_dir);
   if (!root) {
@@ -24,15 +24,15 @@ gate::PlatformFacts live_platform(const std::string& root_dir) {
                             fmt::format("platform facts unavailable: {}", root.error().message())});
     return out;
   }
-  auto report = facts::collect_platform(*root, {});
+  auto report = facts::collect_platform(*root, o);
   out.platform = std::move(report.platform);
   out.warnings = report.warnings;
   return out;
 }
 
-gate::PlatformFacts host_platform(const std::string& dir) {
+gate::PlatformFacts host_platform(const std::string& dir, const facts::CollectOptions& o) {
   gate::PlatformFacts out;
-  auto facts = collect_host_root(dir, {});
+  auto facts = collect_host_root(dir, o);
   if (!facts) {
     out.platform = nullptr;
     out.warnings.push_back(
@@ -48,12 +48,15 @@ gate::PlatformFacts host_platform(const std::string& dir) {
 
 }  // namespace
 
-gate::RunDeps live_run_deps(const std::string& host_root) {
+gate::RunDeps live_run_deps(const std::string& host_root,
+                            const std::vector<std::string>& cdi_dirs) {
   gate::RunDeps d;
+  facts::CollectOptions o;
+  o.cdi_dirs = cdi_dirs;
   if (host_root.empty())
-    d.platform = live_platform;
+    d.platform = [o](const std::string& root) { return live_platform(root, o); };
   else
-    d.platform = [host_root](const std::string&) { return host_platform(host_root); };
+    d.platform = [host_root, o](const std::string&) { return host_platform(host_root, o); };
   d.cuda = probes::collect_cuda;
   d.python = probes::probe_python_runtime;
   d.process = proc::run_process;

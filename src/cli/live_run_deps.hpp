@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "jetgate/gate/gate_runner.hpp"
 
@@ -12,6 +13,8 @@ namespace jetgate::cli {
 
 // host_root: `run --host-root DIR`: the platform facts are the host's, read live
 // through DIR (cli/host_root.hpp); the root the runner passes is then unused.
-gate::RunDeps live_run_deps(const std::string& host_root = "");
+// cdi_dirs: `--cdi-dir` (facts::CollectOptions::cdi_dirs).
+gate::RunDeps live_run_deps(const std::string& host_root = "",
+                            const std::vector<std::string>& cdi_dirs = {});
 
 }  // namespace jetgate::cli

@@ -424,6 +424,38 @@ TEST(GpuStackBoards, NoCdiSpecSaysWhereItLooked) {
                                              "/var/cdi/dynamic"}));
 }
 
+// --cdi-dir: a spec directory no configuration file names (CRI-O's, a runtime started
+// with its own flag) is read too, first, and says where it came from; a relative path
+// is a usage error.
+TEST(GpuStackBoards, ACdiDirOnTheCommandLineIsReadToo) {
+  test::TempDir t;
+  stdfs::copy(test::fixtures_dir() + "/agx-orin-64gb-jp62/root", t.path("root"),
+              stdfs::copy_options::recursive | stdfs::copy_options::copy_symlinks);
+  t.write("root/opt/cdi-extra/extra.yaml", R"(cdiVersion: 0.5.0
+kind: example.com/gpu
+devices:
+- name: all
+  containerEdits:
+    deviceNodes:
+    - path: /dev/fb0
+)");
+  auto r = test::run_jetgate(
+      {"probe", "--root", t.path("root"), "--cdi-dir", "/opt/cdi-extra", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  const auto& dirs = doc["platform"]["tegra"]["driver"]["cdi_dirs"];
+  ASSERT_TRUE(dirs.is_array() && !dirs.empty()) << dirs;
+  EXPECT_EQ(dirs[0]["path"], "/opt/cdi-extra");
+  EXPECT_EQ(dirs[0]["from"], "--cdi-dir");
+  EXPECT_NE(r.err.find("/dev/fb0"), std::string::npos) << "its absent node is reported: " << r.err;
+  auto without = test::run_jetgate({"probe", "--root", t.path("root"), "--json"});
+  ASSERT_EQ(without.exit_code, 0);
+  EXPECT_EQ(without.err.find("/dev/fb0"), std::string::npos);
+  auto relative = test::run_jetgate({"probe", "--root", t.path("root"), "--cdi-dir", "opt/x"});
+  EXPECT_EQ(relative.exit_code, 2);
+  EXPECT_NE(relative.err.find("absolute path"), std::string::npos) << relative.err;
+}
+
 // A mainline bring-up whose nvgpu did not load: "Unknown symbol" is traced to the
 // installed module that exports it (modules.symbols), which is named as missing.
 TEST(GpuStackBoards, UnknownSymbolIsTracedToTheInstalledModuleThatExportsIt) {

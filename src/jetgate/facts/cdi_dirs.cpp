@@ -63,6 +63,7 @@ std::vector<CdiDir> cdi_spec_dirs(CollectContext& ctx) {
     if (std::none_of(dirs.begin(), dirs.end(), [&](const CdiDir& d) { return d.path == path; }))
       dirs.push_back({path, from});
   };
+  for (const auto& d : ctx.options().cdi_dirs) add(d, "--cdi-dir");
   add("/etc/cdi", "default");
   add("/var/run/cdi", "default");
   std::vector<std::string> configs;

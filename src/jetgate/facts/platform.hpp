@@ -22,6 +22,10 @@ struct CollectOptions {
   // live under DIR; what CUDA in the container uses (device nodes, the image's
   // CUDA toolkit and libraries, its L4T packages) under own_root.
   const fs::RootFs* own_root = nullptr;
+  // `--cdi-dir DIR` (repeatable): directories of CDI specs the runtime is configured to
+  // read that jetgate cannot find in a configuration file (CRI-O's, a runtime started
+  // with its own flag), read under the root before the configured and usual ones.
+  std::vector<std::string> cdi_dirs;
 };
 
 struct PlatformReport {           // NOLINT(bugprone-exception-escape): see .clang-tidy
