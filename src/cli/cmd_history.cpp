@@ -145,24 +145,40 @@ int run_show(const HistoryArgs& a) {
   return kExitOk;
 }
 
-int run_regressions(const HistoryArgs& a) {
+// What `regressions` and `report` share before they judge: the thresholds and "now"
+// (--policy, --now), their one output checked against the database and the policy, and
+// the runs read from the database, opened read-only. The exit status when one of them
+// is unusable.
+struct Judging {
   policy::RegressionThresholds thresholds;
   history::FindOptions find;
-  if (auto rc = load_thresholds("history regressions", a.policy, thresholds, find)) return *rc;
-  if (auto rc = load_now("history regressions", a.now, find)) return *rc;
+  std::vector<history::Run> runs;
+};
+std::optional<int> prepare_judging(const char* command, const HistoryArgs& a, const char* option,
+                                   const std::string& output, Judging& j) {
+  if (auto rc = load_thresholds(command, a.policy, j.thresholds, j.find)) return rc;
+  if (auto rc = load_now(command, a.now, j.find)) return rc;
   fs::CommandFiles files;
   files.add_input(a.db, "the database");
   files.add_input(a.policy, "the policy");
-  if (!check_outputs("history regressions", files, {{"--prometheus", a.prometheus}}))
-    return kExitUsage;
-  if (!a.prometheus.empty())
-    if (auto st = fs::check_output_path(a.prometheus); !st)
-      return usage_error("history regressions", "--prometheus: " + st.error().message());
+  if (!check_outputs(command, files, {{option, output}})) return kExitUsage;
+  if (!output.empty())
+    if (auto st = fs::check_output_path(output); !st)
+      return usage_error(command, std::string(option) + ": " + st.error().message());
   auto store = history::Store::open_read_only(a.db);
-  if (!store) return usage_error("history regressions", store.error().message());
+  if (!store) return usage_error(command, store.error().message());
   auto runs = history::load_runs(*store);
-  if (!runs) return usage_error("history regressions", runs.error().message());
-  auto found = history::find_regressions(*runs, thresholds, find);
+  if (!runs) return usage_error(command, runs.error().message());
+  j.runs = std::move(*runs);
+  return std::nullopt;
+}
+
+int run_regressions(const HistoryArgs& a) {
+  Judging j;
+  if (auto rc = prepare_judging("history regressions", a, "--prometheus", a.prometheus, j))
+    return *rc;
+  const auto& thresholds = j.thresholds;
+  auto found = history::find_regressions(j.runs, thresholds, j.find);
   if (!a.prometheus.empty() && !write_output_file("history regressions", a.prometheus,
                                                   report::render_regressions_prometheus(found)))
     return kExitUsage;
@@ -176,29 +192,20 @@ int run_regressions(const HistoryArgs& a) {
 }
 
 int run_report(const HistoryArgs& a) {
-  policy::RegressionThresholds thresholds;
-  history::FindOptions find;
-  if (auto rc = load_thresholds("history report", a.policy, thresholds, find)) return *rc;
-  if (auto rc = load_now("history report", a.now, find)) return *rc;
-  fs::CommandFiles files;
-  files.add_input(a.db, "the database");
-  files.add_input(a.policy, "the policy");
-  if (!check_outputs("history report", files, {{"--html", a.html}})) return kExitUsage;
-  if (auto st = fs::check_output_path(a.html); !st)
-    return usage_error("history report", "--html: " + st.error().message());
-  auto store = history::Store::open_read_only(a.db);
-  if (!store) return usage_error("history report", store.error().message());
-  auto runs = history::load_runs(*store);
-  if (!runs) return usage_error("history report", runs.error().message());
-  if (find.now) *runs = history::runs_until(*runs, *find.now);
-  const auto found = history::find_regressions(*runs, thresholds, find);
-  const auto trends = history::find_trends(*runs, thresholds);
+  Judging j;
+  if (auto rc = prepare_judging("history report", a, "--html", a.html, j)) return *rc;
+  const auto& thresholds = j.thresholds;
+  const auto& find = j.find;
+  auto runs = std::move(j.runs);
+  if (find.now) runs = history::runs_until(runs, *find.now);
+  const auto found = history::find_regressions(runs, thresholds, find);
+  const auto trends = history::find_trends(runs, thresholds);
   report::HtmlReportOptions o;
   o.source = a.db;
   o.max_full_nodes = a.full_nodes;
   o.max_points = a.points;
   if (!write_output_file("history report", a.html,
-                         report::render_history_html(*runs, found, trends, thresholds, o)))
+                         report::render_history_html(runs, found, trends, thresholds, o)))
     return kExitUsage;
   std::cout << terminal_safe(fmt::format("wrote {}: {} node(s), {} run(s), {} regression(s)",
                                          a.html, found.nodes, found.runs, found.found.size()))
