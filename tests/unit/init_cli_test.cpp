@@ -347,8 +347,8 @@ TEST(InitCli, TheBoardJobRunsAPytestProjectThatNeedsInstalling) {
   commit(t);
   // Without the job's install the tests cannot import the project.
   EXPECT_NE(sh("cd '" + t.dir() + "' && /usr/bin/python3 -c 'import acme_robot' 2>/dev/null"), 0);
-  EXPECT_EQ(sh("/usr/bin/python3 " + tool() + " board " + t.dir() + " " + jetgate_binary() + " " +
-               JETGATE_FAKE_CUDA),
+  EXPECT_EQ(sh("/usr/bin/python3 " + tool() + " board " + t.dir() + " " + test::jetgate_command() +
+               " " + JETGATE_FAKE_CUDA),
             0);
   // The checkout stays clean for the evidence: the venv and the copy are in RUNNER_TEMP.
   EXPECT_FALSE(std::filesystem::exists(t.path("build")));

@@ -279,11 +279,20 @@ NodeInfo RootFs::stat(std::string_view path) const {
 
 bool RootFs::is_link(std::string_view path) const {
   note(path);
-  int fd = open_at(path, O_PATH | O_NOFOLLOW);
+  // The directory is resolved under the root, the last name looked at without following
+  // it: O_NOFOLLOW on the whole path is not honoured by every resolver (the portable one
+  // used where openat2 is missing, as under qemu-user, follows the last link).
+  std::string p(path);
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  const auto slash = p.rfind('/');
+  const std::string dir = slash == std::string::npos || slash == 0 ? "/" : p.substr(0, slash);
+  const std::string name = slash == std::string::npos ? p : p.substr(slash + 1);
+  if (name.empty() || name == "." || name == "..") return false;
+  int fd = open_at(dir, O_PATH | O_DIRECTORY);
   if (fd < 0) return false;
   FdCloser closer{fd};
   struct stat st {};
-  return ::fstat(fd, &st) == 0 && S_ISLNK(st.st_mode);
+  return ::fstatat(fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
 }
 
 int RootFs::open_rw_errno(std::string_view path) const {
