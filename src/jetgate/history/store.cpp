@@ -455,42 +455,43 @@ Status check_database_path(const std::string& path, bool create) {
 
 }  // namespace
 
-Result<Store> Store::open_read_only(const std::string& path) {
-  if (auto st = check_database_path(path, false); !st) return st.error();
+// Opens the database at PATH with flags (and NOMUTEX, NOFOLLOW), with extended error
+// codes and the busy timeout, and checks by reading only that jetgate may use it (empty:
+// no schema yet). What open and open_read_only share.
+Result<std::unique_ptr<sqlite3, Store::Close>> Store::open_checked(const std::string& path,
+                                                                   int flags, bool& empty) {
   sqlite3* raw = nullptr;
-  // Read-only: no lock a writer waits behind, no journal mode changed, no stray -wal
-  // checkpointed into the file; what a reader opens keeps its bytes.
-  const int rc =
-      sqlite3_open_v2(path.c_str(), &raw,
-                      SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW, nullptr);
+  const int rc = sqlite3_open_v2(path.c_str(), &raw,
+                                 flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW, nullptr);
   std::unique_ptr<sqlite3, Close> db(raw);
   if (rc != SQLITE_OK) return db_error(raw, "cannot open the history database", path);
   sqlite3_extended_result_codes(raw, 1);
   sqlite3_busy_timeout(raw, kBusyTimeoutMs);
-  bool empty = false;
   if (auto st = check_identity(raw, path, empty); !st) return st.error();
+  return db;
+}
+
+Result<Store> Store::open_read_only(const std::string& path) {
+  if (auto st = check_database_path(path, false); !st) return st.error();
+  // Read-only: no lock a writer waits behind, no journal mode changed, no stray -wal
+  // checkpointed into the file; what a reader opens keeps its bytes.
+  bool empty = false;
+  auto db = open_checked(path, SQLITE_OPEN_READONLY, empty);
+  if (!db) return db.error();
   if (empty)
     return make_error("the database holds no history yet (no schema)", path,
                       "ingest evidence into it first: `jetgate history ingest DIR... --db FILE`");
-  return Store(std::move(db), path);
+  return Store(std::move(*db), path);
 }
 
 Result<Store> Store::open(const std::string& path, bool create) {
   if (auto st = check_database_path(path, create); !st) return st.error();
-  sqlite3* raw = nullptr;
-  const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) |
-                    SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW;
-  const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
-  std::unique_ptr<sqlite3, Close> db(raw);
-  if (rc != SQLITE_OK) return db_error(raw, "cannot open the history database", path);
-  sqlite3_extended_result_codes(raw, 1);
-  sqlite3_busy_timeout(raw, kBusyTimeoutMs);
   // Refused before anything is written: a newer jetgate's or another application's
   // database is left as it was.
-  {
-    bool empty = false;
-    if (auto st = check_identity(raw, path, empty); !st) return st.error();
-  }
+  bool empty = false;
+  auto db = open_checked(path, SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0), empty);
+  if (!db) return db.error();
+  sqlite3* raw = db->get();
   // WAL: readers never block the writer, and a killed writer's uncommitted frames are
   // ignored on the next open. FULL: a committed batch survives a power cut too.
   {
@@ -512,7 +513,7 @@ Result<Store> Store::open(const std::string& path, bool create) {
   if (auto st = exec(raw, "PRAGMA synchronous=FULL", path); !st) return st.error();
   if (auto st = exec(raw, "PRAGMA foreign_keys=ON", path); !st) return st.error();
   if (auto st = prepare_schema(raw, path); !st) return st.error();
-  return Store(std::move(db), path);
+  return Store(std::move(*db), path);
 }
 
 Result<EvidenceFiles> find_evidence_files(const std::vector<std::string>& dirs) {

@@ -46,6 +46,8 @@ class Store {
     void operator()(sqlite3* db) const;
   };
   Store(std::unique_ptr<sqlite3, Close> db, std::string path);
+  static Result<std::unique_ptr<sqlite3, Close>> open_checked(const std::string& path, int flags,
+                                                              bool& empty);
   std::unique_ptr<sqlite3, Close> db_;
   std::string path_;
 };
