@@ -15,10 +15,9 @@
 #   --fixture      the recorded machine whose root is the host (default
 #                  talos-orin-nx-mainline: a CDI spec in /var/run/cdi, no /lib/modules)
 #
-# The settings this sandbox needs are here, not in the manifests: podman reads the
-# containers.conf and storage.conf written below (runc, since crun refuses this kind of
-# machine's cgroups; the vfs storage driver; no default ulimits; cgroupfs; events to a
-# file), and its storage lives in a temporary directory that is removed afterwards.
+# The settings this sandbox needs are in tests/podman-sandbox.sh, not in the manifests
+# (runc, vfs, no default ulimits, cgroupfs; storage in a temporary directory removed
+# afterwards).
 # Needs root, podman, runc and python3-yaml (scripts/install-deps.sh --ci).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -41,34 +40,8 @@ for tool in podman runc python3; do
   command -v "$tool" >/dev/null || die "$tool is missing: run scripts/install-deps.sh --ci"
 done
 
-work=$(mktemp -d /var/tmp/jetgate-pods.XXXXXX)
-cleanup() {
-  # Only this run's containers and storage (the configuration below points there); not
-  # `podman system reset`, which also removes the machine's network definitions.
-  podman rm -af -t 0 >/dev/null 2>&1 || true
-  podman rmi -af >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-mkdir -p "$work/conf"
-cat >"$work/conf/containers.conf" <<EOF
-[containers]
-default_ulimits = []
-[engine]
-runtime = "runc"
-cgroup_manager = "cgroupfs"
-events_logger = "file"
-events_logfile_path = "$work/events.log"
-tmp_dir = "$work/libpod-tmp"
-EOF
-cat >"$work/conf/storage.conf" <<EOF
-[storage]
-driver = "vfs"
-runroot = "$work/run"
-graphroot = "$work/graph"
-EOF
-export CONTAINERS_CONF="$work/conf/containers.conf"
-export CONTAINERS_STORAGE_CONF="$work/conf/storage.conf"
+. tests/podman-sandbox.sh
+podman_sandbox jetgate-pods
 
 start=$SECONDS
 python3 tests/k8s/run_pods.py --work "$work" --fixture "tests/fixtures/$fixture/root" "$archive"
