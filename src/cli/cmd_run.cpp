@@ -245,7 +245,8 @@ const char* exit_meaning(int rc) {
 // run, or stops on an internal error is logged and the loop goes on: only unusable
 // arguments at the start end it (exit 2). A signal stops the running gate's command and
 // probes (their process groups get SIGTERM, then SIGKILL after their grace of at most 5 s),
-// the cut-short run's evidence is written and kept, and jetgate exits 0.
+// the cut-short run's evidence is written (marked interrupted) but not kept in runs/, and
+// jetgate exits 0.
 int run_every(const RunArgs& a) {
   const auto every = parse_duration(a.every);
   if (!every || every->count() < 1 || every->count() > 366 * 86400)
@@ -286,6 +287,16 @@ int run_every(const RunArgs& a) {
                 << "it): " << safe(ex.what()) << "\n";
     }
     const int sig = proc::interrupt_signal();
+    if (sig != 0) {
+      // A cut-short run measured nothing about the node: runs/ is what the history ingests,
+      // so it keeps complete runs only (a rollout or a drain must not read as a failure).
+      std::cerr << who << ": run " << n << " was cut short by " << proc::signal_name_text(sig)
+                << ": its evidence (marked interrupted) stays in " << safe(a.options.evidence_dir)
+                << " and is not kept in runs/\n"
+                << who << ": stopped by " << proc::signal_name_text(sig) << "\n"
+                << std::flush;
+      return kExitOk;
+    }
     std::vector<std::string> removed;
     std::string keep_error;
     const std::string kept =
@@ -297,10 +308,6 @@ int run_every(const RunArgs& a) {
       std::cerr << "; no evidence kept: " << safe(keep_error);
     if (!removed.empty()) std::cerr << "; removed " << removed.size() << " older run(s)";
     std::cerr << "\n";
-    if (sig != 0) {
-      std::cerr << who << ": stopped by " << proc::signal_name_text(sig) << "\n" << std::flush;
-      return kExitOk;
-    }
     auto wait = *every;
     if (jitter.count() > 0)
       wait += std::chrono::seconds(static_cast<long long>(rng() % (jitter.count() + 1)) -

@@ -11,6 +11,8 @@
  *               CUDA_ERROR_UNSUPPORTED_PTX_VERSION
  *   launch_fails cuLaunchKernel answers CUDA_ERROR_LAUNCH_FAILED
  *   hang        cuInit never returns
+ *   launch_hangs cuLaunchKernel never returns (a kernel that never ends); it first
+ *               creates the file FAKE_CUDA_MARK names, if set, so a test knows
  *   crash       cuInit dies of SIGSEGV
  * FAKE_CUDA_OPEN (':'-separated paths), when set, names files cuCtxCreate
  * opens and keeps open, as a real driver opens its device nodes.
@@ -287,6 +289,15 @@ CUresult cuLaunchKernel(opaque f, unsigned gx, unsigned gy, unsigned gz, unsigne
   (void)s;
   (void)params;
   (void)extra;
+  if (is_mode("launch_hangs")) {
+    const char* mark = getenv("FAKE_CUDA_MARK");
+    int fd = mark ? open(mark, O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1;
+    if (fd >= 0) {
+      if (write(fd, "launched\n", 9) != 9) abort();
+      close(fd);
+    }
+    for (;;) pause();
+  }
   return is_mode("launch_fails") ? LAUNCH_FAILED : OK;
 }
 #endif

@@ -116,11 +116,37 @@ TEST(RunEvery, SigtermStopsTheRunningCommandWellInsideAPodsGracePeriod) {
   auto e = evidence::read_evidence(repo.t.path("ev/slow.json"));
   ASSERT_TRUE(e.ok()) << e.error().message();
   EXPECT_EQ(e->extra.value("interrupted", nlohmann::json()), "SIGTERM");
-  // The cut-short run is kept as evidence, but publishes no labels or metrics.
-  EXPECT_EQ(entries(repo.t.path("ev/runs")).size(), 1u);
+  // The cut-short run's evidence says so, but it is not kept for the history (runs/ holds
+  // complete runs only: a drain is no failure of the node) and publishes no labels or
+  // metrics.
+  EXPECT_TRUE(entries(repo.t.path("ev/runs")).empty());
+  EXPECT_NE(j.err().find("run 1 was cut short by SIGTERM"), std::string::npos) << j.err();
   EXPECT_FALSE(stdfs::exists(repo.t.path("unit.prom")));
   EXPECT_FALSE(stdfs::exists(repo.t.path("labels")));
   EXPECT_NE(j.err().find("the run was cut short"), std::string::npos) << j.err();
+}
+
+// SIGTERM while a CUDA probe's child runs (a kernel that never returns): the probe says it
+// was stopped and measured nothing, not that the GPU hung, and no run is kept for history.
+TEST(RunEvery, SigtermDuringAProbeIsNotAGpuFault) {
+  GateRepo repo(/*fake_git=*/false);
+  repo.gates.push_back(
+      {{"id", "gpu"},
+       {"probes", nlohmann::json::array({{{"probe", "launch"}, {"status", "PASS"}}})}});
+  const std::string mark = repo.t.path("launched");
+  test::BackgroundJetgate j(
+      every_args(repo, "gpu", {"--every", "6h", "--repo-root", repo.t.dir()}),
+      {repo.ceiling(), std::string("JETGATE_CUDA_DRIVER=") + JETGATE_FAKE_CUDA,
+       "FAKE_CUDA_MODE=launch_hangs", "FAKE_CUDA_MARK=" + mark});
+  ASSERT_TRUE(test::wait_for_file(mark)) << j.err();
+  ASSERT_EQ(::kill(j.pid, SIGTERM), 0);
+  EXPECT_EQ(j.wait(30s), 0) << j.err();
+  auto e = evidence::read_evidence(repo.t.path("ev/gpu.json"));
+  ASSERT_TRUE(e.ok()) << e.error().message();
+  const std::string reason = e->extra["probes"]["launch"].value("reason", "");
+  EXPECT_NE(reason.find("not measured"), std::string::npos) << reason;
+  EXPECT_EQ(reason.find("hung or crashed"), std::string::npos) << reason;
+  EXPECT_TRUE(entries(repo.t.path("ev/runs")).empty());
 }
 
 TEST(RunEvery, SigtermBetweenRunsEndsAtOnce) {

@@ -167,8 +167,12 @@ ProbeResult run_probe(const CudaProbe& probe, const CudaOptions& options,
   } else {
     r.id = probe.id;
     r.status = ProbeStatus::fail;
-    r.reason = fmt::format("the probe's child process was {}: a CUDA call hung or crashed",
-                           out.describe());
+    // Stopped because jetgate itself was asked to stop: nothing is known of the GPU.
+    r.reason = out.kind == proc::ChildOutcome::Kind::interrupted
+                   ? fmt::format("the probe's child process was stopped ({}): not measured",
+                                 out.describe())
+                   : fmt::format("the probe's child process was {}: a CUDA call hung or crashed",
+                                 out.describe());
     if (!out.error_text.empty()) r.details["stderr"] = out.error_text;
   }
   r.duration_ms = out.wall_ms;
