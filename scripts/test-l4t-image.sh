@@ -41,7 +41,7 @@ while [ $# -gt 0 ]; do
     --suite) suite=$2; shift ;;
     --mirror) mirror=$2; shift ;;
     --keep) keep=$2; shift ;;
-    -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
     -*) die "unknown option '$1' (see --help)" ;;
     *) [ -z "$kernels" ] || die "one KERNELS directory, not '$kernels' and '$1'"; kernels=$1 ;;
   esac
