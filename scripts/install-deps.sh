@@ -53,8 +53,10 @@ if ((ci)); then
     g++-aarch64-linux-gnu g++-11-aarch64-linux-gnu qemu-user-static
     clang-16 libclang-rt-16-dev clang-tidy
     help2man dpkg-dev binutils file
-    mmdebstrap umoci skopeo  # the container image (scripts/build-image.sh)
-    podman runc  # the pods run in a real OCI runtime (tests/k8s/run-pods.sh)
+    mmdebstrap umoci skopeo  # the container image (scripts/build-image.sh); mmdebstrap also
+                             # makes Dockerfile.l4t's stand-in base (scripts/test-l4t-image.sh)
+    podman runc  # the pods run in a real OCI runtime (tests/k8s/run-pods.sh); podman builds
+                 # Dockerfile.l4t (scripts/test-l4t-image.sh)
     chromium  # the HTML report opened headless (tests/html/check-report.sh)
   )
   for lib in "${libraries[@]}"; do packages+=("$lib:arm64"); done

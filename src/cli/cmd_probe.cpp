@@ -17,6 +17,7 @@
 #include "jetgate/evidence/gpu_facts.hpp"
 #include "jetgate/evidence/probe_document.hpp"
 #include "jetgate/facts/container_host.hpp"
+#include "jetgate/facts/container_injection.hpp"
 #include "jetgate/facts/gpu_stack.hpp"
 #include "jetgate/facts/platform.hpp"
 #include "jetgate/fs/atomic_write.hpp"
@@ -163,6 +164,8 @@ int run_probe(const ProbeArgs& a) {
       o.nvhost.stack_source = stack->source;
     }
     cuda = probes::collect_cuda(o);
+    if (auto note = facts::container_driver_note(platform.platform, cuda->gpu))
+      cuda->notes.push_back(*note);
     evidence::join_gpu_facts(*cuda, platform.platform);
   }
   std::optional<probes::PythonRuntime> python;

@@ -19,6 +19,7 @@
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/core/utf8.hpp"
 #include "jetgate/evidence/gate_id.hpp"
+#include "jetgate/facts/container_injection.hpp"
 #include "jetgate/fs/atomic_write.hpp"
 #include "jetgate/fs/host_root.hpp"
 #include "jetgate/gate/command_run.hpp"
@@ -186,14 +187,11 @@ int run_loaded(RunArgs a, const policy::LoadedPolicy& loaded, bool in_loop) {
   const auto& e = outcome->evidence;
   // In a pod the driver's library and the device nodes are the runtime's to inject: say
   // which injection to check, not "install the driver" (the host may well have it).
-  if (!a.host_root.empty() &&
-      keys::bool_at(evidence::to_json(e), keys::kDriverLoaded) == std::optional<bool>(false))
-    std::cerr << "warning: /gpu/driver: in a pod or container, libcuda.so.1 and the GPU's device "
-                 "nodes come from the container runtime, not the image: check that the pod's "
-                 "injection reached it: its CDI annotation (cdi.k8s.io/...: nvidia.com/gpu=all) "
-                 "with CDI enabled in containerd and a spec in the host's /etc/cdi or "
-                 "/var/run/cdi, its runtimeClassName (nvidia), or its nvidia.com/gpu resource "
-                 "from NVIDIA's device plugin (docs/kubernetes.md)\n";
+  // The evidence's /notes say it too (gate_runner: facts::container_driver_note).
+  if (keys::bool_at(evidence::to_json(e), keys::kDriverLoaded) == std::optional<bool>(false) &&
+      (!a.host_root.empty() ||
+       keys::bool_at(evidence::to_json(e), keys::kContainerDetected) == std::optional<bool>(true)))
+    std::cerr << "warning: /gpu/driver: " << facts::kContainerGpuInjection << "\n";
   // --json: stdout is the evidence document just written, nothing else.
   std::ostream& text = a.json ? std::cerr : std::cout;
   if (a.json) std::cout << dump_json(evidence::to_json(e), 2) << "\n";

@@ -167,6 +167,24 @@ TEST(GateRunTest, EvidenceInsideAContainerCarriesTheL4tCheck) {
   EXPECT_EQ(check["status"], "FAIL") << check.dump(1);
 }
 
+// In a container whose driver library did not arrive, the evidence's /notes name the
+// injection to check, not only "install the driver" (issue 40); on a machine itself no
+// such note is added.
+TEST(GateRunTest, NoDriverInAContainerNamesTheInjectionInTheNotes) {
+  for (bool contained : {true, false}) {
+    test::TempDir t;
+    Fakes f;
+    f.platform["container"] = {{"detected", contained}};
+    f.gpu = {{"driver", {{"loaded", false}, {"error", "libcuda.so.1 not found"}}}};
+    auto out = run(gate_from(kJetsonGate), f, t);
+    auto back = evidence::read_evidence(out.path);
+    ASSERT_TRUE(back.ok()) << back.error().message();
+    const std::string notes = back->extra.value("notes", nlohmann::json::array()).dump();
+    EXPECT_EQ(notes.find("runtimeClassName") != std::string::npos, contained) << notes;
+    EXPECT_EQ(notes.find("nvidia.com/gpu resource") != std::string::npos, contained) << notes;
+  }
+}
+
 // /warnings has one shape everywhere: run writes the {fact, source, message} objects
 // probe writes, for the facts' warnings and for its own.
 TEST(GateRunTest, WarningsHaveTheShapeProbeWrites) {

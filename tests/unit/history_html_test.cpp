@@ -148,6 +148,40 @@ TEST(HistoryHtml, AValueTheSameInEveryRunIsListedNotPlotted) {
   EXPECT_NE(html.find(">11-02</text>"), std::string::npos) << "a date a day";
 }
 
+// A node validator's passed runs (issue 40): the node is judged by the gate's status,
+// shown green, and its verdict is grey, never the amber of a claim that does not hold.
+TEST(HistoryHtml, ANodeValidatorIsJudgedByItsStatusNotByClaims) {
+  std::vector<history::Run> runs;
+  for (int d = 1; d <= 3; ++d) {
+    history::Run r;
+    r.node = "orin-pod";
+    r.gate = "cuda-runtime";
+    r.platform = "p";
+    r.timestamp = fmt::format("2026-11-{:02d}T02:00:00Z", d);
+    r.unix_time = 1793491200 + (d - 1) * 86400 + 7200;
+    r.file = fmt::format("f{}.json", d);
+    r.status = "passed";
+    r.verdict = history::kNodeValidatorVerdict;
+    runs.push_back(r);
+  }
+  const auto found = history::find_regressions(runs);
+  const std::string html = report::render_history_html(runs, found, history::find_trends(runs), {});
+  EXPECT_EQ(html.find("verdict-other\">"), std::string::npos) << "no amber verdict";
+  EXPECT_NE(html.find("<td class=\"status status-passed\">passed</td><td class=\"verdict "
+                      "verdict-validator\">node_validator</td>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<span class=\"verdict verdict-validator\">node_validator</span>: 1"),
+            std::string::npos)
+      << "the support matrix counts it apart from claims";
+  // A claim that was not shown clean stays amber.
+  runs.back().verdict = "not_shown_clean";
+  const std::string claim =
+      report::render_history_html(runs, found, history::find_trends(runs), {});
+  EXPECT_NE(claim.find("<td class=\"verdict verdict-other\">not_shown_clean</td>"),
+            std::string::npos);
+}
+
 // Strings every report of the month must show, wherever it is looked at (text or DOM).
 void expect_fleet_month(const std::string& html, const std::string& where) {
   // Failing, regressed and silent nodes first: the attention table and the first five

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <random>
 #include <set>
 #include <string>
@@ -23,6 +24,7 @@
 
 #include "history_fleet.hpp"
 #include "jetgate/evidence/gate_log.hpp"
+#include "jetgate/evidence/probe_document.hpp"
 #include "jetgate/history/store.hpp"
 #include "test_support.hpp"
 
@@ -142,6 +144,36 @@ TEST(HistoryStore, StoresEveryProbeValueInBaseUnitsAndTheWaits) {
   EXPECT_EQ(r.probe_status.at("bandwidth"), "PASS");
   // Every value of every probe: 9 + 3 + 5 + 9 in the example.
   EXPECT_EQ(r.values.size(), 26u);
+}
+
+// A node validator's run (`run --host-root` in a pod: /host_mount, no command, no
+// checkout) backs no claim: it is stored as node_validator, not not_shown_clean, so the
+// fleet report judges the node by its status (issue 40). The same file without the host
+// mount, or with a command, is still a claim that was not shown clean.
+TEST(HistoryStore, ANodeValidatorsRunIsNotAClaimThatFailed) {
+  TempDir t;
+  auto write = [&](const std::string& node, bool mounted, bool command) {
+    auto e = test::example_evidence();
+    e["lane"] = {{"node", node}, {"kind", "container"}};
+    if (mounted) e["host_mount"] = evidence::host_mount_json("/host", true, true, "", "none");
+    if (command) e["command"] = {{"argv", {"make", "test"}}, {"exit_code", 0}};
+    t.write("ev/" + node + "/cuda-runtime.json", e.dump());
+  };
+  write("validator", true, false);
+  write("no-mount", false, false);
+  write("with-command", true, true);
+  auto store = history::Store::open(t.path("h.db"), true);
+  ASSERT_TRUE(store.ok());
+  auto ingested = history::ingest(*store, {t.path("ev")});
+  ASSERT_TRUE(ingested.ok()) << ingested.error().message();
+  ASSERT_TRUE(ingested->bad.empty()) << ingested->bad.front().why;
+  auto runs = history::load_runs(*store);
+  ASSERT_TRUE(runs.ok());
+  std::map<std::string, std::string> verdict;
+  for (const auto& r : *runs) verdict[r.node] = r.verdict;
+  EXPECT_EQ(verdict["validator"], history::kNodeValidatorVerdict);
+  EXPECT_EQ(verdict["no-mount"], "not_shown_clean");
+  EXPECT_EQ(verdict["with-command"], "not_shown_clean");
 }
 
 TEST(HistoryStore, BadFilesAreCountedWithFileAndReasonNeverFatal) {

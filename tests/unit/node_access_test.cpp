@@ -23,6 +23,7 @@
 
 #include "jetgate/core/document_keys.hpp"
 #include "jetgate/facts/collect_context.hpp"
+#include "jetgate/facts/container_injection.hpp"
 #include "jetgate/facts/platform.hpp"
 #include "test_support.hpp"
 
@@ -119,6 +120,48 @@ TEST(NodeAccess, TalosRecordingListsTheExpectedNodesAndNamesWhatToLoad) {
   EXPECT_NE(cdi[0].source.find("nvidia-tegra.yaml"), std::string::npos) << cdi[0].source;
   EXPECT_NE(cdi[0].message.find("/dev/nvhost-ctrl"), std::string::npos) << cdi[0].message;
   EXPECT_NE(cdi[0].message.find("will not start"), std::string::npos) << cdi[0].message;
+}
+
+// The same Talos host seen from inside a container (/.dockerenv, as Docker writes and
+// jetson-stats reads): the missing render node is the runtime's to inject, so the
+// warning names the injections to check first and the host's module second (issue 40).
+TEST(NodeAccess, InAContainerAMissingNodeNamesTheInjectionToCheck) {
+  test::TempDir t;
+  const std::string root = t.path("root");
+  stdfs::copy(test::fixtures_dir() + "/talos-orin-nx-mainline/root", root,
+              stdfs::copy_options::recursive | stdfs::copy_options::copy_symlinks);
+  t.write("root/.dockerenv", "");
+  auto fs_root = fs::RootFs::open(root);
+  ASSERT_TRUE(fs_root.ok());
+  auto r = facts::collect_platform(*fs_root, {});
+  auto missing = warnings_about(r, keys::kTegraDriverNodeAccessNodes);
+  ASSERT_EQ(missing.size(), 1u);
+  const auto& m = missing[0].message;
+  for (const char* part : {"/dev/dri/renderD*", "cdi.k8s.io", "runtimeClassName",
+                           "nvidia.com/gpu resource", "on the host: tegra_drm creates it"})
+    EXPECT_NE(m.find(part), std::string::npos) << part << " in: " << m;
+  // Outside a container the same node says only what to load.
+  auto native = collect_fixture("talos-orin-nx-mainline");
+  auto plain = warnings_about(native, keys::kTegraDriverNodeAccessNodes);
+  ASSERT_EQ(plain.size(), 1u);
+  EXPECT_EQ(plain[0].message.find("runtimeClassName"), std::string::npos) << plain[0].message;
+}
+
+// A CUDA driver that did not load: inside a container the note names the injection;
+// on a machine itself, or with the driver loaded, there is no such note.
+TEST(NodeAccess, ADriverMissingInAContainerNamesTheInjection) {
+  const json in_pod = {{"container", {{"detected", true}}}};
+  const json native = {{"container", {{"detected", false}}}};
+  const json absent = {{"driver", {{"loaded", false}}}};
+  const json loaded = {{"driver", {{"loaded", true}}}};
+  auto note = facts::container_driver_note(in_pod, absent);
+  ASSERT_TRUE(note.has_value());
+  for (const char* part : {"no CUDA driver in this container", "libcuda.so.1", "cdi.k8s.io",
+                           "runtimeClassName (nvidia)", "nvidia.com/gpu resource"})
+    EXPECT_NE(note->find(part), std::string::npos) << part << " in: " << *note;
+  EXPECT_FALSE(facts::container_driver_note(native, absent).has_value());
+  EXPECT_FALSE(facts::container_driver_note(in_pod, loaded).has_value());
+  EXPECT_FALSE(facts::container_driver_note(json::object(), absent).has_value());
 }
 
 // L4T 36.4.3 on an AGX Orin: the expected nodes are listed first (the render

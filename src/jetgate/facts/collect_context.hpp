@@ -90,6 +90,12 @@ void collect_tegra(CollectContext& ctx, nlohmann::json& out);        // /tegra
 void collect_gpu_stack(CollectContext& ctx, nlohmann::json& tegra);  // /tegra/driver
 void collect_power(CollectContext& ctx, nlohmann::json& out);        // /power
 void collect_container(CollectContext& ctx, nlohmann::json& out);    // /container
+// What shows that the root is a container's (/.dockerenv, /run/.containerenv, a
+// runtime's name in /proc/1/cgroup), or nullopt.
+std::optional<std::string> container_sign(CollectContext& ctx);
+// Whether the device nodes this process opens are a container's: --host-root (the
+// process runs in a pod beside the host's mount) or a container sign in the root.
+bool devices_in_container(CollectContext& ctx);
 // /container under --host-root: the container is `own` (this process's root),
 // the host is `host` (the mount), whose /etc/nv_tegra_release is the host's.
 void collect_host_mount_container(CollectContext& own, CollectContext& host, nlohmann::json& out);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "jetgate/facts/collect_context.hpp"
+#include "jetgate/facts/container_injection.hpp"
 #include "jetgate/facts/cuda_nodes.hpp"
 #include "jetgate/facts/gpu_stack.hpp"
 
@@ -135,14 +136,21 @@ std::string module_advice(const nlohmann::json& platform, const StackNode* node)
 void warn_missing_cuda_nodes(CollectContext& ctx, const nlohmann::json& platform,
                              const GpuStack* stack, const nlohmann::json& nodes) {
   if (stack == nullptr) return;
+  std::optional<bool> contained;  // asked once, when a node is missing
   for (const auto& n : nodes) {
     if (!n.is_object() || n.value("present", true) || !n.value("expected", false)) continue;
     std::string path = n.value("path", "");
     const StackNode* sn = stack_node(stack, path);
-    ctx.warn(keys::kTegraDriverNodeAccessNodes, path,
-             fmt::format("{} is missing: on {} CUDA opens it ({}); {}. Source: {}", path,
-                         stack->name, sn ? sn->provides : n.value("provides", ""),
-                         module_advice(platform, sn), stack->source));
+    if (!contained) contained = devices_in_container(ctx);
+    // In a container the node is the runtime's to inject; the module is the host's.
+    const std::string advice = *contained
+                                   ? fmt::format("{}; on the host: {}", kContainerGpuInjection,
+                                                 module_advice(platform, sn))
+                                   : module_advice(platform, sn);
+    ctx.warn(
+        keys::kTegraDriverNodeAccessNodes, path,
+        fmt::format("{} is missing: on {} CUDA opens it ({}); {}. Source: {}", path, stack->name,
+                    sn ? sn->provides : n.value("provides", ""), advice, stack->source));
   }
 }
 

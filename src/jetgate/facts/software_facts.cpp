@@ -38,6 +38,8 @@ ToolkitFound cuda_toolkit(CollectContext& ctx) {
   return {};
 }
 
+}  // namespace
+
 std::optional<std::string> container_sign(CollectContext& ctx) {
   std::optional<std::string> sign;
   if (ctx.root().exists("/.dockerenv"))
@@ -59,7 +61,9 @@ std::optional<std::string> container_sign(CollectContext& ctx) {
   return sign;
 }
 
-}  // namespace
+bool devices_in_container(CollectContext& ctx) {
+  return ctx.options().own_root != nullptr || container_sign(ctx).has_value();
+}
 
 void collect_container(CollectContext& ctx, nlohmann::json& out) {
   auto sign = container_sign(ctx);

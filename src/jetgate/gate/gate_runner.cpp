@@ -17,6 +17,7 @@
 #include "jetgate/evidence/gpu_facts.hpp"
 #include "jetgate/evidence/probe_document.hpp"
 #include "jetgate/evidence/utf8_json.hpp"
+#include "jetgate/facts/container_injection.hpp"
 #include "jetgate/gate/check_rows.hpp"
 #include "jetgate/gate/command_run.hpp"
 #include "jetgate/gate/live_output.hpp"
@@ -250,6 +251,8 @@ void run_stages(const policy::Gate& gate, const std::optional<CommandPaths>& pat
   auto cuda = deps.cuda(co);
   evidence::join_gpu_facts(cuda, e.extra[keys::kPlatform]);
   e.extra[keys::kGpu] = cuda.gpu;
+  if (auto note = facts::container_driver_note(facts.platform, cuda.gpu))
+    cuda.notes.push_back(*note);
   if (!cuda.notes.empty()) e.extra[keys::kNotes] = cuda.notes;
   for (auto& o :
        policy::evaluate_requirements(policy::gpu_part(gate.requirements), facts.platform, cuda.gpu))

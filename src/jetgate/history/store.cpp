@@ -285,7 +285,16 @@ Result<Parsed> parse_file(const std::string& file, const std::string& text, std:
   // The verdict as of the run's own day: whether it was fresh green when it was made.
   claims::JudgeRules rules;
   rules.today = *day;
-  p.verdict = claims::to_string(claims::judge_evidence(*e, rules).state);
+  const auto state = claims::judge_evidence(*e, rules).state;
+  p.verdict = claims::to_string(state);
+  // A node validator's run: the host read through its mount in a pod, no command of a
+  // checkout to vouch for (gate::RunOptions::node_validator). Not a failed claim.
+  if (state == claims::GateState::not_shown_clean) {
+    const nlohmann::json* mount = keys::find(e->extra, keys::kHostMount);
+    const nlohmann::json* command = keys::find(e->extra, keys::kCommand);
+    if (mount && mount->is_object() && (!command || command->is_null()))
+      p.verdict = kNodeValidatorVerdict;
+  }
   p.probes = evidence::probe_readings(e->extra);
   return p;
 }

@@ -27,6 +27,12 @@ namespace jetgate::history {
 // one was written by a newer jetgate and is refused, never changed.
 inline constexpr int kSchemaVersion = 1;
 
+// The verdict stored for a node validator's run: `run --host-root` in a pod (the evidence
+// has /host_mount) with no checkout git could vouch for. Such a run backs no support
+// claim ("not shown clean" is about claims), so reports judge its node by the gate's
+// status alone (docs/history.md).
+inline constexpr const char* kNodeValidatorVerdict = "node_validator";
+
 class Store {
  public:
   // Opens (create: creating it when absent) the database at PATH and its schema, to
@@ -96,8 +102,10 @@ struct Run {
   std::int64_t id = 0;
   std::string digest, file, node, gate, platform, timestamp;
   std::int64_t unix_time = 0;
-  std::string status;   // the gate's status as recorded: "passed", "failed", "not_run"
-  std::string verdict;  // claims' verdict as of the run's own day, no policy ("fresh_green", ...)
+  std::string status;  // the gate's status as recorded: "passed", "failed", "not_run"
+  // claims' verdict as of the run's own day, no policy ("fresh_green", ...), or
+  // kNodeValidatorVerdict.
+  std::string verdict;
   // (probe, metric) -> value in its base unit, and the base unit.
   std::map<std::pair<std::string, std::string>, std::pair<double, std::string>> values;
   std::map<std::string, std::string> probe_status;                        // probe -> "PASS", ...

@@ -93,7 +93,8 @@ th{background:#f0f3f6}td.num{text-align:right;font-variant-numeric:tabular-nums}
 tr.regression td,tr.failing td{background:#fff5f5}
 td.last-seen.silent{background:#ffebe9;color:#cf222e;font-weight:bold}
 .verdict-fresh_green{color:#1a7f37;font-weight:bold}
-.verdict-other{color:#9a6700;font-weight:bold}.status-failed{color:#cf222e;font-weight:bold}
+.verdict-other{color:#9a6700;font-weight:bold}.verdict-validator{color:#57606a}
+.status-failed{color:#cf222e;font-weight:bold}.status-passed{color:#1a7f37;font-weight:bold}
 section.node{border:1px solid #d0d7de;border-radius:6px;padding:0 1em 1em;margin:1em 0}
 section.node.attention{border:2px solid #cf222e}
 figure.plot{display:inline-block;margin:.5em 1em .5em 0;vertical-align:top;max-width:660px}
@@ -119,13 +120,21 @@ std::map<std::pair<std::string, std::string>, const Run*> latest_runs(
   return out;
 }
 
+// The verdict's colour: green when fresh green, amber for a claim that does not hold,
+// grey for a node validator's run, which backs no claim (its health is its status).
+const char* verdict_class(const std::string& verdict) {
+  if (verdict == "fresh_green") return "verdict-fresh_green";
+  if (verdict == history::kNodeValidatorVerdict) return "verdict-validator";
+  return "verdict-other";
+}
 std::string verdict_cell(const std::string& verdict) {
-  return fmt::format("<td class=\"verdict {}\">{}</td>",
-                     verdict == "fresh_green" ? "verdict-fresh_green" : "verdict-other",
-                     e(verdict));
+  return fmt::format("<td class=\"verdict {}\">{}</td>", verdict_class(verdict), e(verdict));
 }
 std::string status_cell(const std::string& status) {
-  return fmt::format("<td class=\"status{}\">{}</td>", status == "failed" ? " status-failed" : "",
+  return fmt::format("<td class=\"status{}\">{}</td>",
+                     status == "failed"   ? " status-failed"
+                     : status == "passed" ? " status-passed"
+                                          : "",
                      e(status));
 }
 
@@ -483,8 +492,7 @@ std::string render_history_html(const std::vector<history::Run>& runs,
       for (const auto& [verdict, n] : it->second) {
         total += n;
         parts += fmt::format("<li><span class=\"verdict {}\">{}</span>: {}</li>",
-                             verdict == "fresh_green" ? "verdict-fresh_green" : "verdict-other",
-                             e(verdict), n);
+                             verdict_class(verdict), e(verdict), n);
       }
       out += fmt::format("<td class=\"cell\">{} node(s)<ul>{}</ul></td>", total, parts);
     }
