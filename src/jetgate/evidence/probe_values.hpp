@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "jetgate/record/record.hpp"
+
 namespace jetgate::evidence {
 
 // A unit a probe writes ("GB/s", "us", "percent", ...) and its base unit.
@@ -45,8 +47,11 @@ struct ProbeReading {
   std::vector<SyncWait> waits;     // /probes/ID/details/modes, where present
 };
 
-// /probes of doc, in key order; entries that are not objects and values without a
-// finite number and a known unit are left out. Never throws.
+// The probes of r, in key order; values without a finite number and a known
+// unit are left out.
+std::vector<ProbeReading> probe_readings(const record::Record& r);
+// The same for a document (read with record::read); entries of /probes that
+// are not objects are left out. Never throws.
 std::vector<ProbeReading> probe_readings(const nlohmann::json& doc);
 
 }  // namespace jetgate::evidence

@@ -13,13 +13,13 @@
 
 #include "jetgate/claims/evidence_verdict.hpp"
 #include "jetgate/claims/platform_key.hpp"
-#include "jetgate/core/document_keys.hpp"
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/core/utf8.hpp"
 #include "jetgate/evidence/dates.hpp"
 #include "jetgate/evidence/evidence.hpp"
 #include "jetgate/evidence/gate_log.hpp"
 #include "jetgate/evidence/probe_values.hpp"
+#include "jetgate/record/codec.hpp"
 #include "jetgate/trust/envelope.hpp"
 
 namespace jetgate::history {
@@ -249,7 +249,9 @@ Result<Parsed> parse_file(const std::string& file, const std::string& text, std:
   p.digest = std::move(digest);
   p.file = file;
   p.gate = e->gate;
-  p.node = keys::string_at(e->extra, keys::kLaneNode);
+  // The members beyond OBLITERATUS' fields, read once: the node, the platform, the probes.
+  const record::Record r = record::read(e->extra, record::Keep::known);
+  p.node = r.head.lane_node.value_or("");
   if (p.node.empty())
     return make_error("records no node (/lane/node), so its history belongs to no node", file,
                       "run the gate with `jetgate run --node NAME` (RUNNER_NAME by default)");
@@ -279,14 +281,14 @@ Result<Parsed> parse_file(const std::string& file, const std::string& text, std:
         "again");
   p.timestamp = e->generated_at;
   p.unix_time = *seconds;
-  auto key = claims::platform_key(*e);
+  auto key = claims::platform_key(r);
   p.platform = key.identified ? key.platform : "not recorded";
   p.status = evidence::to_string(e->status);
   // The verdict as of the run's own day: whether it was fresh green when it was made.
   claims::JudgeRules rules;
   rules.today = *day;
   p.verdict = claims::to_string(claims::judge_evidence(*e, rules).state);
-  p.probes = evidence::probe_readings(e->extra);
+  p.probes = evidence::probe_readings(r);
   return p;
 }
 
