@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "jetgate/evidence/probe_values.hpp"
 
-#include <array>
 #include <cmath>
 
 #include "jetgate/probes/sync_classify.hpp"
@@ -9,17 +8,6 @@
 
 namespace jetgate::evidence {
 namespace {
-
-constexpr std::array<BaseUnit, 8> kUnits{{
-    {"GB/s", "bytes_per_second", 1e9},
-    {"us", "seconds", 1e-6},
-    {"ms", "seconds", 1e-3},
-    {"bytes", "bytes", 1},
-    {"fraction", "ratio", 1},
-    {"percent", "ratio", 0.01},
-    {"tok/s", "tokens_per_second", 1},
-    {"count", "items", 1},
-}};
 
 // The probe's spelling (probes::to_string, "busy-polling") and the label form
 // ("busy_polling") are one wait.
@@ -36,10 +24,8 @@ std::string normalised_wait(const std::string& wait) {
 
 }  // namespace
 
-const BaseUnit* base_unit_of(std::string_view unit) {
-  for (const auto& u : kUnits)
-    if (u.unit == unit) return &u;
-  return nullptr;
+const units::Unit* base_unit_of(std::string_view unit) {
+  return units::unit_of(unit);
 }
 
 std::vector<ProbeReading> probe_readings(const record::Record& r) {
@@ -54,7 +40,7 @@ std::vector<ProbeReading> probe_readings(const record::Record& r) {
       if (!u) continue;
       const double v = m.value.value * u->factor;
       if (!std::isfinite(v)) continue;
-      reading.values.push_back({metric, v, std::string(u->base)});
+      reading.values.push_back({metric, v, std::string(units::info(u->base).name)});
     }
     for (const auto& w : p.waits)
       if (w.mode && w.wait) reading.waits.push_back({*w.mode, normalised_wait(*w.wait)});

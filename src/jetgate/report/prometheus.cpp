@@ -12,6 +12,7 @@
 
 #include "jetgate/claims/platform_key.hpp"
 #include "jetgate/core/outcome.hpp"
+#include "jetgate/core/units.hpp"
 #include "jetgate/core/utf8.hpp"
 #include "jetgate/evidence/dates.hpp"
 #include "jetgate/evidence/probe_values.hpp"
@@ -23,25 +24,10 @@ namespace {
 
 constexpr std::string_view kLastSuccess = "jetgate_gate_last_success_timestamp_seconds";
 
-// A base unit (evidence/probe_values.hpp) -> its family's help; the family is
-// jetgate_probe_<base>.
-struct UnitHelp {
-  std::string_view base;
-  std::string_view help;
-};
-constexpr std::array<UnitHelp, 6> kUnitHelp{{
-    {"bytes_per_second", "A probe's measured rate, bytes per second."},
-    {"seconds", "A probe's measured time, seconds."},
-    {"bytes", "A probe's measured size, bytes."},
-    {"ratio", "A probe's measured ratio (1 = 100%)."},
-    {"tokens_per_second", "A probe's measured token rate."},
-    {"items", "A probe's counted items."},
-}};
-
+// A base unit's family help (core/units.hpp); the family is jetgate_probe_<base>.
 std::string_view unit_help(std::string_view base) {
-  for (const auto& u : kUnitHelp)
-    if (u.base == base) return u.help;
-  return "A probe's measured value.";
+  const auto* b = units::base_named(base);
+  return b ? b->help : "A probe's measured value.";
 }
 
 constexpr std::array<Outcome, 5> kOutcomes{Outcome::pass, Outcome::warn, Outcome::fail,
