@@ -10,8 +10,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "jetgate/claims/platform_key.hpp"
 #include "jetgate/core/json_text.hpp"
+#include "jetgate/policy/requirements.hpp"
 #include "jetgate/record/codec.hpp"
+#include "jetgate/report/nfd_features.hpp"
+#include "jetgate/report/platform_text.hpp"
+#include "jetgate/report/prometheus.hpp"
 #include "test_support.hpp"
 
 namespace jetgate {
@@ -113,6 +118,72 @@ TEST(RecordCodec, ARecordBuiltInCodeWritesItsMembersAtTheirKeys) {
   EXPECT_EQ(out["probes"]["memory"]["values"]["d2d_bandwidth"]["value"], 12.5);
   EXPECT_EQ(out["probes"]["memory"]["status"], "PASS");
   EXPECT_EQ(dump_json(record::to_json(record::read(out))), dump_json(out));
+}
+
+// The L4T release is read in one place: every output says the same release,
+// wherever it came from, and the same "unknown" when there is none.
+TEST(RecordCodec, EveryOutputReadsTheSameL4tRelease) {
+  auto doc = parse_json_text(read_text(test::fixtures_dir() + "/orin-nx-16gb-jp60/expected.json"),
+                             "golden");
+  ASSERT_TRUE(doc);
+  const std::string l4t = (*doc)["platform"]["tegra"]["l4t"];
+  ASSERT_EQ((*doc)["platform"]["tegra"]["l4t_source"], "dpkg:nvidia-l4t-core");
+  const auto r = record::read(*doc);
+  policy::Requirements want;
+  want.l4t = policy::VersionRange{l4t, l4t};
+  auto met = policy::evaluate_requirements(want, r);
+  ASSERT_EQ(met.size(), 1u);
+  EXPECT_TRUE(met[0].met) << met[0].why;
+  EXPECT_EQ(met[0].why, "L4T is " + l4t);
+  EXPECT_NE(claims::platform_key(r).runtime.find("(L4T " + l4t + ")"), std::string::npos);
+  EXPECT_NE(report::render_platform_text(r).find("L4T:               " + l4t + "\n"),
+            std::string::npos);
+  report::NfdFeaturesInput nfd;
+  nfd.document = &*doc;
+  EXPECT_NE(report::render_nfd_features(nfd).find("/l4t=" + l4t + "\n"), std::string::npos);
+  report::PrometheusInput prom;
+  prom.document = &*doc;
+  prom.node = "n";
+  EXPECT_NE(report::render_prometheus_textfile(prom).find("l4t=\"" + l4t + "\""),
+            std::string::npos);
+
+  // No release: one "unknown" (and no label or requirement met on a guess).
+  json none = *doc;
+  none["platform"]["tegra"]["l4t"] = nullptr;
+  const auto u = record::read(none);
+  EXPECT_EQ(u.platform.tegra.l4t.text(), "unknown");
+  EXPECT_NE(report::render_platform_text(u).find("L4T:               unknown\n"),
+            std::string::npos);
+  EXPECT_NE(claims::platform_key(u).runtime.find("(L4T unknown)"), std::string::npos);
+  EXPECT_FALSE(policy::evaluate_requirements(want, u)[0].met);
+  nfd.document = &none;
+  EXPECT_EQ(report::render_nfd_features(nfd).find("/l4t="), std::string::npos);
+}
+
+// The sync path's wait as the probe writes it ("busy-polling") is the label's
+// and the textfile's spelling (busy_polling) in every output.
+TEST(RecordCodec, TheProbesWaitIsOneSpellingInEveryOutput) {
+  json doc = {
+      {"generated_at", "2026-12-01T00:00:00Z"},
+      {"probes",
+       {{"sync_path",
+         {{"status", "PASS"},
+          {"details",
+           {{"modes",
+             json::array({{{"mode", "spin"}, {"wait", "busy-polling"}},
+                          {{"mode", "blocking_sync"}, {"wait", "interrupt-driven"}}})}}}}}}}};
+  report::NfdFeaturesInput nfd;
+  nfd.document = &doc;
+  const std::string labels = report::render_nfd_features(nfd);
+  EXPECT_NE(labels.find("sync-wait.spin=busy_polling\n"), std::string::npos) << labels;
+  EXPECT_NE(labels.find("sync-wait.blocking_sync=interrupt_driven\n"), std::string::npos) << labels;
+  EXPECT_EQ(labels.find("busy-polling"), std::string::npos) << labels;
+  report::PrometheusInput prom;
+  prom.document = &doc;
+  prom.node = "n";
+  const std::string text = report::render_prometheus_textfile(prom);
+  EXPECT_NE(text.find("sched_mode=\"spin\",wait=\"busy_polling\"} 1"), std::string::npos) << text;
+  EXPECT_EQ(text.find("busy-polling"), std::string::npos) << text;
 }
 
 }  // namespace
