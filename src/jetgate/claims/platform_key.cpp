@@ -172,7 +172,7 @@ std::string directory_key(const std::string& file) {
 }
 
 std::string lane_of(const std::string& file, const nlohmann::json& extra) {
-  return lane_of(file, record::read(extra, record::Keep::known));
+  return lane_of(file, record::read_lane(extra));
 }
 
 std::string lane_of(const std::string& file, const record::Record& r) {

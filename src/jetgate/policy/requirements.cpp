@@ -153,6 +153,7 @@ std::optional<int> compare_version_prefix(const std::string& version, const std:
 std::vector<RequirementOutcome> evaluate_requirements(const Requirements& r,
                                                       const nlohmann::json& platform,
                                                       const nlohmann::json& gpu) {
+  if (!r.any()) return {};  // nothing to read (a fleet's files are judged by the hundred thousand)
   return evaluate_requirements(r, record::read_facts(&platform, &gpu));
 }
 

@@ -503,6 +503,16 @@ Record read_facts(const json* platform, const json* gpu) {
   return r;
 }
 
+Record read_lane(const json& doc) {
+  Record r;
+  if (!doc.is_object()) return r;
+  const Taker take{doc, nullptr};
+  take(at::kLaneNode, r.head.lane_node);
+  take(at::kLaneKind, r.head.lane_kind);
+  take(at::kContainerDetected, r.platform.container_detected);
+  return r;
+}
+
 Record read(std::string_view text, Keep keep) {
   auto doc = parse_json_text(text, "evidence");
   if (!doc) return Record{};

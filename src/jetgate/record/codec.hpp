@@ -33,6 +33,11 @@ Record read(std::string_view text, Keep keep = Keep::unknown);
 // and Python runtime stay empty.
 Record read_facts(const nlohmann::json* platform, const nlohmann::json* gpu);
 
+// Only what names the lane a document speaks for (its node and kind, and
+// whether it ran in a container): three members, for the loader that reads a
+// fleet's evidence by the hundred thousand. Everything else stays empty.
+Record read_lane(const nlohmann::json& doc);
+
 // The document: Record::rest with every known member written back into it.
 nlohmann::json to_json(const Record& r);
 
