@@ -15,6 +15,7 @@
 #include "jetgate/facts/container_images.hpp"
 #include "jetgate/facts/jetpack_table.hpp"
 #include "jetgate/facts/platform.hpp"
+#include "jetgate/record/codec.hpp"
 
 namespace jetgate::cli {
 namespace {
@@ -34,6 +35,19 @@ struct HostRelease {
   std::string source;
 };
 
+// Where the L4T release was read, for the reader: the file under the root, or
+// the package the dpkg database names ("dpkg:nvidia-l4t-core"), or the kernel
+// release that names the series.
+std::string where_from(const fs::RootFs& root, const std::string& source) {
+  const std::string dpkg = "dpkg:", kernel = "kernel:";
+  if (source.rfind(dpkg, 0) == 0)
+    return "package " + source.substr(dpkg.size()) + " in " + root.display("/var/lib/dpkg/status");
+  if (source.rfind(kernel, 0) == 0)
+    return "kernel release " + root.display(source.substr(kernel.size()));
+  if (!source.empty() && source.front() == '/') return root.display(source);
+  return source.empty() ? std::string(record::kUnknown) : source;
+}
+
 std::optional<HostRelease> host_release(const ContainerArgs& a, std::string& why) {
   if (a.l4t) {
     auto l4t = facts::normalize_l4t(*a.l4t);
@@ -51,15 +65,14 @@ std::optional<HostRelease> host_release(const ContainerArgs& a, std::string& why
   facts::CollectOptions o;
   o.run_commands = false;
   auto report = facts::collect_platform(*root, o);
-  const auto& p = report.platform;
-  auto ptr = nlohmann::json::json_pointer("/tegra/l4t");
-  if (!p.contains(ptr) || !p[ptr].is_string()) {
+  const auto l4t = record::read_facts(&report.platform, nullptr).platform.tegra.l4t;
+  if (!l4t.known()) {
     why =
-        "no L4T release found on this machine (not a Jetson, or /etc/nv_tegra_release "
-        "unreadable); name one with --l4t, e.g. --l4t 36.4.3";
+        "no L4T release found on this machine (not a Jetson, or neither /etc/nv_tegra_release "
+        "nor the nvidia-l4t-core package says one); name one with --l4t, e.g. --l4t 36.4.3";
     return std::nullopt;
   }
-  return HostRelease{p[ptr].get<std::string>(), root->display("/etc/nv_tegra_release")};
+  return HostRelease{*l4t.version, where_from(*root, l4t.source.value_or(""))};
 }
 
 std::string jetpack_of(const std::string& l4t) {

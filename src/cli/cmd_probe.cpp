@@ -23,6 +23,7 @@
 #include "jetgate/fs/atomic_write.hpp"
 #include "jetgate/probes/cuda_probes.hpp"
 #include "jetgate/probes/registry.hpp"
+#include "jetgate/record/codec.hpp"
 #include "jetgate/report/cuda_text.hpp"
 #include "jetgate/report/platform_text.hpp"
 #include "jetgate/report/probe_list.hpp"
@@ -192,7 +193,7 @@ int run_probe(const ProbeArgs& a) {
   if (a.json) {
     std::cout << dump_json(doc, 2) << "\n";
   } else {
-    std::cout << report::render_platform_text(doc["platform"]);
+    std::cout << report::render_platform_text(record::read(doc, record::Keep::known));
     if (cuda) std::cout << report::render_cuda_text(*cuda);
     if (python) std::cout << report::render_python_text(*python);
   }

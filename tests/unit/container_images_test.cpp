@@ -250,6 +250,21 @@ TEST(ContainerCli, EachGenerationsRecordedBoardGetsItsImages) {
   }
 }
 
+// The host's L4T release is named with where it was read: a board whose release
+// comes from the nvidia-l4t-core package (no /etc/nv_tegra_release) says so.
+TEST(ContainerCli, TheHostsReleaseSaysWhereItWasRead) {
+  auto dpkg = container_json({"container", "--root", root_of("orin-nx-16gb-jp60"), "--json"});
+  const std::string from_package = dpkg["host"]["source"];
+  EXPECT_NE(from_package.find("package nvidia-l4t-core in "), std::string::npos) << from_package;
+  EXPECT_NE(from_package.find("/var/lib/dpkg/status"), std::string::npos) << from_package;
+  EXPECT_EQ(from_package.find("nv_tegra_release"), std::string::npos) << from_package;
+  auto file = container_json({"container", "--root", root_of("agx-orin-64gb-jp62"), "--json"});
+  const std::string from_file = file["host"]["source"];
+  EXPECT_NE(from_file.find("/etc/nv_tegra_release"), std::string::npos) << from_file;
+  auto text = run_jetgate({"container", "--root", root_of("orin-nx-16gb-jp60")});
+  EXPECT_NE(text.out.find("(package nvidia-l4t-core in "), std::string::npos) << text.out;
+}
+
 TEST(ContainerCli, JetPack7SaysNoImageAndHowToBuildOne) {
   auto r = run_jetgate({"container", "--root", root_of("agx-thor-jp70")});
   EXPECT_EQ(r.exit_code, 1) << r.err;

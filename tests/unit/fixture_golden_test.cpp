@@ -12,6 +12,7 @@
 #include "jetgate/evidence/probe_document.hpp"
 #include "jetgate/facts/platform.hpp"
 #include "jetgate/facts/power.hpp"
+#include "jetgate/record/codec.hpp"
 #include "jetgate/report/platform_text.hpp"
 #include "test_support.hpp"
 
@@ -70,7 +71,7 @@ TEST_P(RecordedMachine, MatchesGoldenOutput) {
 TEST_P(RecordedMachine, MatchesGoldenText) {
   std::string dir = test::fixtures_dir() + "/" + GetParam();
   json doc = normalized_document(dir + "/root");
-  std::string text = report::render_platform_text(doc["platform"]);
+  std::string text = report::render_platform_text(record::read(doc, record::Keep::known));
   std::string golden = dir + "/expected.txt";
   if (const char* regen = std::getenv("JETGATE_REGEN"); regen && std::string(regen) == "1") {
     std::ofstream(golden) << text;

@@ -213,6 +213,35 @@ TEST(HistoryReaders, AnUnreadableSubdirectoryIsReportedAndTheWalkGoesOn) {
 // would sort last for good and hide a failing node's later runs; one dated 1970 (a
 // Jetson without a real-time clock, before NTP) would sort first and never be shown.
 // Both are reported with the node and the run's status, and the rest are stored.
+// A run cut short by SIGTERM (a drain, a rollout, a cancelled CI job) measured nothing:
+// stored, it would be a failed run and `history regressions` would report the gate failing.
+TEST(HistoryPlausibility, ARunCutShortIsReportedNotStoredAsAFailure) {
+  TempDir t;
+  std::mt19937_64 rng(5);
+  test::NightPlan plan;
+  auto whole = nlohmann::json::parse(test::night_evidence("node-a", 0, 0, plan, rng));
+  t.write("ev/node-a/day-00.json", whole.dump(2));
+  plan.failed = true;
+  auto cut = nlohmann::json::parse(test::night_evidence("node-a", 0, 1, plan, rng));
+  cut["interrupted"] = "SIGTERM";
+  t.write("ev/node-a/day-01.json", cut.dump(2));
+  // The same failed run without the mark is stored: the rule is the mark, not the status.
+  auto failed = nlohmann::json::parse(test::night_evidence("node-a", 0, 2, plan, rng));
+  failed["interrupted"] = nullptr;
+  t.write("ev/node-a/day-02.json", failed.dump(2));
+  auto store = history::Store::open(t.path("h.db"), true);
+  ASSERT_TRUE(store.ok()) << store.error().message();
+  history::IngestOptions options;
+  options.now = 1793491200 + 10 * 86400;
+  auto report = history::ingest(*store, {t.path("ev")}, options);
+  ASSERT_TRUE(report.ok()) << report.error().message();
+  EXPECT_EQ(report->added, 2u);
+  ASSERT_EQ(report->bad.size(), 1u);
+  EXPECT_TRUE(has(report->bad[0].why, "cut short by SIGTERM")) << report->bad[0].why;
+  EXPECT_TRUE(has(report->bad[0].why, "\"node-a\"")) << report->bad[0].why;
+  EXPECT_TRUE(has(report->bad[0].file, "day-01.json")) << report->bad[0].file;
+}
+
 TEST(HistoryPlausibility, RunsFromTheFutureOrBeforeJetgateAreReportedNotStored) {
   TempDir t;
   std::mt19937_64 rng(3);

@@ -23,9 +23,9 @@ namespace fs = std::filesystem;
 
 const std::map<std::string, int>& layer_of() {
   static const std::map<std::string, int> layers = {
-      {"core", 0},   {"fs", 1},       {"proc", 1},    {"cuda", 2},   {"facts", 3},
-      {"probes", 3}, {"evidence", 4}, {"trust", 5},   {"policy", 6}, {"gate", 7},
-      {"claims", 7}, {"init", 7},     {"history", 8}, {"report", 9}, {"cli", 10},
+      {"core", 0},   {"fs", 1},       {"proc", 1},    {"cuda", 2},   {"facts", 3}, {"probes", 3},
+      {"record", 4}, {"evidence", 5}, {"trust", 6},   {"policy", 7}, {"gate", 8},  {"claims", 8},
+      {"init", 8},   {"history", 9},  {"report", 10}, {"cli", 11},
   };
   return layers;
 }

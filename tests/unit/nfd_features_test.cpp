@@ -34,7 +34,7 @@ json evidence() {
     "platform": {"arch": "aarch64",
                  "tegra": {"is_tegra": true, "l4t": "36.4.3", "jetpack": "6.2",
                            "module": "Jetson Orin NX 16GB"}},
-    "gpu": {"driver": {"loaded": true, "version": 12060}, "device_count": 1},
+    "gpu": {"driver": {"loaded": true, "version": "12.6"}, "device_count": 1},
     "probes": {
       "launch": {"status": "PASS"},
       "bandwidth": {"status": "PASS"},
@@ -58,7 +58,7 @@ TEST(NfdFeatures, LabelsFromTheEvidence) {
             "# (docs/kubernetes.md). Written by jetgate; the next run replaces this file.\n"
             "# +expiry-time=2026-12-03T19:00:00Z\n"
             "jetgate.feature.node.kubernetes.io/arch=aarch64\n"
-            "jetgate.feature.node.kubernetes.io/cuda-driver=12060\n"
+            "jetgate.feature.node.kubernetes.io/cuda-driver=12.6\n"
             "jetgate.feature.node.kubernetes.io/cuda-verified=true\n"
             "jetgate.feature.node.kubernetes.io/gate=gpu-node\n"
             "jetgate.feature.node.kubernetes.io/gate-status=passed\n"
@@ -72,6 +72,19 @@ TEST(NfdFeatures, LabelsFromTheEvidence) {
             "jetgate.feature.node.kubernetes.io/probe.sync_path=WARN\n"
             "jetgate.feature.node.kubernetes.io/sync-wait.blocking_sync=interrupt_driven\n"
             "jetgate.feature.node.kubernetes.io/sync-wait.spin=busy_polling\n");
+}
+
+// The labels read the evidence record (record/codec.hpp) as every other output
+// does: /gpu/driver/version is the driver's CUDA version as a string ("12.6"),
+// and a value of another type is unknown, so no label, not a guess.
+TEST(NfdFeatures, AFactOfAnotherTypeIsNoLabel) {
+  json doc = evidence();
+  doc["gpu"]["driver"]["version"] = 12060;
+  doc["platform"]["tegra"]["l4t"] = 36;
+  const std::string labels = render(doc);
+  EXPECT_EQ(labels.find("cuda-driver="), std::string::npos) << labels;
+  EXPECT_EQ(labels.find("/l4t="), std::string::npos) << labels;
+  EXPECT_NE(labels.find("/jetpack=6.2\n"), std::string::npos) << labels;
 }
 
 TEST(NfdFeatures, CudaIsVerifiedOnlyWhenAKernelRanRight) {

@@ -191,45 +191,57 @@ std::vector<Finding> findings(const evidence::Evidence& e, const JudgeRules& rul
 namespace {
 
 // Each state: its code (the JSON "state"), its status in the one vocabulary
-// (core/outcome.hpp) and the words people read. The one table of them.
+// (core/outcome.hpp) and the words people read. The one table of them, as a
+// switch without a default: a state added to GateState without its row here
+// does not compile (-Wswitch under -Werror); a value outside the enum reads as
+// a failure, never as fresh green (EvidenceVerdict.EveryStateHasOneRow).
 struct StateInfo {
-  GateState state;
   const char* code;
   Outcome status;
   const char* words;
 };
 
-constexpr StateInfo kStates[] = {
-    {GateState::fresh_green, "fresh_green", Outcome::pass, "fresh green"},
-    {GateState::failed, "failed", Outcome::fail, "the gate failed"},
-    {GateState::not_run, "not_run", Outcome::not_run, "the gate did not run"},
-    {GateState::inconsistent, "inconsistent", Outcome::fail, "inconsistent counts"},
-    {GateState::not_live, "not_live", Outcome::fail, "facts not read on the machine that ran it"},
-    {GateState::dirty, "dirty", Outcome::fail, "uncommitted changes"},
-    {GateState::not_shown_clean, "not_shown_clean", Outcome::fail,
-     "tree not shown clean (git could not answer)"},
-    {GateState::other_definition, "other_definition", Outcome::fail,
-     "made by another definition of the gate"},
-    {GateState::requirements_unmet, "requirements_unmet", Outcome::fail,
-     "recorded facts do not meet the gate's requirements"},
-    {GateState::incomplete, "incomplete", Outcome::fail,
-     "a probe or the command the gate names did not run"},
-    {GateState::no_commit, "no_commit", Outcome::fail,
-     "no commit recorded (git_sha is not a commit)"},
-    {GateState::other_commit, "other_commit", Outcome::fail, "evidence of another commit"},
-    {GateState::undated, "undated", Outcome::fail, "undated"},
-    {GateState::future_dated, "future_dated", Outcome::fail, "dated in the future"},
-    {GateState::stale, "stale", Outcome::fail, "stale"},
-    {GateState::missing, "missing", Outcome::not_run, "no evidence"},
-    {GateState::unreadable, "unreadable", Outcome::fail, "unreadable evidence"},
-    {GateState::untrusted, "untrusted", Outcome::fail, "not signed by a trusted key"},
-};
-
-const StateInfo& info(GateState s) {
-  for (const auto& i : kStates)
-    if (i.state == s) return i;
-  return kStates[0];  // unreachable: every state is in the table
-                      // (EvidenceVerdict.EveryStateHasOneRow)
+constexpr StateInfo info(GateState s) {
+  switch (s) {
+    case GateState::fresh_green:
+      return {"fresh_green", Outcome::pass, "fresh green"};
+    case GateState::failed:
+      return {"failed", Outcome::fail, "the gate failed"};
+    case GateState::not_run:
+      return {"not_run", Outcome::not_run, "the gate did not run"};
+    case GateState::inconsistent:
+      return {"inconsistent", Outcome::fail, "inconsistent counts"};
+    case GateState::not_live:
+      return {"not_live", Outcome::fail, "facts not read on the machine that ran it"};
+    case GateState::dirty:
+      return {"dirty", Outcome::fail, "uncommitted changes"};
+    case GateState::not_shown_clean:
+      return {"not_shown_clean", Outcome::fail, "tree not shown clean (git could not answer)"};
+    case GateState::other_definition:
+      return {"other_definition", Outcome::fail, "made by another definition of the gate"};
+    case GateState::requirements_unmet:
+      return {"requirements_unmet", Outcome::fail,
+              "recorded facts do not meet the gate's requirements"};
+    case GateState::incomplete:
+      return {"incomplete", Outcome::fail, "a probe or the command the gate names did not run"};
+    case GateState::no_commit:
+      return {"no_commit", Outcome::fail, "no commit recorded (git_sha is not a commit)"};
+    case GateState::other_commit:
+      return {"other_commit", Outcome::fail, "evidence of another commit"};
+    case GateState::undated:
+      return {"undated", Outcome::fail, "undated"};
+    case GateState::future_dated:
+      return {"future_dated", Outcome::fail, "dated in the future"};
+    case GateState::stale:
+      return {"stale", Outcome::fail, "stale"};
+    case GateState::missing:
+      return {"missing", Outcome::not_run, "no evidence"};
+    case GateState::unreadable:
+      return {"unreadable", Outcome::fail, "unreadable evidence"};
+    case GateState::untrusted:
+      return {"untrusted", Outcome::fail, "not signed by a trusted key"};
+  }
+  return {"unknown_state", Outcome::fail, "a verdict state jetgate does not know"};
 }
 
 }  // namespace

@@ -4,35 +4,37 @@
 #include <filesystem>
 #include <vector>
 
-#include "jetgate/core/document_keys.hpp"
+#include "jetgate/record/codec.hpp"
 
 namespace jetgate::claims {
 namespace {
 
 constexpr const char* kNotRecorded = "not recorded";
 
-bool is_jetson(const nlohmann::json& extra) {
-  const auto* tegra = keys::find(extra, keys::kIsTegra);
-  if (tegra && tegra->is_boolean()) return tegra->get<bool>();
-  return !keys::string_at(extra, keys::kL4t).empty();
+const std::string& text(const std::optional<std::string>& v) {
+  static const std::string none;
+  return v ? *v : none;
 }
 
-// "NVIDIA H200", "2x NVIDIA H200", "NVIDIA H200 + NVIDIA L40S"
+bool is_jetson(const record::Record& r) {
+  if (r.platform.tegra.is_tegra) return *r.platform.tegra.is_tegra;
+  return r.platform.tegra.l4t.known();
+}
+
 // An ambiguous release has no one JetPack: its candidates, "3.2.1 | 3.3".
-std::string jetpack_candidates_text(const nlohmann::json& extra) {
+std::string jetpack_candidates_text(const record::Record& r) {
   std::string out;
-  if (const auto* list = keys::find(extra, keys::kTegraJetpackCandidates); list && list->is_array())
-    for (const auto& j : *list)
-      if (j.is_string()) out += (out.empty() ? "" : " | ") + j.get<std::string>();
+  if (r.platform.tegra.jetpack_candidates)
+    for (const auto& j : *r.platform.tegra.jetpack_candidates)
+      out += (out.empty() ? "" : " | ") + j;
   return out;
 }
 
-std::string gpu_names(const nlohmann::json& extra) {
-  const auto* devices = keys::find(extra, keys::kDevices);
-  if (!devices || !devices->is_array()) return {};
+// "NVIDIA H200", "2x NVIDIA H200", "NVIDIA H200 + NVIDIA L40S"
+std::string gpu_names(const record::Record& r) {
   std::vector<std::string> names;
-  for (const auto& d : *devices)
-    if (auto name = keys::string_at(d, keys::kDeviceName); !name.empty()) names.push_back(name);
+  for (const auto& d : r.gpu.devices)
+    if (d.name && !d.name->empty()) names.push_back(*d.name);
   if (names.empty()) return {};
   bool all_same = true;
   for (const auto& n : names) all_same = all_same && n == names.front();
@@ -44,33 +46,34 @@ std::string gpu_names(const nlohmann::json& extra) {
 }
 
 // Toolkit first (what the gate was built against), then torch's CUDA.
-std::string cuda_version(const nlohmann::json& extra) {
-  std::string toolkit = keys::string_at(extra, keys::kCudaToolkitVersion);
+std::string cuda_version(const record::Record& r) {
+  const std::string& toolkit = text(r.platform.cuda_toolkit_version);
   if (!toolkit.empty()) return cuda_major_minor(toolkit);
-  return cuda_major_minor(keys::string_at(extra, keys::kTorchCudaVersion));
+  return cuda_major_minor(text(r.python.torch_cuda_version));
 }
 
 // ", torch T" or ", torch T (CUDA X)" when torch was built for another CUDA
 // than the toolkit; empty when torch was not recorded.
-std::string torch_part(const nlohmann::json& extra, const std::string& cuda) {
-  std::string torch = keys::string_at(extra, keys::kTorchVersion);
+std::string torch_part(const record::Record& r, const std::string& cuda) {
+  const std::string& torch = text(r.python.torch_version);
   if (torch.empty()) return {};
-  std::string torch_cuda = cuda_major_minor(keys::string_at(extra, keys::kTorchCudaVersion));
+  std::string torch_cuda = cuda_major_minor(text(r.python.torch_cuda_version));
   std::string part = ", torch " + torch;
   if (!torch_cuda.empty() && torch_cuda != cuda) part += " (CUDA " + torch_cuda + ")";
   return part;
 }
 
-PlatformKey jetson_key(const nlohmann::json& extra) {
+PlatformKey jetson_key(const record::Record& r) {
   PlatformKey k;
-  std::string module = keys::string_at(extra, keys::kModule);
-  std::string model = keys::string_at(extra, keys::kBoardModel);
-  std::string part = keys::string_at(extra, keys::kPartNumber);
-  std::string soc = keys::string_at(extra, keys::kSoc);
-  std::string l4t = keys::string_at(extra, keys::kL4t);
-  std::string jetpack = keys::string_at(extra, keys::kJetpack);
-  if (jetpack.empty()) jetpack = jetpack_candidates_text(extra);
-  std::string cuda = cuda_version(extra);
+  const auto& t = r.platform.tegra;
+  std::string module = text(t.module);
+  std::string model = text(t.model);
+  std::string part = text(t.part_number);
+  std::string soc = text(t.soc);
+  std::string l4t = text(t.l4t.version);
+  std::string jetpack = text(t.jetpack);
+  if (jetpack.empty()) jetpack = jetpack_candidates_text(r);
+  std::string cuda = cuda_version(r);
   if (!module.empty())
     k.platform = module;
   else if (!model.empty())
@@ -79,40 +82,33 @@ PlatformKey jetson_key(const nlohmann::json& extra) {
     k.platform = "Jetson " + soc;
   else
     k.platform = "Jetson, module " + std::string(kNotRecorded);
-  k.runtime = "JetPack " + (jetpack.empty() ? std::string("unknown") : jetpack) + " (L4T " +
-              (l4t.empty() ? std::string("unknown") : l4t) + "), CUDA " +
-              (cuda.empty() ? "unknown" : cuda) + torch_part(extra, cuda);
+  k.runtime = "JetPack " + (jetpack.empty() ? std::string(record::kUnknown) : jetpack) + " (L4T " +
+              t.l4t.text() + "), CUDA " + (cuda.empty() ? record::kUnknown : cuda) +
+              torch_part(r, cuda);
   k.identified = k.platform.rfind("Jetson, module", 0) != 0 && !l4t.empty();
   if (!k.identified)
     k.missing = "the evidence records neither the Jetson module nor its L4T release";
-  k.facts = {{"kind", "jetson"},
-             {"module", module},
-             {"model", model},
-             {"part_number", part},
-             {"soc", soc},
-             {"l4t", l4t},
-             {"jetpack", jetpack},
-             {"cuda", cuda},
-             {"torch", keys::string_at(extra, keys::kTorchVersion)}};
+  k.facts = {{"kind", "jetson"},    {"module", module}, {"model", model},
+             {"part_number", part}, {"soc", soc},       {"l4t", l4t},
+             {"jetpack", jetpack},  {"cuda", cuda},     {"torch", text(r.python.torch_version)}};
   return k;
 }
 
-PlatformKey host_key(const nlohmann::json& extra) {
+PlatformKey host_key(const record::Record& r) {
   PlatformKey k;
-  std::string gpus = gpu_names(extra);
-  std::string arch = keys::string_at(extra, keys::kArch);
-  std::string driver = keys::string_at(extra, keys::kNvidiaDriverVersion);
-  std::string cuda = cuda_version(extra);
+  std::string gpus = gpu_names(r);
+  std::string arch = text(r.platform.arch);
+  std::string driver = text(r.platform.nvidia_driver_version);
+  std::string cuda = cuda_version(r);
   k.platform = (gpus.empty() ? "GPU " + std::string(kNotRecorded) : gpus) +
                (arch.empty() ? "" : " (" + arch + ")");
-  k.runtime = "driver " + (driver.empty() ? std::string("unknown") : driver) + ", CUDA " +
-              (cuda.empty() ? "unknown" : cuda) + torch_part(extra, cuda);
+  k.runtime = "driver " + (driver.empty() ? std::string(record::kUnknown) : driver) + ", CUDA " +
+              (cuda.empty() ? record::kUnknown : cuda) + torch_part(r, cuda);
   k.identified = !gpus.empty() && (!driver.empty() || !cuda.empty());
   if (!k.identified)
     k.missing = "the evidence records no GPU name, or neither driver nor CUDA version";
-  k.facts = {{"kind", "host"}, {"gpu", gpus},
-             {"arch", arch},   {"driver", driver},
-             {"cuda", cuda},   {"torch", keys::string_at(extra, keys::kTorchVersion)}};
+  k.facts = {{"kind", "host"},   {"gpu", gpus},  {"arch", arch},
+             {"driver", driver}, {"cuda", cuda}, {"torch", text(r.python.torch_version)}};
   return k;
 }
 
@@ -127,8 +123,11 @@ std::string cuda_major_minor(const std::string& version) {
 
 // Reads only the members kPlatformKeyReads names (the loader relies on it).
 PlatformKey platform_key(const evidence::Evidence& e) {
-  const auto& extra = e.extra;
-  if (!keys::find(extra, keys::kPlatform) && !keys::find(extra, keys::kGpu)) {
+  return platform_key(record::read(e.extra, record::Keep::known));
+}
+
+PlatformKey platform_key(const record::Record& r) {
+  if (!r.has_platform && !r.has_gpu) {
     PlatformKey k;
     k.platform = "platform " + std::string(kNotRecorded);
     k.runtime = kNotRecorded;
@@ -136,7 +135,7 @@ PlatformKey platform_key(const evidence::Evidence& e) {
     k.facts = {{"kind", "unrecorded"}};
     return k;
   }
-  return is_jetson(extra) ? jetson_key(extra) : host_key(extra);
+  return is_jetson(r) ? jetson_key(r) : host_key(r);
 }
 
 namespace {
@@ -173,12 +172,13 @@ std::string directory_key(const std::string& file) {
 }
 
 std::string lane_of(const std::string& file, const nlohmann::json& extra) {
-  const std::string node = keys::string_at(extra, keys::kLaneNode);
-  std::string kind = keys::string_at(extra, keys::kLaneKind);
-  if (kind.empty()) {
-    const nlohmann::json* c = keys::find(extra, keys::kContainerDetected);
-    kind = c && c->is_boolean() && c->get<bool>() ? "container" : "native";
-  }
+  return lane_of(file, record::read_lane(extra));
+}
+
+std::string lane_of(const std::string& file, const record::Record& r) {
+  const std::string& node = text(r.head.lane_node);
+  std::string kind = text(r.head.lane_kind);
+  if (kind.empty()) kind = r.platform.container_detected == true ? "container" : "native";
   if (!node.empty()) return "node " + node + " (" + kind + ")";
   // Without a recorded node, the directory it was read from: each board and
   // lane of a workflow writes its own (jetgate init), and one directory holds

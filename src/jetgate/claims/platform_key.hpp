@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "jetgate/evidence/evidence.hpp"
+#include "jetgate/record/record.hpp"
 
 namespace jetgate::claims {
 
@@ -31,6 +32,7 @@ struct PlatformKey {
 };
 
 PlatformKey platform_key(const evidence::Evidence& e);
+PlatformKey platform_key(const record::Record& r);
 // The only members of the document platform_key reads: two documents equal
 // in these have the same key (the loader of evidence reuses it).
 inline constexpr const char* kPlatformKeyReads[] = {"platform", "gpu", "python"};
@@ -39,6 +41,7 @@ inline constexpr const char* kPlatformKeyReads[] = {"platform", "gpu", "python"}
 // when it records /lane/node, else "directory DIR (native|container)", DIR
 // being where FILE was read from. extra: the document beyond the OBLITERATUS fields.
 std::string lane_of(const std::string& file, const nlohmann::json& extra);
+std::string lane_of(const std::string& file, const record::Record& r);
 // A directory as the user named it, normalised: "ev", "ev/", "./ev" and
 // "ev/." alike ("." for the current one). The one way evidence directories
 // are compared (lanes, check's empty lanes, the next step's directory).

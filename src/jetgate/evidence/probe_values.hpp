@@ -12,17 +12,15 @@
 #include <string_view>
 #include <vector>
 
+#include "jetgate/core/units.hpp"
+#include "jetgate/record/record.hpp"
+
 namespace jetgate::evidence {
 
-// A unit a probe writes ("GB/s", "us", "percent", ...) and its base unit.
-struct BaseUnit {
-  std::string_view unit;  // as the probe writes it
-  std::string_view base;  // "bytes_per_second", "seconds", "bytes", "ratio",
-                          // "tokens_per_second", "items"
-  double factor;          // value * factor = value in the base unit
-};
-// nullptr for a unit jetgate does not convert (such a value is left out).
-const BaseUnit* base_unit_of(std::string_view unit);
+// A unit a probe writes ("GB/s", "us", "percent", ...) and its base unit: the
+// one table of core/units.hpp. nullptr for a unit jetgate does not convert
+// (such a value is left out).
+const units::Unit* base_unit_of(std::string_view unit);
 
 struct ProbeValue {
   std::string metric;  // the key under /probes/ID/values
@@ -45,8 +43,11 @@ struct ProbeReading {
   std::vector<SyncWait> waits;     // /probes/ID/details/modes, where present
 };
 
-// /probes of doc, in key order; entries that are not objects and values without a
-// finite number and a known unit are left out. Never throws.
+// The probes of r, in key order; values without a finite number and a known
+// unit are left out.
+std::vector<ProbeReading> probe_readings(const record::Record& r);
+// The same for a document (read with record::read); entries of /probes that
+// are not objects are left out. Never throws.
 std::vector<ProbeReading> probe_readings(const nlohmann::json& doc);
 
 }  // namespace jetgate::evidence

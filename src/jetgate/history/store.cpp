@@ -13,13 +13,13 @@
 
 #include "jetgate/claims/evidence_verdict.hpp"
 #include "jetgate/claims/platform_key.hpp"
-#include "jetgate/core/document_keys.hpp"
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/core/utf8.hpp"
 #include "jetgate/evidence/dates.hpp"
 #include "jetgate/evidence/evidence.hpp"
 #include "jetgate/evidence/gate_log.hpp"
 #include "jetgate/evidence/probe_values.hpp"
+#include "jetgate/record/codec.hpp"
 #include "jetgate/trust/envelope.hpp"
 
 namespace jetgate::history {
@@ -249,10 +249,24 @@ Result<Parsed> parse_file(const std::string& file, const std::string& text, std:
   p.digest = std::move(digest);
   p.file = file;
   p.gate = e->gate;
-  p.node = keys::string_at(e->extra, keys::kLaneNode);
+  // The members beyond OBLITERATUS' fields, read once: the node, the platform, the probes.
+  const record::Record r = record::read(e->extra, record::Keep::known);
+  p.node = r.head.lane_node.value_or("");
   if (p.node.empty())
     return make_error("records no node (/lane/node), so its history belongs to no node", file,
                       "run the gate with `jetgate run --node NAME` (RUNNER_NAME by default)");
+  // A run cut short by a signal (a drain, a rollout, a cancelled job) measured nothing
+  // about the node: stored, it would read as a failure of the gate.
+  if (const nlohmann::json* cut = keys::find(e->extra, keys::kInterrupted);
+      cut && !cut->is_null())
+    return make_error(fmt::format("is a run of node {} cut short by {} (/interrupted): it measured "
+                                  "nothing, so it is not stored as a {} run",
+                                  quoted_text(p.node),
+                                  cut->is_string() ? cut->get<std::string>() : "a signal",
+                                  evidence::to_string(e->status)),
+                      file,
+                      "nothing to do: the node's next complete run is stored (`jetgate run "
+                      "--every` keeps no cut-short run)");
   auto seconds = evidence::utc_seconds_of_timestamp(e->generated_at);
   auto day = evidence::utc_date_of_timestamp(e->generated_at);
   if (!seconds || !day)
@@ -279,7 +293,7 @@ Result<Parsed> parse_file(const std::string& file, const std::string& text, std:
         "again");
   p.timestamp = e->generated_at;
   p.unix_time = *seconds;
-  auto key = claims::platform_key(*e);
+  auto key = claims::platform_key(r);
   p.platform = key.identified ? key.platform : "not recorded";
   p.status = evidence::to_string(e->status);
   // The verdict as of the run's own day: whether it was fresh green when it was made.
@@ -295,7 +309,7 @@ Result<Parsed> parse_file(const std::string& file, const std::string& text, std:
     if (mount && mount->is_object() && (!command || command->is_null()))
       p.verdict = kNodeValidatorVerdict;
   }
-  p.probes = evidence::probe_readings(e->extra);
+  p.probes = evidence::probe_readings(r);
   return p;
 }
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "jetgate/core/units.hpp"
 #include "jetgate/evidence/probe_values.hpp"
 #include "jetgate/probes/watched.hpp"
 
@@ -33,15 +34,16 @@ struct WatchGroup {
 std::vector<WatchGroup> watch_groups() {
   std::vector<WatchGroup> out;
   for (const auto& w : probes::watched_metrics()) {
-    const auto* base = evidence::base_unit_of(w.metric->unit);
-    if (!base) continue;
+    const auto* unit = evidence::base_unit_of(w.metric->unit);
+    if (!unit) continue;
+    const auto* base = &units::info(unit->base);
     const std::string watch = w.watch == probes::Watch::drop ? "drop" : "rise";
     auto it = std::find_if(out.begin(), out.end(), [&](const WatchGroup& g) {
-      return g.base == base->base && g.watch == watch;
+      return g.base == base->name && g.watch == watch;
     });
     if (it == out.end()) {
       out.push_back(
-          {"jetgate_probe_" + std::string(base->base), std::string(base->base), watch, {}});
+          {"jetgate_probe_" + std::string(base->name), std::string(base->name), watch, {}});
       it = out.end() - 1;
     }
     if (std::find(it->metrics.begin(), it->metrics.end(), w.metric->name) == it->metrics.end())
@@ -250,15 +252,10 @@ std::string header(const MonitoringOptions& o) {
       o.thresholds.baseline_runs, w.lookback, promql_duration(o.silent_after_seconds));
 }
 
-// Grafana's unit ids (grafana/packages/grafana-data/src/valueFormats/categories.ts) for
-// jetgate's base units.
+// Grafana's unit id for one of jetgate's base units (core/units.hpp).
 std::string grafana_unit(const std::string& base) {
-  if (base == "bytes_per_second") return "Bps";
-  if (base == "seconds") return "s";
-  if (base == "ratio") return "percentunit";
-  if (base == "bytes") return "bytes";
-  if (base == "tokens_per_second") return "suffix: tok/s";
-  return "none";
+  const auto* b = units::base_named(base);
+  return std::string(b ? b->grafana_unit : "none");
 }
 
 using ojson = nlohmann::ordered_json;

@@ -6,29 +6,29 @@
 #include <algorithm>
 #include <cctype>
 
-#include "jetgate/core/document_keys.hpp"
 #include "jetgate/policy/policy_parse_detail.hpp"
+#include "jetgate/record/codec.hpp"
 
 namespace jetgate::policy {
 namespace {
 
-std::string shown(const nlohmann::json* v) {
-  if (!v) return "unknown";
-  return v->is_string() ? v->get<std::string>() : v->dump();
+// A fact as the reasons show it: its text, or "unknown".
+std::string shown(const std::optional<std::string>& v) {
+  return v ? *v : record::kUnknown;
+}
+template <class T>
+std::string shown(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v).dump() : record::kUnknown;
 }
 
-RequirementOutcome arch_outcome(const std::vector<std::string>& arch,
-                                const nlohmann::json& platform) {
-  const auto* a = keys::find(platform, "/arch");
-  bool met = a && a->is_string() &&
-             std::find(arch.begin(), arch.end(), a->get<std::string>()) != arch.end();
-  return {fmt::format("arch in [{}]", fmt::join(arch, ", ")), met, "arch is " + shown(a)};
+RequirementOutcome arch_outcome(const std::vector<std::string>& arch, const record::Platform& p) {
+  bool met = p.arch && std::find(arch.begin(), arch.end(), *p.arch) != arch.end();
+  return {fmt::format("arch in [{}]", fmt::join(arch, ", ")), met, "arch is " + shown(p.arch)};
 }
 
-RequirementOutcome tegra_outcome(bool want, const nlohmann::json& platform) {
-  const auto* t = keys::find(platform, "/tegra/is_tegra");
-  bool met = t && t->is_boolean() && t->get<bool>() == want;
-  return {fmt::format("is_tegra = {}", want), met, "is_tegra is " + shown(t)};
+RequirementOutcome tegra_outcome(bool want, const record::Platform& p) {
+  bool met = p.tegra.is_tegra == want;
+  return {fmt::format("is_tegra = {}", want), met, "is_tegra is " + shown(p.tegra.is_tegra)};
 }
 
 bool in_range(const std::string& version, const VersionRange& range) {
@@ -51,11 +51,10 @@ std::string range_label(const char* what, const VersionRange& range) {
   return label;
 }
 
-RequirementOutcome l4t_outcome(const VersionRange& range, const nlohmann::json& platform) {
-  const auto* l = keys::find(platform, "/tegra/l4t");
+RequirementOutcome l4t_outcome(const VersionRange& range, const record::Platform& p) {
   std::string label = range_label("an L4T release", range);
-  if (!l || !l->is_string()) return {label, false, "no L4T release detected"};
-  std::string v = l->get<std::string>();
+  if (!p.tegra.l4t.version) return {label, false, "no L4T release detected"};
+  const std::string& v = *p.tegra.l4t.version;
   return {label, in_range(v, range), "L4T is " + v};
 }
 
@@ -65,15 +64,10 @@ std::string leading_version(const std::string& jetpack) {
 }
 
 // A release that shipped in two JetPacks meets the range when either does.
-RequirementOutcome jetpack_outcome(const VersionRange& range, const nlohmann::json& platform) {
+RequirementOutcome jetpack_outcome(const VersionRange& range, const record::Platform& p) {
   std::string label = range_label("a JetPack", range);
-  std::vector<std::string> versions;
-  if (const auto* list = keys::find(platform, "/tegra/jetpack_versions"); list && list->is_array())
-    for (const auto& v : *list)
-      if (v.is_string()) versions.push_back(v.get<std::string>());
-  if (versions.empty())
-    if (const auto* one = keys::find(platform, "/tegra/jetpack"); one && one->is_string())
-      versions.push_back(one->get<std::string>());
+  std::vector<std::string> versions = p.tegra.jetpack_versions.value_or(std::vector<std::string>{});
+  if (versions.empty() && p.tegra.jetpack) versions.push_back(*p.tegra.jetpack);
   if (versions.empty()) return {label, false, "no JetPack known for this L4T release"};
   bool met = std::any_of(versions.begin(), versions.end(),
                          [&](const std::string& v) { return in_range(leading_version(v), range); });
@@ -89,65 +83,56 @@ bool same_text(const std::string& a, const std::string& b) {
 }
 
 RequirementOutcome any_of_outcome(const char* what, const std::vector<std::string>& wanted,
-                                  const std::vector<const nlohmann::json*>& facts,
+                                  const std::vector<std::optional<std::string>>& facts,
                                   const std::string& found) {
   bool met = false;
-  for (const auto* f : facts)
-    if (f && f->is_string())
-      for (const auto& w : wanted) met = met || same_text(f->get<std::string>(), w);
+  for (const auto& f : facts)
+    if (f)
+      for (const auto& w : wanted) met = met || same_text(*f, w);
   return {fmt::format("{} in [{}]", what, fmt::join(wanted, ", ")), met, found};
 }
 
 RequirementOutcome module_outcome(const std::vector<std::string>& wanted,
-                                  const nlohmann::json& platform) {
-  const auto* name = keys::find(platform, "/tegra/module");
-  const auto* part = keys::find(platform, "/tegra/part_number");
+                                  const record::Platform& p) {
+  const auto& name = p.tegra.module;
+  const auto& part = p.tegra.part_number;
   return any_of_outcome("module", wanted, {name, part},
                         fmt::format("module is {} (part number {})", shown(name), shown(part)));
 }
 
-RequirementOutcome soc_outcome(const std::vector<std::string>& wanted,
-                               const nlohmann::json& platform) {
-  const auto* soc = keys::find(platform, "/tegra/soc");
-  return any_of_outcome("soc", wanted, {soc}, "SoC is " + shown(soc));
+RequirementOutcome soc_outcome(const std::vector<std::string>& wanted, const record::Platform& p) {
+  return any_of_outcome("soc", wanted, {p.tegra.soc}, "SoC is " + shown(p.tegra.soc));
 }
 
 RequirementOutcome power_mode_outcome(const std::vector<std::string>& wanted,
-                                      const nlohmann::json& platform) {
-  const auto* name = keys::find(platform, "/power/nvpmodel/mode_name");
-  const auto* id = keys::find(platform, "/power/nvpmodel/mode_id");
-  nlohmann::json id_text = id && id->is_number_integer()
-                               ? nlohmann::json(std::to_string(id->get<std::int64_t>()))
-                               : nlohmann::json();
-  return any_of_outcome("power_mode", wanted, {name, id_text.is_null() ? nullptr : &id_text},
+                                      const record::Platform& p) {
+  const auto& name = p.nvpmodel.mode_name;
+  const auto& id = p.nvpmodel.mode_id;
+  std::optional<std::string> id_text;
+  if (id) id_text = std::to_string(*id);
+  return any_of_outcome("power_mode", wanted, {name, id_text},
                         fmt::format("nvpmodel mode is {} (id {})", shown(name), shown(id)));
 }
 
-RequirementOutcome cuda_outcome(const nlohmann::json& gpu) {
-  const auto* loaded = keys::find(gpu, "/driver/loaded");
-  const auto* count = keys::find(gpu, "/device_count");
-  const auto* error = keys::find(gpu, "/driver/error");
-  if (!loaded || !loaded->is_boolean() || !loaded->get<bool>())
+RequirementOutcome cuda_outcome(const record::Gpu& gpu) {
+  if (gpu.driver_loaded != true)
     return {"a CUDA driver and device", false,
-            "no CUDA driver" + (error ? ": " + shown(error) : std::string())};
-  bool met = count && count->is_number_integer() && count->get<std::int64_t>() > 0;
-  return {"a CUDA driver and device", met, "CUDA devices: " + shown(count)};
+            "no CUDA driver" + (gpu.driver_error ? ": " + *gpu.driver_error : std::string())};
+  bool met = gpu.device_count && *gpu.device_count > 0;
+  return {"a CUDA driver and device", met, "CUDA devices: " + shown(gpu.device_count)};
 }
 
-RequirementOutcome driver_outcome(const std::string& min, const nlohmann::json& gpu) {
-  const auto* v = keys::find(gpu, "/driver/version");
+RequirementOutcome driver_outcome(const std::string& min, const record::Gpu& gpu) {
   std::optional<int> c;
-  if (v && v->is_string()) c = compare_version_prefix(v->get<std::string>(), min);
-  return {"CUDA driver >= " + min, c && *c >= 0, "CUDA driver version is " + shown(v)};
+  if (gpu.driver_version) c = compare_version_prefix(*gpu.driver_version, min);
+  return {"CUDA driver >= " + min, c && *c >= 0,
+          "CUDA driver version is " + shown(gpu.driver_version)};
 }
 
-RequirementOutcome memory_outcome(std::int64_t min, const nlohmann::json& gpu) {
+RequirementOutcome memory_outcome(std::int64_t min, const record::Gpu& gpu) {
   std::int64_t best = -1;
-  if (const auto* devs = keys::find(gpu, "/devices"); devs && devs->is_array())
-    for (const auto& d : *devs)
-      if (d.is_object() && d.contains("total_memory_bytes") &&
-          d["total_memory_bytes"].is_number_integer())
-        best = std::max(best, d["total_memory_bytes"].get<std::int64_t>());
+  for (const auto& d : gpu.devices)
+    if (d.total_memory_bytes) best = std::max(best, *d.total_memory_bytes);
   std::string why =
       best < 0 ? "device memory unknown" : fmt::format("largest device has {} bytes", best);
   return {fmt::format("device memory >= {} bytes", min), best >= min, why};
@@ -168,6 +153,14 @@ std::optional<int> compare_version_prefix(const std::string& version, const std:
 std::vector<RequirementOutcome> evaluate_requirements(const Requirements& r,
                                                       const nlohmann::json& platform,
                                                       const nlohmann::json& gpu) {
+  if (!r.any()) return {};  // nothing to read (a fleet's files are judged by the hundred thousand)
+  return evaluate_requirements(r, record::read_facts(&platform, &gpu));
+}
+
+std::vector<RequirementOutcome> evaluate_requirements(const Requirements& r,
+                                                      const record::Record& facts) {
+  const record::Platform& platform = facts.platform;
+  const record::Gpu& gpu = facts.gpu;
   std::vector<RequirementOutcome> out;
   if (!r.arch.empty()) out.push_back(arch_outcome(r.arch, platform));
   if (r.is_tegra) out.push_back(tegra_outcome(*r.is_tegra, platform));

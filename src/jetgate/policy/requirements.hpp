@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // A gate's "requires", checked against the facts before anything runs: the
-// platform object (facts::collect_platform: /arch, /tegra/is_tegra,
-// /tegra/l4t, /tegra/jetpack_versions, /tegra/module, /tegra/part_number,
-// /tegra/soc, /power/nvpmodel/mode_name and mode_id) and the gpu object (probes::collect_cuda:
-// /driver/loaded, /driver/version, /device_count, /devices/N/total_memory_bytes). A fact that is
-// unknown (null or absent) never meets a requirement.
+// platform and GPU facts of a record::Record (arch, is_tegra, the L4T release,
+// the JetPack versions, module, part number, SoC, the nvpmodel mode; the CUDA
+// driver, its version, the devices and their memory). A fact that is unknown
+// (null, absent or of another type) never meets a requirement.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -12,6 +11,7 @@
 #include <vector>
 
 #include "jetgate/policy/policy.hpp"
+#include "jetgate/record/record.hpp"
 
 namespace jetgate::policy {
 
@@ -21,6 +21,10 @@ struct RequirementOutcome {
   std::string why;  // what was found
 };
 
+std::vector<RequirementOutcome> evaluate_requirements(const Requirements& r,
+                                                      const record::Record& facts);
+// The same for the /platform and /gpu objects of a document (either may be
+// null), read with record::read_facts.
 std::vector<RequirementOutcome> evaluate_requirements(const Requirements& r,
                                                       const nlohmann::json& platform,
                                                       const nlohmann::json& gpu);

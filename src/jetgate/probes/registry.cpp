@@ -8,8 +8,17 @@
 namespace jetgate::probes {
 namespace {
 
+// A speed that is better higher is watched for a drop; nothing else is watched
+// unless its entry says so (watched_for_rise).
 MetricSpec metric(std::string name, std::string unit, Better better, bool speed, std::string what) {
-  return {std::move(name), std::move(unit), better, speed, std::move(what)};
+  std::optional<Watch> watch;
+  if (speed && better == Better::higher) watch = Watch::drop;
+  return {std::move(name), std::move(unit), better, speed, std::move(what), watch};
+}
+
+MetricSpec watched_for_rise(MetricSpec m) {
+  m.watch = Watch::rise;
+  return m;
 }
 
 std::vector<ProbeSpec> build_registry() {
@@ -63,8 +72,9 @@ std::vector<ProbeSpec> build_registry() {
                                   "median launch-and-wait round trip, " + m));
     sync.metrics.push_back(
         metric("sync_" + m + "_rtt_p99_us", "us", L, true, "99th percentile round trip, " + m));
-    sync.metrics.push_back(metric("sync_" + m + "_cpu_fraction", "fraction", L, true,
-                                  "CPU time over wall time while waiting, " + m));
+    sync.metrics.push_back(
+        watched_for_rise(metric("sync_" + m + "_cpu_fraction", "fraction", L, true,
+                                "CPU time over wall time while waiting, " + m)));
   }
   r.push_back(std::move(sync));
 

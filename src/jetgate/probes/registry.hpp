@@ -20,12 +20,19 @@ const char* to_string(Better b);  // "higher", "lower", "neither"
 
 enum class ProbeKind { cuda, python };
 
+// Which way a watched metric regresses: a rate that drops, a cost that rises.
+enum class Watch { drop, rise };
+
 struct MetricSpec {
   std::string name;  // a key of ProbeResult::values, e.g. "d2d_gbps"
   std::string unit;  // as the probe writes it: "GB/s", "us", "tok/s", "fraction", "bytes", ...
   Better better = Better::neither;
   bool speed = false;  // a throughput or latency: what a regression or a floor is about
   std::string what;    // one line for people
+  // Whether a fleet watches it for regressions (history, the Prometheus rules),
+  // and which way is worse: every speed that is better higher drops; a cost the
+  // registry names (the sync path's CPU per wait) rises. Unset: not watched.
+  std::optional<Watch> watch;
 };
 
 struct ProbeSpec {

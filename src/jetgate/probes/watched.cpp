@@ -4,11 +4,9 @@
 namespace jetgate::probes {
 namespace {
 
-std::optional<Watch> watch_of(const ProbeSpec& p, const MetricSpec& m) {
-  if (!m.speed) return std::nullopt;
-  if (m.better == Better::higher) return Watch::drop;
-  if (p.id == "sync_path" && m.better == Better::lower && m.unit == "fraction") return Watch::rise;
-  return std::nullopt;
+// The registry's entry says it (MetricSpec::watch); nothing is worked out from names here.
+std::optional<Watch> watch_of(const ProbeSpec&, const MetricSpec& m) {
+  return m.watch;
 }
 
 }  // namespace

@@ -16,8 +16,6 @@
 
 namespace jetgate::probes {
 
-enum class Watch { drop, rise };
-
 std::optional<Watch> watched(std::string_view probe, std::string_view metric);
 
 struct WatchedMetric {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "jetgate/core/units.hpp"
 #include "jetgate/core/utf8.hpp"
 #include "jetgate/report/text_escape.hpp"
 
@@ -25,12 +26,9 @@ std::string duration(std::int64_t seconds) {
 }  // namespace
 
 PeopleUnit people_unit_of(const std::string& base_unit) {
-  if (base_unit == "bytes_per_second") return {1e9, "GB/s"};
-  if (base_unit == "bytes") return {1e9, "GB"};
-  if (base_unit == "tokens_per_second") return {1, "tok/s"};
-  if (base_unit == "seconds") return {1e-6, "\u00b5s"};
-  if (base_unit == "ratio") return {0.01, "%"};
-  if (base_unit == "items") return {1, ""};
+  // The one table of units (core/units.hpp); a unit it does not know is shown as written.
+  if (const auto* b = units::base_named(base_unit))
+    return {b->people_scale, std::string(b->people_unit)};
   return {1, base_unit};
 }
 

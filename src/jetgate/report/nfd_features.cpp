@@ -6,9 +6,10 @@
 #include <chrono>
 #include <map>
 
-#include "jetgate/core/document_keys.hpp"
+#include "jetgate/core/outcome.hpp"
 #include "jetgate/evidence/dates.hpp"
 #include "jetgate/evidence/probe_values.hpp"
+#include "jetgate/record/codec.hpp"
 
 namespace jetgate::report {
 namespace {
@@ -29,29 +30,14 @@ void trim_ends(std::string& s) {
   s = s.substr(b, e - b);
 }
 
-// A string, a number or a boolean at p, as text; "" otherwise.
-std::string scalar_at(const nlohmann::json& doc, const keys::Pointer& p) {
-  const auto* v = keys::find(doc, p);
-  if (!v) return {};
-  if (v->is_string()) return v->get<std::string>();
-  if (v->is_boolean()) return v->get<bool>() ? "true" : "false";
-  if (v->is_number_integer() || v->is_number_unsigned()) return v->dump();
-  return {};
-}
-
-std::string status_of(const nlohmann::json& probe) {
-  if (!probe.is_object() || !probe.contains("status") || !probe["status"].is_string()) return {};
-  return probe["status"].get<std::string>();
-}
-
 // What CI calls CUDA verified: the driver loaded and a kernel ran and gave the
 // right answer (the launch probe PASS or WARN).
-bool cuda_verified(const nlohmann::json& doc) {
-  if (keys::bool_at(doc, keys::kDriverLoaded) != true) return false;
-  const auto* probes = keys::find(doc, keys::kProbes);
-  if (!probes || !probes->is_object() || !probes->contains("launch")) return false;
-  auto s = status_of((*probes)["launch"]);
-  return s == "PASS" || s == "WARN";
+bool cuda_verified(const record::Record& r) {
+  if (r.gpu.driver_loaded != true) return false;
+  auto launch = r.probes.find("launch");
+  if (launch == r.probes.end() || !launch->second.status) return false;
+  auto s = status_from_string(*launch->second.status);
+  return s && holds(*s);
 }
 
 std::string rfc3339(std::int64_t seconds) {
@@ -94,8 +80,8 @@ std::string sanitize_label_value(std::string_view raw) {
 }
 
 std::string render_nfd_features(const NfdFeaturesInput& in) {
-  static const nlohmann::json empty = nlohmann::json::object();
-  const nlohmann::json& doc = in.document && in.document->is_object() ? *in.document : empty;
+  const record::Record r =
+      in.document ? record::read(*in.document, record::Keep::known) : record::Record{};
   // name (after the prefix) -> value; a std::map, so the file is the same bytes
   // for the same document.
   std::map<std::string, std::string> labels;
@@ -106,29 +92,27 @@ std::string render_nfd_features(const NfdFeaturesInput& in) {
     if (v.empty()) return;  // nothing known: no label, rather than an empty one
     labels[n] = v;
   };
-  put("cuda-verified", cuda_verified(doc) ? "true" : "false");
-  const auto gate = keys::string_at(doc, keys::kGate);
-  if (!gate.empty()) {
-    put("gate", gate);
-    put("gate-status", keys::string_at(doc, keys::kStatus));
+  put("cuda-verified", cuda_verified(r) ? "true" : "false");
+  if (r.head.gate) {
+    put("gate", *r.head.gate);
+    put("gate-status", r.head.status.value_or(""));
   }
-  put("jetpack", scalar_at(doc, keys::kJetpack));
-  put("l4t", scalar_at(doc, keys::kL4t));
-  put("module", scalar_at(doc, keys::kModule));
-  put("arch", scalar_at(doc, keys::kArch));
-  put("cuda-driver", scalar_at(doc, keys::kDriverVersion));
-  put("gpu-count", scalar_at(doc, keys::kDeviceCount));
-  put("jetgate-version", scalar_at(doc, keys::kJetgateVersion));
-  if (const auto* probes = keys::find(doc, keys::kProbes); probes && probes->is_object())
-    for (const auto& [id, p] : probes->items()) put("probe." + id, status_of(p));
+  put("jetpack", r.platform.tegra.jetpack.value_or(""));
+  put("l4t", r.platform.tegra.l4t.version.value_or(""));
+  put("module", r.platform.tegra.module.value_or(""));
+  put("arch", r.platform.arch.value_or(""));
+  put("cuda-driver", r.gpu.driver_version.value_or(""));
+  put("gpu-count", r.gpu.device_count ? std::to_string(*r.gpu.device_count) : "");
+  put("jetgate-version", r.head.jetgate_version.value_or(""));
+  for (const auto& [id, p] : r.probes) put("probe." + id, p.status.value_or(""));
   // The sync path's wait per scheduling mode, in the words the textfile and the history
   // use (interrupt_driven, busy_polling, unclear): the one reading of evidence/probe_values.
-  for (const auto& r : evidence::probe_readings(doc))
-    for (const auto& w : r.waits) put("sync-wait." + w.mode, w.wait);
+  for (const auto& reading : evidence::probe_readings(r))
+    for (const auto& w : reading.waits) put("sync-wait." + w.mode, w.wait);
   std::string out =
       "# Node labels from jetgate's evidence, for node-feature-discovery's local source\n"
       "# (docs/kubernetes.md). Written by jetgate; the next run replaces this file.\n";
-  if (auto t = evidence::utc_seconds_of_timestamp(keys::string_at(doc, keys::kGeneratedAt)))
+  if (auto t = evidence::utc_seconds_of_timestamp(r.head.generated_at.value_or("")))
     out += "# +expiry-time=" + rfc3339(*t + std::int64_t{in.expiry_hours} * 3600) + "\n";
   else
     // Undated evidence claims nothing: an expiry in the past hides every line.

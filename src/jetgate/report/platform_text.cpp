@@ -5,288 +5,245 @@
 
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/core/utf8.hpp"
+#include "jetgate/record/codec.hpp"
 
 namespace jetgate::report {
 namespace {
 
 using nlohmann::json;
+using record::Number;
 
-std::string show(const json& doc, const std::string& pointer,
-                 const std::string& unknown = "unknown") {
-  auto ptr = json::json_pointer(pointer);
-  if (!doc.contains(ptr)) return unknown;
-  const auto& v = doc.at(ptr);
-  if (v.is_null()) return unknown;
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
-  return dump_json(v);
+// A fact as the text shows it: its value, or `unknown` (or the caller's word).
+std::string show(const std::optional<std::string>& v, const std::string& unknown = "unknown") {
+  return v ? *v : unknown;
+}
+std::string show(const std::optional<bool>& v, const std::string& unknown = "unknown") {
+  return v ? (*v ? "yes" : "no") : unknown;
+}
+std::string show(const std::optional<std::int64_t>& v, const std::string& unknown = "unknown") {
+  return v ? std::to_string(*v) : unknown;
 }
 
 void row(std::string& out, const std::string& label, const std::string& value) {
   out += fmt::format("  {:<18} {}\n", label + ":", terminal_safe(value));
 }
 
-std::string gib(const json& doc, const std::string& pointer) {
-  auto ptr = json::json_pointer(pointer);
-  if (!doc.contains(ptr) || !doc.at(ptr).is_number()) return "unknown";
-  return fmt::format("{:.1f} GiB", doc.at(ptr).get<double>() / (1024.0 * 1024.0 * 1024.0));
+std::string gib(const std::optional<std::int64_t>& bytes) {
+  if (!bytes) return "unknown";
+  return fmt::format("{:.1f} GiB", static_cast<double>(*bytes) / (1024.0 * 1024.0 * 1024.0));
 }
 
 // Orin and older Jetsons run the nvgpu driver, which has no
 // /proc/driver/nvidia/version; Thor and discrete GPUs run the nvidia driver.
-bool nvgpu_loaded(const json& p) {
-  auto ptr = json::json_pointer("/tegra/driver/modules");
-  if (!p.contains(ptr)) return false;
-  for (const auto& m : p.at(ptr))
-    if (m.value("name", std::string()) == "nvgpu") return true;
+bool nvgpu_loaded(const record::DriverStack& d) {
+  for (const auto& m : d.modules)
+    if (m.name == "nvgpu") return true;
   return false;
 }
 
-std::string id_and_name(const json& n, const char* id, const char* name) {
-  if (!n.contains(id) || !n[id].is_number_unsigned()) return "?";
-  std::string v = std::to_string(n[id].get<unsigned>());
-  if (n.contains(name) && n[name].is_string()) v = n[name].get<std::string>() + "(" + v + ")";
+std::string id_and_name(const std::optional<std::int64_t>& id,
+                        const std::optional<std::string>& name) {
+  if (!id || *id < 0) return "?";
+  std::string v = std::to_string(*id);
+  if (name) v = *name + "(" + v + ")";
   return v;
 }
 
 // /platform/tegra/driver/node_access: owner, mode, major:minor, and whether this uid opened it.
-void node_access(std::string& out, const json& a) {
-  if (!a.is_object() || !a.contains("nodes") || !a["nodes"].is_array() || a["nodes"].empty())
-    return;
+void node_access(std::string& out, const record::NodeAccess& a) {
+  if (a.nodes.empty()) return;
   std::string as =
-      a.contains("uid") && a["uid"].is_number_unsigned()
-          ? fmt::format("opened read/write as uid {}, gid {}, groups {}", a["uid"].get<unsigned>(),
-                        show(a, "/gid", "?"), show(a, "/groups", "[]"))
+      a.uid && *a.uid >= 0
+          ? fmt::format("opened read/write as uid {}, gid {}, groups {}", *a.uid, show(a.gid, "?"),
+                        a.groups ? dump_json(json(*a.groups)) : std::string("[]"))
           : std::string("a recording: not opened");
   out += "  Node access (" + terminal_safe(as) + "):\n";
-  for (const auto& n : a["nodes"]) {
-    if (!n.is_object()) continue;
-    std::string path = n.value("path", "");
-    if (!n.value("present", false)) {
-      std::string why = n.contains("provides") && n["provides"].is_string()
-                            ? n["provides"].get<std::string>()
-                            : std::string();
+  for (const auto& n : a.nodes) {
+    std::string path = n.path.value_or("");
+    if (n.present != true) {
+      std::string why = n.provides.value_or("");
       out += fmt::format(
           "    {} MISSING{}\n", terminal_safe(path),
           why.empty() ? "" : " (this stack's CUDA opens it: " + terminal_safe(why) + ")");
       continue;
     }
-    std::string open = !n.contains("openable") || n["openable"].is_null() ? "not tried"
-                       : n["openable"].get<bool>()                        ? "yes"
-                                                   : "NO (" + show(n, "/open_error", "?") + ")";
-    std::string dev = n.contains("major") && n["major"].is_number()
-                          ? fmt::format(" {}:{}", show(n, "/major"), show(n, "/minor"))
-                          : std::string();
+    std::string open = !n.openable   ? "not tried"
+                       : *n.openable ? "yes"
+                                     : "NO (" + show(n.open_error, "?") + ")";
+    std::string dev = n.major ? fmt::format(" {}:{}", *n.major, show(n.minor)) : std::string();
     out += fmt::format("    {} {}:{} {} {}{} open: {}\n", terminal_safe(path),
-                       terminal_safe(id_and_name(n, "uid", "owner")),
-                       terminal_safe(id_and_name(n, "gid", "group")),
-                       terminal_safe(show(n, "/mode", "?")),
-                       terminal_safe(show(n, "/permissions", "?")), dev, terminal_safe(open));
+                       terminal_safe(id_and_name(n.uid, n.owner)),
+                       terminal_safe(id_and_name(n.gid, n.group)), terminal_safe(show(n.mode, "?")),
+                       terminal_safe(show(n.permissions, "?")), dev, terminal_safe(open));
   }
 }
 
-void driver_stack(std::string& out, const json& p) {
-  auto ptr = json::json_pointer("/tegra/driver");
-  if (!p.contains(ptr)) return;
-  const auto& d = p.at(ptr);
+void driver_stack(std::string& out, const record::DriverStack& d) {
+  if (!d.recorded) return;
   out += "GPU driver stack\n";
   std::string mods;
-  for (const auto& m : d.value("modules", json::array()))
-    mods += (mods.empty() ? "" : ", ") + m.value("name", std::string("?"));
+  for (const auto& m : d.modules) mods += (mods.empty() ? "" : ", ") + m.name.value_or("?");
   row(out, "Modules", mods.empty() ? "none of the GPU stack loaded" : mods);
-  const auto& stack = d.value("stack", json());
-  if (stack.is_object() && stack.contains("name") && stack["name"].is_string())
+  if (d.stack_name)
     row(out, "Stack",
-        stack["name"].get<std::string>() + (stack.value("nvhost_ctrl", "") == "part"
-                                                ? " (/dev/nvhost-ctrl is part of it)"
-                                                : " (no /dev/nvhost-ctrl in this stack)"));
-  std::string present, missing_tegra;
-  for (const auto& n : d.value("device_nodes", json::array())) {
-    if (n.value("present", false))
+        *d.stack_name + (d.stack_nvhost_ctrl == "part" ? " (/dev/nvhost-ctrl is part of it)"
+                                                       : " (no /dev/nvhost-ctrl in this stack)"));
+  std::string present;
+  for (const auto& n : d.device_nodes)
+    if (n.present == true)
       present +=
-          fmt::format("    {} ({} {})\n", terminal_safe(n.value("path", "")),
-                      terminal_safe(n.value("type", "")), terminal_safe(n.value("mode", "")));
-  }
+          fmt::format("    {} ({} {})\n", terminal_safe(n.path.value_or("")),
+                      terminal_safe(n.type.value_or("")), terminal_safe(n.mode.value_or("")));
   out += "  Device nodes:\n";
   out += present.empty() ? "    none of the known GPU device nodes\n" : present;
-  node_access(out, d.value("node_access", json::object()));
-  for (const auto& spec : d.value("cdi", json::array())) {
+  node_access(out, d.node_access);
+  const std::vector<record::CdiSpec> none;
+  const auto& cdi = d.cdi ? *d.cdi : none;
+  for (const auto& spec : cdi) {
     std::string state;
-    if (!spec["error"].is_null())
-      state = "unusable: " + spec["error"].get<std::string>();
+    if (spec.error)
+      state = "unusable: " + *spec.error;
     else {
       std::string miss;
-      for (const auto& n : spec.value("device_nodes", json::array()))
-        if (!n.value("present", true))
-          miss += (miss.empty() ? "" : ", ") + n.value("host_path", "");
+      for (const auto& n : spec.device_nodes)
+        if (n.present == false) miss += (miss.empty() ? "" : ", ") + n.host_path.value_or("");
       state = miss.empty() ? "all device nodes present"
                            : "MISSING on host: " + miss +
                                  "; a container requesting its devices will not start";
     }
-    row(out, "CDI spec", fmt::format("{} ({})", spec.value("path", ""), state));
+    row(out, "CDI spec", fmt::format("{} ({})", spec.path.value_or(""), state));
   }
-  const auto& cdi = d.value("cdi", json::array());
-  const auto& dirs = d.value("cdi_dirs", json());
-  if (cdi.is_array() && cdi.empty() && dirs.is_array() && !dirs.empty()) {
+  if (d.cdi && d.cdi->empty() && !d.cdi_dirs.empty()) {
     std::string looked;
-    for (const auto& dir : dirs)
-      if (dir.is_object()) looked += (looked.empty() ? "" : ", ") + dir.value("path", "");
+    for (const auto& dir : d.cdi_dirs)
+      looked += (looked.empty() ? "" : ", ") + dir.path.value_or("");
     row(out, "CDI specs", "none found (looked in " + looked + ")");
   }
 }
 
-std::string mhz(const json& doc, const std::string& pointer) {
-  auto ptr = json::json_pointer(pointer);
-  if (!doc.contains(ptr) || !doc.at(ptr).is_number()) return "?";
-  return fmt::format("{:.0f}", doc.at(ptr).get<double>() / 1e6);
-}
-
-bool has_number(const json& doc, const std::string& pointer) {
-  auto ptr = json::json_pointer(pointer);
-  return doc.contains(ptr) && doc.at(ptr).is_number();
+std::string mhz(const std::optional<Number>& hz) {
+  if (!hz) return "?";
+  return fmt::format("{:.0f}", hz->value / 1e6);
 }
 
 // "612 of 1020 MHz (min 306)", "2133 MHz", or "unknown".
-std::string clock(const json& p, const std::string& at, const std::string& ceiling) {
-  if (!has_number(p, at + "/cur_hz"))
-    return has_number(p, at + "/max_hz") ? "max " + mhz(p, at + "/max_hz") + " MHz" : "unknown";
-  std::string out = mhz(p, at + "/cur_hz");
-  if (has_number(p, ceiling)) out += " of " + mhz(p, ceiling);
+std::string clock(const record::Clock& c, const std::optional<Number>& ceiling) {
+  if (!c.cur_hz) return c.max_hz ? "max " + mhz(c.max_hz) + " MHz" : "unknown";
+  std::string out = mhz(c.cur_hz);
+  if (ceiling) out += " of " + mhz(ceiling);
   out += " MHz";
-  if (has_number(p, at + "/min_hz") && has_number(p, at + "/max_hz"))
-    out += fmt::format(" (limits {}-{})", mhz(p, at + "/min_hz"), mhz(p, at + "/max_hz"));
+  if (c.min_hz && c.max_hz) out += fmt::format(" (limits {}-{})", mhz(c.min_hz), mhz(c.max_hz));
   return out;
 }
 
-void power_section(std::string& out, const json& p) {
-  auto ptr = json::json_pointer("/power");
-  if (!p.contains(ptr) || !p.at(ptr).is_object()) return;
+void power_section(std::string& out, const record::Platform& p) {
+  if (!p.power.recorded) return;
   out += "Power and clocks\n";
-  const auto& nv = p.at(ptr).value("nvpmodel", json());
-  if (nv.is_object()) {
-    std::string mode = show(nv, "/mode_name", "?") + " (id " + show(nv, "/mode_id", "?") + ")";
-    if (nv.value("fastest_mode_id", json()) != nv.value("mode_id", json()) &&
-        nv["fastest_mode_id"].is_number())
-      mode += ", fastest is " + show(nv, "/fastest_mode_name", "?") + " (id " +
-              show(nv, "/fastest_mode_id") + ")";
+  const auto& nv = p.nvpmodel;
+  if (nv.recorded) {
+    std::string mode = show(nv.mode_name, "?") + " (id " + show(nv.mode_id, "?") + ")";
+    if (nv.fastest_mode_id && nv.fastest_mode_id != nv.mode_id)
+      mode += ", fastest is " + show(nv.fastest_mode_name, "?") + " (id " +
+              show(nv.fastest_mode_id) + ")";
     row(out, "Power mode", mode);
   } else {
     row(out, "Power mode", "unknown (no /etc/nvpmodel.conf)");
   }
-  std::string clocks = show(p, "/power/jetson_clocks/in_effect", "unknown");
-  if (p.contains(json::json_pointer("/power/jetson_clocks/evidence")) &&
-      p.at(json::json_pointer("/power/jetson_clocks/evidence")).is_string())
-    clocks += " (" + show(p, "/power/jetson_clocks/evidence") + ")";
+  const auto& w = p.power;
+  std::string clocks = show(w.jetson_clocks_in_effect);
+  if (w.jetson_clocks_evidence) clocks += " (" + *w.jetson_clocks_evidence + ")";
   row(out, "jetson_clocks", clocks);
-  std::string gpu_ceiling = has_number(p, "/power/gpu/available_max_hz")
-                                ? "/power/gpu/available_max_hz"
-                                : "/power/gpu/max_hz";
-  row(out, "GPU clock", clock(p, "/power/gpu", gpu_ceiling));
-  std::string emc = clock(p, "/power/emc", "/power/emc/max_hz");
-  if (has_number(p, "/power/emc/cap_hz"))
-    emc += ", power-mode cap " + mhz(p, "/power/emc/cap_hz") + " MHz";
+  row(out, "GPU clock",
+      clock(w.gpu, w.gpu.available_max_hz ? w.gpu.available_max_hz : w.gpu.max_hz));
+  std::string emc = clock(w.emc, w.emc.max_hz);
+  if (w.emc.cap_hz) emc += ", power-mode cap " + mhz(w.emc.cap_hz) + " MHz";
   row(out, "EMC clock", emc);
 }
 
-std::string module_text(const json& p) {
-  std::string m = show(p, "/tegra/module");
-  if (has_number(p, "/tegra/module_memory_gb") && m.find("GB") == std::string::npos)
-    m += fmt::format(" ({} GB)", p.at(json::json_pointer("/tegra/module_memory_gb")).get<int>());
-  auto variant = json::json_pointer("/tegra/module_variant");
-  if (p.contains(variant) && p.at(variant).is_string())
-    m += ", " + p.at(variant).get<std::string>() + " mode";
+std::string module_text(const record::Tegra& t) {
+  std::string m = show(t.module);
+  if (t.module_memory_gb && m.find("GB") == std::string::npos)
+    m += fmt::format(" ({} GB)", *t.module_memory_gb);
+  if (t.module_variant) m += ", " + *t.module_variant + " mode";
   return m;
 }
 
-std::string jetpack_text(const json& p) {
-  std::string j = show(p, "/tegra/jetpack");
+std::string jetpack_text(const record::Tegra& t) {
+  std::string j = show(t.jetpack);
   // An ambiguous release has a null jetpack and its candidates: "3.2.1 | 3.3".
-  auto cand = json::json_pointer("/tegra/jetpack_candidates");
-  if (p.contains(cand) && p.at(cand).is_array() && p.at(cand).size() > 1) {
+  if (t.jetpack_candidates && t.jetpack_candidates->size() > 1) {
     j.clear();
-    for (const auto& c : p.at(cand))
-      if (c.is_string()) j += (j.empty() ? "" : " | ") + c.get<std::string>();
+    for (const auto& c : *t.jetpack_candidates) j += (j.empty() ? "" : " | ") + c;
   }
-  auto amb = json::json_pointer("/tegra/jetpack_ambiguous");
-  if (p.contains(amb) && p.at(amb).is_boolean() && p.at(amb).get<bool>())
-    j += " (this L4T release shipped in more than one JetPack)";
+  if (t.jetpack_ambiguous == true) j += " (this L4T release shipped in more than one JetPack)";
   return j;
 }
 
 // In a container: the image's L4T beside the host's, and what breaks CUDA.
-void container_rows(std::string& out, const json& p) {
-  const auto& c = p.at(json::json_pointer("/container/l4t_check"));
-  row(out, "Image L4T / CUDA", show(c, "/image_l4t") + " / " + show(c, "/image_cuda"));
-  std::string host = show(c, "/host_l4t");
-  if (host == "unknown") host = "kernel " + show(c, "/host_kernel");
-  row(out, "Host L4T / driver", host + " / CUDA " + show(c, "/driver_cuda"));
-  row(out, "Image vs host", show(c, "/status"));
-  if (c.contains("problems") && c["problems"].is_array())
-    for (const auto& pr : c["problems"])
-      if (pr.is_string()) row(out, "  mismatch", pr.get<std::string>());
-  if (c.contains("fix") && c["fix"].is_string()) row(out, "  fix", c["fix"].get<std::string>());
+void container_rows(std::string& out, const record::ContainerCheck& c) {
+  row(out, "Image L4T / CUDA", show(c.image_l4t) + " / " + show(c.image_cuda));
+  std::string host = show(c.host_l4t);
+  if (host == "unknown") host = "kernel " + show(c.host_kernel);
+  row(out, "Host L4T / driver", host + " / CUDA " + show(c.driver_cuda));
+  row(out, "Image vs host", show(c.status));
+  if (c.problems)
+    for (const auto& pr : *c.problems) row(out, "  mismatch", pr);
+  if (c.fix) row(out, "  fix", *c.fix);
 }
 
 }  // namespace
 
-std::string render_platform_text(const json& p) {
+std::string render_platform_text(const record::Record& r) {
+  const auto& p = r.platform;
+  const auto& t = p.tegra;
   std::string out;
-  bool tegra = p.value(json::json_pointer("/tegra/is_tegra"), false);
+  bool tegra = t.is_tegra == true;
   out += "Hardware\n";
   if (tegra) {
-    row(out, "Model", show(p, "/tegra/model"));
-    row(out, "Module", module_text(p));
+    row(out, "Model", show(t.model));
+    row(out, "Module", module_text(t));
     row(out, "Part number",
-        show(p, "/tegra/part_number") +
-            (p.contains(json::json_pointer("/tegra/part_number_source")) &&
-                     p.at(json::json_pointer("/tegra/part_number_source")).is_string()
-                 ? " (from " + show(p, "/tegra/part_number_source") + ")"
-                 : ""));
-    if (p.contains(json::json_pointer("/tegra/eeprom/part_number")))
-      row(out, "699 part number", show(p, "/tegra/eeprom/part_number"));
-    if (p.contains(json::json_pointer("/tegra/carrier")) &&
-        p.at(json::json_pointer("/tegra/carrier")).is_string())
-      row(out, "Carrier",
-          show(p, "/tegra/carrier") + " (" + show(p, "/tegra/carrier_name", "unknown carrier") +
-              ")");
-    row(out, "SoC", show(p, "/tegra/soc"));
-    row(out, "CUDA arch", show(p, "/tegra/cuda_arch"));
-    if (p.contains(json::json_pointer("/tegra/serial_number")))
-      row(out, "Serial number", show(p, "/tegra/serial_number"));
+        show(t.part_number) +
+            (t.part_number_source ? " (from " + *t.part_number_source + ")" : ""));
+    if (t.eeprom_part_number) row(out, "699 part number", *t.eeprom_part_number);
+    if (t.carrier)
+      row(out, "Carrier", *t.carrier + " (" + show(t.carrier_name, "unknown carrier") + ")");
+    row(out, "SoC", show(t.soc));
+    row(out, "CUDA arch", show(t.cuda_arch));
+    if (t.serial_number_recorded)
+      row(out, "Serial number", show(t.serial_number));
     else
       row(out, "Serial number", "[hidden: --show-serial]");
   } else {
     row(out, "Jetson", "no (not a Tegra SoC)");
   }
-  row(out, "Memory", gib(p, "/memory/total_bytes"));
+  row(out, "Memory", gib(p.memory_total_bytes));
   out += "Platform\n";
-  row(out, "Architecture", show(p, "/arch"));
-  row(out, "OS", show(p, "/os/pretty_name", show(p, "/os/id")));
-  row(out, "Kernel", show(p, "/kernel/release"));
+  row(out, "Architecture", show(p.arch));
+  row(out, "OS", show(p.os_pretty_name, show(p.os_id)));
+  row(out, "Kernel", show(p.kernel_release));
   if (tegra) {
-    row(out, "L4T", show(p, "/tegra/l4t"));
-    row(out, "JetPack", jetpack_text(p));
+    row(out, "L4T", t.l4t.text());
+    row(out, "JetPack", jetpack_text(t));
   }
-  bool in_container = p.value(json::json_pointer("/container/detected"), false);
-  row(out, "Container", in_container ? "yes (" + show(p, "/container/sign") + ")" : "no");
-  if (p.contains(json::json_pointer("/container/l4t_check"))) container_rows(out, p);
-  if (p.contains("hostname")) row(out, "Hostname", show(p, "/hostname"));
+  bool in_container = p.container_detected == true;
+  row(out, "Container", in_container ? "yes (" + show(p.container_sign) + ")" : "no");
+  if (p.container_check.recorded) container_rows(out, p.container_check);
+  if (p.hostname_recorded) row(out, "Hostname", show(p.hostname));
   out += "Libraries\n";
-  row(out, "CUDA toolkit", show(p, "/cuda/toolkit_version", "not found"));
-  row(out, "cuDNN", show(p, "/libraries/cudnn", "not found"));
-  row(out, "TensorRT", show(p, "/libraries/tensorrt", "not found"));
-  row(out, "VPI", show(p, "/libraries/vpi", "not found"));
-  std::string cv = show(p, "/libraries/opencv", "not found");
-  if (p.contains(json::json_pointer("/libraries/opencv_cuda")) &&
-      p.at(json::json_pointer("/libraries/opencv_cuda")).is_boolean())
-    cv += std::string(" (with CUDA: ") +
-          (p.at(json::json_pointer("/libraries/opencv_cuda")).get<bool>() ? "yes" : "no") + ")";
+  const auto& l = p.libraries;
+  row(out, "CUDA toolkit", show(p.cuda_toolkit_version, "not found"));
+  row(out, "cuDNN", show(l.cudnn, "not found"));
+  row(out, "TensorRT", show(l.tensorrt, "not found"));
+  row(out, "VPI", show(l.vpi, "not found"));
+  std::string cv = show(l.opencv, "not found");
+  if (l.opencv_cuda) cv += std::string(" (with CUDA: ") + (*l.opencv_cuda ? "yes" : "no") + ")";
   row(out, "OpenCV", cv);
-  row(out, "Vulkan", show(p, "/libraries/vulkan", "not found"));
+  row(out, "Vulkan", show(l.vulkan, "not found"));
   row(out, "NVIDIA driver",
-      show(p, "/nvidia_driver/version", nvgpu_loaded(p) ? "n/a (nvgpu)" : "not loaded"));
+      show(p.nvidia_driver_version, nvgpu_loaded(t.driver) ? "n/a (nvgpu)" : "not loaded"));
   if (tegra) power_section(out, p);
-  driver_stack(out, p);
+  driver_stack(out, t.driver);
   return out;
 }
 

@@ -6,10 +6,12 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "jetgate/record/record.hpp"
+
 namespace jetgate::report {
 
-// platform: the /platform object of the evidence schema.
-std::string render_platform_text(const nlohmann::json& platform);
+// The platform facts of a probe document or evidence (record::read).
+std::string render_platform_text(const record::Record& r);
 // One line per warning: "warning: SOURCE: MESSAGE".
 std::string render_warnings_text(const nlohmann::json& warnings);
 

@@ -11,37 +11,23 @@
 #include <vector>
 
 #include "jetgate/claims/platform_key.hpp"
-#include "jetgate/core/document_keys.hpp"
 #include "jetgate/core/outcome.hpp"
+#include "jetgate/core/units.hpp"
 #include "jetgate/core/utf8.hpp"
 #include "jetgate/evidence/dates.hpp"
 #include "jetgate/evidence/probe_values.hpp"
 #include "jetgate/history/regressions.hpp"
+#include "jetgate/record/codec.hpp"
 
 namespace jetgate::report {
 namespace {
 
 constexpr std::string_view kLastSuccess = "jetgate_gate_last_success_timestamp_seconds";
 
-// A base unit (evidence/probe_values.hpp) -> its family's help; the family is
-// jetgate_probe_<base>.
-struct UnitHelp {
-  std::string_view base;
-  std::string_view help;
-};
-constexpr std::array<UnitHelp, 6> kUnitHelp{{
-    {"bytes_per_second", "A probe's measured rate, bytes per second."},
-    {"seconds", "A probe's measured time, seconds."},
-    {"bytes", "A probe's measured size, bytes."},
-    {"ratio", "A probe's measured ratio (1 = 100%)."},
-    {"tokens_per_second", "A probe's measured token rate."},
-    {"items", "A probe's counted items."},
-}};
-
+// A base unit's family help (core/units.hpp); the family is jetgate_probe_<base>.
 std::string_view unit_help(std::string_view base) {
-  for (const auto& u : kUnitHelp)
-    if (u.base == base) return u.help;
-  return "A probe's measured value.";
+  const auto* b = units::base_named(base);
+  return b ? b->help : "A probe's measured value.";
 }
 
 constexpr std::array<Outcome, 5> kOutcomes{Outcome::pass, Outcome::warn, Outcome::fail,
@@ -108,19 +94,14 @@ class Writer {
   std::vector<std::string> order_;
 };
 
-std::string string_or(const nlohmann::json& doc, const keys::Pointer& p, std::string fallback) {
-  std::string s = keys::string_at(doc, p);
-  return s.empty() ? fallback : s;
-}
-
-std::optional<double> timestamp(const nlohmann::json& doc) {
-  auto t = evidence::utc_seconds_of_timestamp(keys::string_at(doc, keys::kGeneratedAt));
+std::optional<double> timestamp(const record::Record& r) {
+  auto t = evidence::utc_seconds_of_timestamp(r.head.generated_at.value_or(""));
   if (!t) return std::nullopt;
   return static_cast<double>(*t);
 }
 
-void add_probes(Writer& w, const nlohmann::json& doc, const Labels& base) {
-  for (const auto& p : evidence::probe_readings(doc)) {
+void add_probes(Writer& w, const record::Record& r, const Labels& base) {
+  for (const auto& p : evidence::probe_readings(r)) {
     Labels labels = base;
     labels.insert(labels.begin(), {"probe", p.id});
     auto status = status_from_string(p.status);
@@ -203,14 +184,13 @@ std::optional<double> previous_last_success(std::string_view previous, std::stri
 }
 
 std::string render_prometheus_textfile(const PrometheusInput& in) {
-  static const nlohmann::json empty = nlohmann::json::object();
-  const nlohmann::json& doc = in.document ? *in.document : empty;
-  evidence::Evidence as_evidence;
-  as_evidence.extra = doc;
-  auto key = claims::platform_key(as_evidence);
-  const std::string node = string_or(doc, keys::kLaneNode, in.node);
+  const record::Record r =
+      in.document ? record::read(*in.document, record::Keep::known) : record::Record{};
+  auto key = claims::platform_key(r);
+  const std::string node =
+      r.head.lane_node && !r.head.lane_node->empty() ? *r.head.lane_node : in.node;
   const std::string platform = key.identified ? key.platform : "not recorded";
-  const std::string gate = keys::string_at(doc, keys::kGate);
+  const std::string gate = r.head.gate.value_or("");
   // Every series names its producer: `probe` and each gate's `run` may write textfiles
   // on one node, and node_exporter drops a series that two files both hold.
   Labels base{{"node", node}, {"platform", platform}, {"producer", gate.empty() ? "probe" : "run"}};
@@ -218,17 +198,17 @@ std::string render_prometheus_textfile(const PrometheusInput& in) {
   Writer w;
 
   Labels info = base;
-  info.emplace_back("version", keys::string_at(doc, keys::kJetgateVersion));
-  info.emplace_back("commit", keys::string_at(doc, keys::kJetgateCommitId));
+  info.emplace_back("version", r.head.jetgate_version.value_or(""));
+  info.emplace_back("commit", r.head.jetgate_commit_id.value_or(""));
   info.emplace_back("runtime", key.identified ? key.runtime : "");
-  info.emplace_back("l4t", keys::string_at(doc, keys::kL4t));
-  info.emplace_back("jetpack", keys::string_at(doc, keys::kJetpack));
-  info.emplace_back("cuda_driver", keys::string_at(doc, keys::kDriverVersion));
-  info.emplace_back("kernel", keys::string_at(doc, keys::kKernelRelease));
-  info.emplace_back("facts_source", keys::string_at(doc, keys::kFactsSource));
+  info.emplace_back("l4t", r.platform.tegra.l4t.version.value_or(""));
+  info.emplace_back("jetpack", r.platform.tegra.jetpack.value_or(""));
+  info.emplace_back("cuda_driver", r.gpu.driver_version.value_or(""));
+  info.emplace_back("kernel", r.platform.kernel_release.value_or(""));
+  info.emplace_back("facts_source", r.head.facts_source.value_or(""));
   w.add("jetgate_info", "The jetgate that measured, and the platform's versions; always 1.",
         std::move(info), 1);
-  const auto when = timestamp(doc);
+  const auto when = timestamp(r);
   if (when)
     w.add("jetgate_evidence_timestamp_seconds",
           "When the facts and probes were measured (generated_at), Unix time; the evidence's "
@@ -237,7 +217,7 @@ std::string render_prometheus_textfile(const PrometheusInput& in) {
 
   if (!gate.empty()) {
     const Labels& labels = base;
-    const std::string status = keys::string_at(doc, keys::kStatus);
+    const std::string status = r.head.status.value_or("");
     // OBLITERATUS' spelling in the evidence; the state set speaks the one vocabulary.
     const Outcome current = status == "passed"   ? Outcome::pass
                             : status == "failed" ? Outcome::fail
@@ -255,11 +235,11 @@ std::string render_prometheus_textfile(const PrometheusInput& in) {
         current == Outcome::pass ? when : previous_last_success(in.previous, gate, node);
     if (success)
       w.add(kLastSuccess, "When the gate last passed on this node, Unix time.", labels, *success);
-    if (const auto* code = keys::find(doc, keys::kExitCode); code && code->is_number_integer())
+    if (r.head.exit_code)
       w.add("jetgate_gate_command_exit_code", "The exit code of the gate's command.", labels,
-            code->get<double>());
+            static_cast<double>(*r.head.exit_code));
   }
-  add_probes(w, doc, base);
+  add_probes(w, r, base);
   return w.text();
 }
 

@@ -8,8 +8,8 @@
 
 #include "jetgate/claims/platform_key.hpp"
 #include "jetgate/claims/support_table.hpp"
-#include "jetgate/core/document_keys.hpp"
 #include "jetgate/core/identifying_keys.hpp"
+#include "jetgate/record/codec.hpp"
 #include "jetgate/report/text_escape.hpp"
 
 namespace jetgate::report {
@@ -123,18 +123,14 @@ std::vector<std::string> failed_checks(const claims::GateSummary& s,
                                        const claims::SummaryRow& row) {
   std::vector<std::string> out;
   const auto* e = s.shown_document(row);
-  const auto* checks = e ? keys::find(e->extra, keys::kChecks) : nullptr;
-  if (checks && checks->is_array()) {
-    for (const auto& c : *checks) {
-      std::string status = keys::string_at(c, keys::Pointer{"/status"});
-      if (auto st = status_from_string(status); st && holds(*st)) continue;
-      std::string line = keys::string_at(c, keys::Pointer{"/name"}) + ": " + status;
-      std::string detail = keys::string_at(c, keys::Pointer{"/detail"});
-      if (!detail.empty()) line += " - " + detail;
-      std::string next = keys::string_at(c, keys::Pointer{"/next"});
-      if (!next.empty()) line += " (next: " + next + ")";
-      out.push_back(line);
-    }
+  if (!e) return out;
+  for (const auto& c : record::read(e->extra, record::Keep::known).checks) {
+    const std::string status = c.status.value_or("");
+    if (auto st = status_from_string(status); st && holds(*st)) continue;
+    std::string line = c.name.value_or("") + ": " + status;
+    if (c.detail && !c.detail->empty()) line += " - " + *c.detail;
+    if (c.next && !c.next->empty()) line += " (next: " + *c.next + ")";
+    out.push_back(line);
   }
   return out;
 }
@@ -200,61 +196,61 @@ void fact_line(std::string& out, const char* label, const std::string& value) {
   if (!value.empty()) out += fmt::format("- {}: {}\n", label, markdown_inline(value));
 }
 
-std::string memory_gib(const nlohmann::json* bytes) {
-  if (!bytes || !bytes->is_number()) return {};
-  return fmt::format("{:.1f} GiB", bytes->get<double>() / (1024.0 * 1024.0 * 1024.0));
+std::string memory_gib(const std::optional<std::int64_t>& bytes) {
+  if (!bytes) return {};
+  return fmt::format("{:.1f} GiB", static_cast<double>(*bytes) / (1024.0 * 1024.0 * 1024.0));
+}
+
+std::string text(const std::optional<std::string>& v) {
+  return v.value_or("");
 }
 
 // An allow-list of facts: only what a maintainer needs to reproduce.
-std::string platform_facts(const nlohmann::json& x) {
+std::string platform_facts(const record::Record& r) {
+  const auto& p = r.platform;
+  const auto& t = p.tegra;
   std::string out;
-  fact_line(out, "architecture", keys::string_at(x, keys::kArch));
-  std::string os = keys::string_at(x, keys::kOsId);
-  if (!os.empty()) fact_line(out, "OS", os + " " + keys::string_at(x, keys::kOsVersionId));
-  fact_line(out, "kernel", keys::string_at(x, keys::kKernelRelease));
-  fact_line(out, "board", keys::string_at(x, keys::kBoardModel));
-  fact_line(out, "module", keys::string_at(x, keys::kModule));
-  fact_line(out, "part number", keys::string_at(x, keys::kPartNumber));
-  fact_line(out, "SoC", keys::string_at(x, keys::kSoc));
-  fact_line(out, "L4T", keys::string_at(x, keys::kL4t));
-  fact_line(out, "JetPack", keys::string_at(x, keys::kJetpack));
-  fact_line(out, "CUDA toolkit", keys::string_at(x, keys::kCudaToolkitVersion));
-  fact_line(out, "NVIDIA driver", keys::string_at(x, keys::kNvidiaDriverVersion));
-  fact_line(out, "CUDA driver API", keys::string_at(x, keys::kDriverVersion));
-  if (const auto* devices = keys::find(x, keys::kDevices); devices && devices->is_array())
-    for (const auto& d : *devices) {
-      std::string name = keys::string_at(d, keys::kDeviceName),
-                  cc = keys::string_at(d, keys::kDeviceCapability);
-      std::string mem = memory_gib(keys::find(d, keys::kDeviceMemoryBytes));
-      std::string gpu = name;
-      if (!cc.empty()) gpu += ", compute capability " + cc;
-      if (!mem.empty()) gpu += ", " + mem;
-      fact_line(out, "GPU", gpu);
-    }
-  std::string torch = keys::string_at(x, keys::kTorchVersion);
+  fact_line(out, "architecture", text(p.arch));
+  std::string os = text(p.os_id);
+  if (!os.empty()) fact_line(out, "OS", os + " " + text(p.os_version_id));
+  fact_line(out, "kernel", text(p.kernel_release));
+  fact_line(out, "board", text(t.model));
+  fact_line(out, "module", text(t.module));
+  fact_line(out, "part number", text(t.part_number));
+  fact_line(out, "SoC", text(t.soc));
+  fact_line(out, "L4T", text(t.l4t.version));
+  fact_line(out, "JetPack", text(t.jetpack));
+  fact_line(out, "CUDA toolkit", text(p.cuda_toolkit_version));
+  fact_line(out, "NVIDIA driver", text(p.nvidia_driver_version));
+  fact_line(out, "CUDA driver API", text(r.gpu.driver_version));
+  for (const auto& d : r.gpu.devices) {
+    std::string gpu = text(d.name), cc = text(d.compute_capability);
+    std::string mem = memory_gib(d.total_memory_bytes);
+    if (!cc.empty()) gpu += ", compute capability " + cc;
+    if (!mem.empty()) gpu += ", " + mem;
+    fact_line(out, "GPU", gpu);
+  }
+  const auto& y = r.python;
+  std::string torch = text(y.torch_version);
   if (!torch.empty()) {
-    const auto* avail = keys::find(x, keys::kTorchCudaAvailable);
-    std::string cuda = keys::string_at(x, keys::kTorchCudaVersion);
+    std::string cuda = text(y.torch_cuda_version);
     fact_line(out, "torch",
               torch + (cuda.empty() ? "" : ", CUDA " + cuda) +
-                  (avail && avail->is_boolean()
-                       ? (avail->get<bool>() ? ", CUDA available" : ", CUDA NOT available")
+                  (y.torch_cuda_available
+                       ? (*y.torch_cuda_available ? ", CUDA available" : ", CUDA NOT available")
                        : ""));
   }
-  std::string bnb = keys::string_at(x, keys::kBitsandbytesVersion);
+  std::string bnb = text(y.bitsandbytes_version);
   if (!bnb.empty()) fact_line(out, "bitsandbytes", bnb);
   return out;
 }
 
-std::string probe_lines(const nlohmann::json& x) {
+std::string probe_lines(const record::Record& r) {
   std::string out;
-  const auto* probes = keys::find(x, keys::kProbes);
-  if (!probes || !probes->is_object()) return out;
-  for (const auto& [id, p] : probes->items()) {
-    std::string status = keys::string_at(p, keys::Pointer{"/status"}),
-                reason = keys::string_at(p, keys::Pointer{"/reason"});
+  for (const auto& [id, p] : r.probes) {
+    std::string status = text(p.status), reason = text(p.reason);
     out += fmt::format("- probe {}: {}{}\n", markdown_inline(id),
-                       status.empty() ? "unknown" : markdown_inline(status),
+                       status.empty() ? record::kUnknown : markdown_inline(status),
                        reason.empty() ? "" : " (" + inline_text(reason) + ")");
   }
   return out;
@@ -284,10 +280,10 @@ std::string evidence_section(const claims::ShownEvidence& shown, const claims::G
     fact_line(out, "facts not shown", shown.document.error().message());
     return out + "\n";
   }
-  const nlohmann::json& extra = shown.document->extra;
-  std::string facts = platform_facts(extra);
+  const record::Record r = record::read(shown.document->extra, record::Keep::known);
+  std::string facts = platform_facts(r);
   out += facts.empty() ? "- platform facts: not recorded in this evidence\n" : facts;
-  out += probe_lines(extra);
+  out += probe_lines(r);
   return out + "\n";
 }
 
