@@ -390,9 +390,9 @@ MUTANTS = [
            '{"host-modules", "/lib/modules", "/host/lib/modules", true, "Directory", "", ""}',
            "a node without /lib/modules never starts the pods instead of jetgate reporting it"),
     # --- the GPU stack table (data/gpu-stack.json, issue 38) ------------------------
-    Mutant("stack-node-prefix-match", "src/jetgate/facts/gpu_stack.cpp",
-           "if (table_path.empty() || table_path.back() != '*') return table_path == path;",
-           "if (table_path.empty() || table_path.back() != '*') return path.rfind(table_path, 0) == 0;",
+    Mutant("stack-node-prefix-match", "src/jetgate/core/identifier.cpp",
+           "if (pattern.empty() || pattern.back() != '*') return same_identifier(pattern, path);",
+           "if (pattern.empty() || pattern.back() != '*') return path.rfind(pattern, 0) == 0;",
            "/dev/nvhost-ctrl-gpu taken for /dev/nvhost-ctrl (prefix match)"),
     Mutant("stack-pattern-any-suffix", "src/jetgate/facts/gpu_stack.cpp",
            "return std::all_of(rest.begin(), rest.end(), [](char c) { return c >= '0' && c <= '9'; });",
@@ -442,6 +442,25 @@ MUTANTS = [
            "  if (!polling) return;\n  const auto* stack = facts::select_gpu_stack(platform);",
            "  (void)polling;\n  const auto* stack = facts::select_gpu_stack(platform);",
            "polling causes named although sync_path did not measure polling (a prediction)"),
+    # --- issue 42 class 8: identifiers match whole (core/identifier.hpp) -----------
+    Mutant("identifier-prefix", "src/jetgate/core/identifier.cpp",
+           "return a.size() == b.size() && a == b;", "return a.substr(0, b.size()) == b;",
+           "the whole-match helper compares a prefix: every identifier near miss passes"),
+    Mutant("first-field-prefix", "src/jetgate/core/identifier.cpp",
+           "return same_identifier(text.substr(0, text.find_first_of(separators)), id);",
+           "return (void)separators, text.substr(0, id.size()) == id;",
+           "a vermagic's first field matched by prefix (5.15.148-tegra-rt taken for 5.15.148-tegra)"),
+    Mutant("definition-digest-12", "src/jetgate/claims/evidence_verdict.cpp",
+           "if (!made_by.empty() && !same_identifier(made_by, want.sha256)) {",
+           "if (!made_by.empty() && made_by.substr(0, 12) != want.sha256.substr(0, 12)) {",
+           "a gate definition's digest compared on the 12 digits the message shows"),
+    Mutant("evidence-gate-prefix", "src/jetgate/claims/evidence_set.cpp",
+           "if (!same_identifier(stem, e->gate)) {", "if (e->gate.rfind(stem, 0) != 0) {",
+           "an evidence file accepted when the gate it records merely starts with its name"),
+    Mutant("vermagic-prefix", "src/jetgate/facts/module_provenance.cpp",
+           "first_field_is(p[\"vermagic\"].get<std::string>(), *release);",
+           "p[\"vermagic\"].get<std::string>().rfind(*release, 0) == 0;",
+           "a module built for 5.15.148-tegra taken for kernel 5.15.148 (vermagic by prefix)"),
 ]
 
 

@@ -106,6 +106,37 @@ TEST(ModuleProvenance, ModinfoAndSignatureOfAModuleFile) {
   EXPECT_FALSE(read_module_info(module_file("nvgpu.ko").substr(0, 100)).ok()) << "truncated";
 }
 
+// nvgpu.ko's vermagic is "5.15.148-tegra SMP preempt ...": its kernel release is the
+// first field whole, so a kernel "5.15.148" (a prefix) or "5.15.148-tegra-rt" (longer)
+// is another kernel.
+json nvgpu_provenance_under_release(const std::string& release) {
+  test::TempDir t;
+  t.write("jetgate-root.json", R"({"machine": "aarch64"})");
+  t.write("etc/nv_tegra_release", "# R36 (release), REVISION: 4.3, GCID: 38968081\n");
+  t.write("proc/sys/kernel/osrelease", release + "\n");
+  t.write("proc/device-tree/compatible", "nvidia,p3767-0000\0nvidia,tegra234\0"s);
+  t.write("proc/modules", "nvgpu 2654208 23 - Live 0x0000000000000000 (OE)\n");
+  t.write("lib/modules/" + release + "/modules.dep", "updates/drivers/gpu/nvgpu/nvgpu.ko:\n");
+  t.write("lib/modules/" + release + "/updates/drivers/gpu/nvgpu/nvgpu.ko",
+          module_file("nvgpu.ko"));
+  auto root = fs::RootFs::open(t.dir());
+  EXPECT_TRUE(root.ok());
+  if (!root.ok()) return json();
+  auto r = collect_platform(*root, {});
+  for (const auto& p : r.platform["tegra"]["driver"]["provenance"])
+    if (p["name"] == "nvgpu") return p;
+  ADD_FAILURE() << r.platform["tegra"]["driver"].dump(2);
+  return json();
+}
+
+TEST(ModuleProvenance, VermagicMatchesTheKernelReleaseWholeNeverByPrefix) {
+  if (!have_libkmod()) GTEST_SKIP() << "libkmod.so.2 is not installed";
+  EXPECT_EQ(nvgpu_provenance_under_release("5.15.148-tegra")["vermagic_matches_kernel"], true);
+  EXPECT_EQ(nvgpu_provenance_under_release("5.15.148")["vermagic_matches_kernel"], false);
+  EXPECT_EQ(nvgpu_provenance_under_release("5.15.148-tegra-rt")["vermagic_matches_kernel"], false);
+  EXPECT_EQ(nvgpu_provenance_under_release("5.15.148-tegr")["vermagic_matches_kernel"], false);
+}
+
 // An Orin on L4T 36 whose tegra_drm did not load: the seed of the issue, with
 // the kernel's reason from the recorded log.
 TEST(ModuleProvenance, RootWithModulesReportsProvenanceAndMissingModules) {

@@ -9,6 +9,7 @@
 #include "claims_test_helpers.hpp"
 #include "jetgate/claims/evidence_verdict.hpp"
 #include "jetgate/claims/gate_decision.hpp"
+#include "jetgate/core/identifier.hpp"
 #include "jetgate/evidence/dates.hpp"
 #include "jetgate/facts/module_table.hpp"
 #include "jetgate/gate/junit.hpp"
@@ -37,6 +38,38 @@ const nlohmann::json kOrin64 = {{"arch", "aarch64"},
                                   {"l4t", "36.4.3"},
                                   {"module", "Jetson AGX Orin 64GB"},
                                   {"part_number", "p3701-0005"}}}};
+
+// The one helper every identifier comparison uses (core/identifier.hpp): a near
+// miss on each side of each boundary.
+TEST(PlantedBugClasses, IdentifiersMatchWholeNearMissesOnBothSides) {
+  EXPECT_TRUE(same_identifier("/dev/nvhost-ctrl", "/dev/nvhost-ctrl"));
+  EXPECT_FALSE(same_identifier("/dev/nvhost-ctrl", "/dev/nvhost-ctrl-gpu"));
+  EXPECT_FALSE(same_identifier("/dev/nvhost-ctrl-gpu", "/dev/nvhost-ctrl"));
+  EXPECT_FALSE(same_identifier("3f6c2a1b9d8e", "3f6c2a1b9d8e7f60514233c4b5a69788f0e1d2c3"));
+  EXPECT_FALSE(same_identifier("Cuda", "cuda"));
+  EXPECT_FALSE(same_identifier("", "x"));
+  EXPECT_TRUE(same_identifier("", ""));
+  EXPECT_FALSE(same_identifier(std::string_view("ab\0", 3), "ab"));
+
+  const char* vermagic = "5.15.148-tegra SMP preempt mod_unload modversions aarch64";
+  EXPECT_TRUE(first_field_is(vermagic, "5.15.148-tegra"));
+  EXPECT_FALSE(first_field_is(vermagic, "5.15.148"));
+  EXPECT_FALSE(first_field_is(vermagic, "5.15.148-tegra-rt"));
+  EXPECT_FALSE(first_field_is("5.15.148-tegra-rt SMP", "5.15.148-tegra"));
+  EXPECT_TRUE(first_field_is("5.15.148-tegra", "5.15.148-tegra"));  // no other field
+  EXPECT_TRUE(first_field_is("5.15.148-tegra\tSMP", "5.15.148-tegra"));
+  EXPECT_FALSE(first_field_is("", ""));
+  EXPECT_FALSE(first_field_is(" 5.15.148-tegra", "5.15.148-tegra"));
+
+  EXPECT_TRUE(node_path_matches("/dev/nvidia*", "/dev/nvidia0"));
+  EXPECT_TRUE(node_path_matches("/dev/nvidia*", "/dev/nvidia12"));
+  EXPECT_FALSE(node_path_matches("/dev/nvidia*", "/dev/nvidia"));
+  EXPECT_FALSE(node_path_matches("/dev/nvidia*", "/dev/nvidiactl"));
+  EXPECT_FALSE(node_path_matches("/dev/nvidia*", "/dev/nvidia0x"));
+  EXPECT_FALSE(node_path_matches("/dev/nvidia*", "/dev/nvidi0"));
+  EXPECT_FALSE(node_path_matches("/dev/nvhost-ctrl", "/dev/nvhost-ctrl-gpu"));
+  EXPECT_FALSE(node_path_matches("/dev/nvhost-ctrl-gpu", "/dev/nvhost-ctrl"));
+}
 
 TEST(PlantedBugClasses, ModulesMatchWholeNeverByPrefix) {
   EXPECT_TRUE(met(requires_module({"Jetson AGX Orin 64GB"}), kOrin64));

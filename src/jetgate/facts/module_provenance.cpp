@@ -9,6 +9,7 @@
 #include <array>
 #include <cctype>
 
+#include "jetgate/core/identifier.hpp"
 #include "jetgate/facts/collect_context.hpp"
 #include "jetgate/facts/container_images.hpp"
 #include "jetgate/facts/gpu_stack.hpp"
@@ -475,8 +476,7 @@ void collect_module_provenance(CollectContext& ctx, const nlohmann::json& platfo
               info->count("sig_id") > 0 || info->count("signer") > 0 || info->count("sig_key") > 0;
           if (p["vermagic"].is_string() && release)
             p["vermagic_matches_kernel"] =
-                p["vermagic"].get<std::string>().rfind(*release + " ", 0) == 0 ||
-                p["vermagic"].get<std::string>() == *release;
+                first_field_is(p["vermagic"].get<std::string>(), *release);
           if (p["srcversion"].is_string() && p["loaded_srcversion"].is_string())
             p["matches_loaded"] = p["srcversion"] == p["loaded_srcversion"];
         }
