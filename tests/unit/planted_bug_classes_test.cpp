@@ -11,9 +11,12 @@
 #include "jetgate/claims/gate_decision.hpp"
 #include "jetgate/core/identifier.hpp"
 #include "jetgate/evidence/dates.hpp"
+#include "jetgate/evidence/probe_values.hpp"
 #include "jetgate/facts/module_table.hpp"
 #include "jetgate/gate/junit.hpp"
 #include "jetgate/policy/requirements.hpp"
+#include "jetgate/report/history_text.hpp"
+#include "jetgate/report/prometheus.hpp"
 #include "jetgate/report/sanitize.hpp"
 
 namespace jetgate {
@@ -69,6 +72,38 @@ TEST(PlantedBugClasses, IdentifiersMatchWholeNearMissesOnBothSides) {
   EXPECT_FALSE(node_path_matches("/dev/nvidia*", "/dev/nvidi0"));
   EXPECT_FALSE(node_path_matches("/dev/nvhost-ctrl", "/dev/nvhost-ctrl-gpu"));
   EXPECT_FALSE(node_path_matches("/dev/nvhost-ctrl-gpu", "/dev/nvhost-ctrl"));
+}
+
+// Fast paths keep the slow path's rules: a plain ASCII label value with only a
+// newline to escape still has it escaped (the text format ends a sample at a raw
+// newline), and each character the slow path escapes is escaped when it is the only one.
+TEST(PlantedBugClasses, TheLabelEscapersFastPathStillEscapesEachSpecialCharacter) {
+  EXPECT_EQ(report::prometheus_label_value("plain ascii"), "plain ascii");
+  EXPECT_EQ(report::prometheus_label_value("a\nb"), "a\\nb");
+  EXPECT_EQ(report::prometheus_label_value("\n"), "\\n");
+  EXPECT_EQ(report::prometheus_label_value("a\\b"), "a\\\\b");
+  EXPECT_EQ(report::prometheus_label_value("a\"b"), "a\\\"b");
+  EXPECT_EQ(report::prometheus_label_value("caf\xc3\xa9"), "caf\xc3\xa9");  // UTF-8 kept
+  EXPECT_EQ(report::prometheus_label_value("\x80"), "\xef\xbf\xbd");
+}
+
+// GB/s is 1e9 bytes per second (how every probe measures it), never 2^30: 2.5 GB/s
+// is stored as 2.5e9 bytes/s and shown again as 2.5 GB/s.
+TEST(PlantedBugClasses, GigabytesPerSecondAre1e9BytesNot2To30) {
+  auto doc = nlohmann::json::parse(R"({"probes": {"bandwidth": {"status": "PASS",
+      "values": {"d2d_gbps": {"value": 2.5, "unit": "GB/s"},
+                 "device_buffer_bytes": {"value": 1073741824, "unit": "bytes"}}}}})");
+  auto readings = evidence::probe_readings(doc);
+  ASSERT_EQ(readings.size(), 1u);
+  ASSERT_EQ(readings[0].values.size(), 2u);
+  EXPECT_EQ(readings[0].values[0].base, "bytes_per_second");
+  EXPECT_DOUBLE_EQ(readings[0].values[0].value, 2.5e9);
+  EXPECT_DOUBLE_EQ(readings[0].values[1].value, 1073741824.0);
+  EXPECT_DOUBLE_EQ(report::people_unit_of("bytes_per_second").scale, 1e9);
+  EXPECT_EQ(report::people_unit_of("bytes_per_second").unit, "GB/s");
+  EXPECT_DOUBLE_EQ(report::people_unit_of("bytes").scale, 1e9);
+  EXPECT_NE(report::people_number(2.5e9, "bytes_per_second").find("2.5"), std::string::npos)
+      << report::people_number(2.5e9, "bytes_per_second");
 }
 
 TEST(PlantedBugClasses, ModulesMatchWholeNeverByPrefix) {
