@@ -44,6 +44,9 @@ json run_probe(const std::string& mode) {
 }
 
 std::string outcome(const json& probe, const std::string& name) {
+  // (a probe that asked nothing has no list: a failed expectation, never a crash)
+  if (!probe.is_object() || !probe.contains("details") || !probe["details"].contains("ioctls"))
+    return "no ioctls asked";
   for (const auto& c : probe["details"]["ioctls"])
     if (c["name"] == name) return c["outcome"].get<std::string>();
   return "absent";
