@@ -97,6 +97,8 @@ seeds_for() {
     fuzz_root_json) ls $f/*/root/jetgate-root.json ;;
     fuzz_policy) find $f/gates $f/claims docs/examples data -name '*.json' -size -64k ;;
     fuzz_evidence) find $f/claims $f/gates docs/examples -name '*.json' -size -64k ;;
+    fuzz_history_ingest) find $f/claims $f/gates docs/examples -name '*.json' -size -64k ;;
+    fuzz_modinfo) ls $f/modules/*.ko ;;
     fuzz_json_fast) find $f/claims $f/gates docs/examples data -name '*.json' -size -64k ;;
     fuzz_junit) find $f/gates $f/claims -name '*.xml' -size -256k ;;
     fuzz_readme_block) find $f/claims -name '*.md'; echo README.md ;;

@@ -130,7 +130,7 @@ list_recorded_paths() {
   for d in "${LIBRARY_DIRS[@]}"; do for p in "${LIBRARIES[@]}"; do printf '%s\n' "$d/$p"; done; done
   printf '%s\n' "${VPI_LIBRARY_GLOBS[@]}" "${EXTRA_PLACEHOLDER_GLOBS[@]}" "${EXTRA_GLOBS[@]}" "${CDI_GLOBS[@]}"
   printf '%s\n' "${NODE_GLOBS[@]}" "$EEPROM_GLOB"
-  for p in "${MODULE_DIR_FILES[@]}"; do printf '%s\n' "/lib/modules/*/$p"; done
+  for p in "${MODULE_DIR_FILES[@]}"; do printf '%s\n' "/lib/modules/*/$p" "/usr/lib/modules/*/$p"; done
   for p in "${SYS_MODULE_FILES[@]}"; do printf '%s\n' "/sys/module/*/$p"; done
   printf '%s\n' "$KERNEL_LOG_FILE"
 }
@@ -327,6 +327,8 @@ record_modules() {
   local release dir name rel size f
   release="$(uname -r 2>/dev/null)" || return 0
   dir="/lib/modules/$release"
+  # Merged /usr without the /lib link (as jetgate reads it): the modules are there.
+  if [ ! -d "$dir" ] && [ -d "/usr/lib/modules/$release" ]; then dir="/usr/lib/modules/$release"; fi
   for f in "${MODULE_DIR_FILES[@]}"; do record "$dir/$f"; done
   for name in "${GPU_MODULES[@]}"; do
     for f in "${SYS_MODULE_FILES[@]}"; do record "/sys/module/$name/$f"; done

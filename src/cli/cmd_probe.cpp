@@ -131,6 +131,16 @@ int run_probe(const ProbeArgs& a) {
                  "combined with --root (a recorded root has no driver to talk to)\n";
     return kExitUsage;
   }
+  // A recording's facts are another machine's: published under this host's name they
+  // would be this host's platform on every dashboard. With --root, --prometheus names the
+  // node the recording is of (--node); its jetgate_info says facts_source="recorded".
+  if (!live && !a.prometheus.empty() && a.node.empty()) {
+    std::cerr << "jetgate probe: --prometheus with --root: the recording's facts are not this "
+                 "host's, and the file would publish them under this host's name; name the node "
+                 "the recording is of with --node NAME (its series then say "
+                 "facts_source=\"recorded\"), or look at the recording with --json\n";
+    return kExitUsage;
+  }
   facts::CollectOptions copts;
   copts.show_serial = a.show_serial;
   copts.cdi_dirs = a.cdi_dirs;
@@ -291,7 +301,8 @@ Command add_probe_command(CLI::App& app) {
       ->type_name("FILE");
   sub->add_option("--node", args->node,
                   "The node the --prometheus file speaks for (its node label, as `run --node` "
-                  "records it); default: the host name")
+                  "records it); default: the host name. Required with --root: a recording is "
+                  "not this host")
       ->type_name("NAME");
   add_nfd_features_options(sub, args->nfd_features, args->nfd_expiry_hours);
   add_cdi_dir_option(sub, args->cdi_dirs);

@@ -45,6 +45,11 @@ static int is_mode(const char* m) {
 
 static int open_fake(const char* path) {
   if (!path || strcmp(path, "/dev/nvhost-ctrl") != 0) return -2;
+  /* The node's open errors: permission (EACCES), and one that is neither that nor ENOENT. */
+  if (is_mode("open_eacces") || is_mode("open_eio")) {
+    errno = is_mode("open_eacces") ? EACCES : EIO;
+    return -1;
+  }
   int (*real_open)(const char*, int, ...) =
       (int (*)(const char*, int, ...))dlsym(RTLD_NEXT, "open");
   fake_fd = real_open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -161,11 +166,15 @@ int ioctl(int fd, unsigned long request, ...) {
     }
     case 1: {
       struct read_args* r = arg;
-      r->value = is_mode("backwards") ? 42 - (reads++) : 42;
+      /* "wraps": the 32-bit counter passes 0xffffffff between the two reads. */
+      if (is_mode("wraps"))
+        r->value = reads++ == 0 ? 0xffffffffu : 0;
+      else
+        r->value = is_mode("backwards") ? 42 - (reads++) : 42;
       return 0;
     }
     case 8: {
-      ((struct read_args*)arg)->value = 42;
+      ((struct read_args*)arg)->value = is_mode("wraps") ? 0 : 42;
       return 0;
     }
     case 9: {
@@ -176,7 +185,7 @@ int ioctl(int fd, unsigned long request, ...) {
         usleep((useconds_t)(w->timeout > 0 ? w->timeout : 0) * 1000u);
         return fail(EAGAIN);
       }
-      w->value = 42;
+      w->value = is_mode("wraps") ? 0 : 42;
       return 0;
     }
     case 11: {
@@ -187,7 +196,10 @@ int ioctl(int fd, unsigned long request, ...) {
     case 19: {
       if (is_mode("no_extract")) return fail(ENOTTY);
       struct extract_args* e = arg;
-      struct fence_info fi = {1, 42};
+      /* "extract_other_thresh": the fence comes back with another threshold. */
+      struct fence_info fi = {1, is_mode("wraps")                  ? 0u
+                                 : is_mode("extract_other_thresh") ? 41u
+                                                                   : 42u};
       if (e->num_fences >= 1) memcpy((void*)(uintptr_t)e->fences_ptr, &fi, sizeof fi);
       e->num_fences = 1;
       return 0;

@@ -207,6 +207,26 @@ TEST(CheckTest, MissingCorruptAndMisnamedEvidence) {
       << lines(r);
 }
 
+// A file speaks for the gate it is named after only when the gate it records is
+// that name whole: cuda-runtime.json recording "cuda-runtime-full" (a gate whose id
+// merely starts with the file's name) or "cuda" speaks for no gate.
+TEST(CheckTest, EvidenceRecordingAGateThatOnlyStartsWithItsFileNameSpeaksForNoGate) {
+  for (const char* recorded : {"cuda-runtime-full", "cuda-runtim", "cuda"}) {
+    Repo repo;
+    repo.evidence(recorded, "2026-11-29T10:00:00Z");
+    std::filesystem::rename(repo.evidence_dir + "/" + recorded + ".json",
+                            repo.evidence_dir + "/cuda-runtime.json");
+    auto r = repo.check("2026-11-29", {"cuda-runtime"});
+    auto text = lines(r);
+    EXPECT_NE(text.find(std::string("records gate \"") + recorded + "\""), std::string::npos)
+        << recorded << ": " << text;
+    EXPECT_FALSE(r.violations.empty()) << recorded;
+  }
+  Repo whole;
+  whole.evidence("cuda-runtime", "2026-11-29T10:00:00Z");
+  EXPECT_TRUE(whole.check("2026-11-29", {"cuda-runtime"}).violations.empty());
+}
+
 TEST(CheckTest, ActiveWaiverRemovesTheGateFromTheDefaultRequirement) {
   Repo repo(R"([{"gate": "jetson-cuda-runtime", "reason": "no runner", "issue":
       "https://github.com/acme/robot/issues/3", "opened": "2026-11-20", "expires": "2026-11-29",

@@ -68,6 +68,24 @@ TEST(CudaNodes, PlatformsWithoutAnExpectationAndBadInput) {
             "mainline or OE4T kernel without an L4T release, nvgpu out of tree (Talos)");
 }
 
+// A node held open counts only by whole match: /dev/nvhost-ctrl-gpu is not /dev/nvhost-ctrl.
+TEST(CudaNodes, ANodeWhosePathOnlyStartsWithTheExpectedOneIsNotHeld) {
+  json xavier = json::parse(R"({"tegra": {"is_tegra": true, "soc": "tegra194", "l4t": "35.4.1"}})");
+  auto e = expected_cuda_nodes(xavier);
+  ASSERT_TRUE(std::any_of(e.nodes.begin(), e.nodes.end(),
+                          [](const auto& n) { return n.path == "/dev/nvhost-ctrl"; }));
+  json all = json::array(), near = json::array();
+  for (const auto& n : e.nodes) {
+    ASSERT_EQ(n.path.find('*'), std::string::npos) << n.path;
+    all.push_back(n.path);
+    near.push_back(n.path == "/dev/nvhost-ctrl" ? "/dev/nvhost-ctrl-gpu" : n.path);
+  }
+  EXPECT_TRUE(compare_cuda_nodes(xavier, all)["missing"].empty());
+  EXPECT_EQ(compare_cuda_nodes(xavier, near)["missing"], json::array({"/dev/nvhost-ctrl"}));
+  near.push_back("/dev/nvhost-ctr");  // shorter: no match either
+  EXPECT_EQ(compare_cuda_nodes(xavier, near)["missing"], json::array({"/dev/nvhost-ctrl"}));
+}
+
 TEST(OpenFiles, ListsTheDeviceNodesThisProcessHolds) {
   std::string shm = "/dev/shm";
   if (!std::filesystem::is_directory(shm)) GTEST_SKIP() << "no /dev/shm";

@@ -89,6 +89,34 @@ TEST(EvidenceTest, RoundTripKeepsExtras) {
   EXPECT_FALSE(back->extra.contains("gate"));
 }
 
+// Never evidence jetgate's own readers refuse: the writer and every reader share one
+// limit (kMaxEvidenceBytes). Just under it is written and read back; just over it is
+// refused with the size and the limit, and nothing is written.
+TEST(EvidenceTest, EvidenceOverTheReadersLimitIsNeverWritten) {
+  test::TempDir t;
+  auto e = sample();
+  e.extra["platform"]["big"] = "";
+  const std::size_t base = evidence_file_text(e).size();
+  e.extra["platform"]["big"] = std::string(kMaxEvidenceBytes - base, 'x');
+  ASSERT_EQ(evidence_file_text(e).size(), kMaxEvidenceBytes);
+  auto path = write_evidence(t.dir(), e);
+  ASSERT_TRUE(path.ok()) << path.error().message();
+  auto back = read_evidence(*path);
+  EXPECT_TRUE(back.ok()) << back.error().message();
+  std::filesystem::remove(*path);
+
+  e.extra["platform"]["big"] = std::string(kMaxEvidenceBytes - base + 1, 'x');
+  auto over = write_evidence(t.dir(), e);
+  ASSERT_FALSE(over.ok());
+  const std::string msg = over.error().message();
+  EXPECT_NE(msg.find(std::to_string(kMaxEvidenceBytes + 1) + " bytes"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("over the 8388608 bytes"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("nothing was written"), std::string::npos) << msg;
+  EXPECT_FALSE(std::filesystem::exists(t.path("cuda-runtime.json")));
+  for (const auto& f : std::filesystem::directory_iterator(t.dir()))
+    ADD_FAILURE() << "left behind: " << f.path();
+}
+
 TEST(EvidenceTest, ReadsObliteratusEvidence) {
   auto e = read_evidence(test::fixtures_dir() +
                          "/gates/obliteratus/evidence/model-download-runtime.json");

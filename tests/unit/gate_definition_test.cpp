@@ -103,6 +103,21 @@ TEST(GateDefinition, EvidenceOfAnotherDefinitionWithTheSameIdIsRefused) {
   EXPECT_EQ(status_of(v.state), Outcome::fail);
 }
 
+// The message shows a digest's first 12 digits; the comparison uses all 64.
+TEST(GateDefinition, ADigestSharingTheDigitsTheMessageShowsIsAnotherDefinition) {
+  auto want = expectation();
+  ASSERT_EQ(want.sha256.size(), 64u);
+  std::string near = want.sha256;
+  near.back() = near.back() == '0' ? '1' : '0';
+  auto v = judge_with(made_by(want, {{"gate_definition", {{"sha256", near}}}}), want);
+  EXPECT_EQ(v.state, GateState::other_definition) << v.detail;
+  v = judge_with(made_by(want, {{"gate_definition", {{"sha256", want.sha256.substr(0, 12)}}}}),
+                 want);
+  EXPECT_EQ(v.state, GateState::other_definition) << v.detail;
+  v = judge_with(made_by(want, {{"gate_definition", {{"sha256", want.sha256 + "0"}}}}), want);
+  EXPECT_EQ(v.state, GateState::other_definition) << v.detail;
+}
+
 TEST(GateDefinition, EvidenceWithoutADigestIsReCheckedAndWarned) {
   auto want = expectation();
   nlohmann::json old = made_by(want);

@@ -502,3 +502,45 @@ TEST(GpuStackBoards, UnknownSymbolIsTracedToTheInstalledModuleThatExportsIt) {
 
 }  // namespace
 }  // namespace jetgate::facts
+
+namespace jetgate::facts {
+namespace {
+
+// Limits in total: twelve CDI specs of ~0.9 MB of device names each (each within the
+// per-file limit) once made evidence of over 8 MiB that every reader refuses. The CDI
+// facts keep 1 MiB of names and paths from all specs together and say what they left
+// out; every spec is still listed, with its node count.
+TEST(GpuStackBoards, LargeCdiSpecsKeepTheFactsWithinWhatEvidenceReadersAccept) {
+  test::TempDir t;
+  t.write("jetgate-root.json", R"({"machine": "aarch64"})");
+  const std::string name(200, 'd');
+  for (int s = 0; s < 12; ++s) {
+    std::string y =
+        "cdiVersion: \"0.5.0\"\nkind: example.com/gpu" + std::to_string(s) + "\ndevices:\n";
+    for (int d = 0; d < 3500; ++d)
+      y += "- name: " + name + std::to_string(d) +
+           "\n  containerEdits:\n    deviceNodes:\n    - path: /dev/nvidia0\n";
+    t.write("etc/cdi/spec" + std::to_string(s) + ".yaml", y);
+  }
+  auto root = fs::RootFs::open(t.dir());
+  ASSERT_TRUE(root.ok());
+  auto r = collect_platform(*root, {});
+  const auto& cdi = r.platform["tegra"]["driver"]["cdi"];
+  ASSERT_EQ(cdi.size(), 12u) << cdi.dump().substr(0, 2000);
+  std::size_t kept = 0;
+  for (const auto& spec : cdi) {
+    EXPECT_TRUE(spec["error"].is_null()) << spec["error"];
+    kept += spec["devices"].size();
+  }
+  EXPECT_GT(kept, 1000u);
+  EXPECT_LT(kept, 12u * 3500u);
+  EXPECT_LT(r.platform.dump().size(), std::size_t{2} << 20);
+  std::size_t said = 0;
+  for (const auto& w : r.warnings)
+    if (w.message.find("device names and nodes of this spec are not kept") != std::string::npos)
+      ++said;
+  EXPECT_GT(said, 0u);
+}
+
+}  // namespace
+}  // namespace jetgate::facts

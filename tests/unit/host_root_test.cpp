@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/utsname.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -75,6 +76,31 @@ TEST(HostRoot, TheRunningSystemsRootPasses) {
   ASSERT_FALSE(wrong_sys->problems.empty());
   EXPECT_NE(wrong_sys->problems[0].find("/sys is not a sysfs mount"), std::string::npos);
   EXPECT_FALSE(fs::check_host_root("/", 0x1234).ok());
+}
+
+// Merged /usr: a host whose modules are mounted at /usr/lib/modules only has them;
+// with neither, the check says so. (The filesystem's own magic stands for procfs and
+// sysfs here, so the directory passes those checks.)
+TEST(HostRoot, ModulesUnderUsrLibModulesAreTheMergedUsrLayout) {
+  test::TempDir t;
+  const std::string host = t.path("host");
+  for (const char* d : {"proc", "sys", "etc", "usr/lib/modules/5.15.148-tegra"})
+    stdfs::create_directories(host + "/" + d);
+  struct statfs s {};
+  ASSERT_EQ(::statfs((host + "/proc").c_str(), &s), 0);
+  const long magic = static_cast<long>(s.f_type);
+  auto r = fs::check_host_root(host, magic, magic);
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  for (const auto& p : r->problems) EXPECT_EQ(p.find("lib/modules"), std::string::npos) << p;
+  stdfs::remove_all(host + "/usr");
+  r = fs::check_host_root(host, magic, magic);
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  ASSERT_EQ(r->problems.size(), 1u);
+  EXPECT_NE(r->problems[0].find("/lib/modules is missing"), std::string::npos) << r->problems[0];
+  stdfs::create_directories(host + "/lib/modules");
+  r = fs::check_host_root(host, magic, magic);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->problems.empty());
 }
 
 TEST(HostRoot, CliRefusesARecordingAFileAndBothRoots) {

@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <filesystem>
+
 #include "jetgate/facts/platform.hpp"
 #include "test_support.hpp"
 
@@ -104,6 +107,201 @@ TEST(ModuleProvenance, ModinfoAndSignatureOfAModuleFile) {
   EXPECT_FALSE(read_module_info("not an ELF file at all").ok());
   EXPECT_FALSE(read_module_info("").ok());
   EXPECT_FALSE(read_module_info(module_file("nvgpu.ko").substr(0, 100)).ok()) << "truncated";
+}
+
+// nvgpu.ko's vermagic is "5.15.148-tegra SMP preempt ...": its kernel release is the
+// first field whole, so a kernel "5.15.148" (a prefix) or "5.15.148-tegra-rt" (longer)
+// is another kernel.
+json nvgpu_provenance_under_release(const std::string& release) {
+  test::TempDir t;
+  t.write("jetgate-root.json", R"({"machine": "aarch64"})");
+  t.write("etc/nv_tegra_release", "# R36 (release), REVISION: 4.3, GCID: 38968081\n");
+  t.write("proc/sys/kernel/osrelease", release + "\n");
+  t.write("proc/device-tree/compatible", "nvidia,p3767-0000\0nvidia,tegra234\0"s);
+  t.write("proc/modules", "nvgpu 2654208 23 - Live 0x0000000000000000 (OE)\n");
+  t.write("lib/modules/" + release + "/modules.dep", "updates/drivers/gpu/nvgpu/nvgpu.ko:\n");
+  t.write("lib/modules/" + release + "/updates/drivers/gpu/nvgpu/nvgpu.ko",
+          module_file("nvgpu.ko"));
+  auto root = fs::RootFs::open(t.dir());
+  EXPECT_TRUE(root.ok());
+  if (!root.ok()) return json();
+  auto r = collect_platform(*root, {});
+  for (const auto& p : r.platform["tegra"]["driver"]["provenance"])
+    if (p["name"] == "nvgpu") return p;
+  ADD_FAILURE() << r.platform["tegra"]["driver"].dump(2);
+  return json();
+}
+
+// A merged-/usr root whose modules are only under /usr/lib/modules (no /lib link
+// recorded or mounted) is read there: the modules' provenance is known.
+TEST(ModuleProvenance, MergedUsrModulesUnderUsrLibModulesAreRead) {
+  if (!have_libkmod()) GTEST_SKIP() << "libkmod.so.2 is not installed";
+  test::TempDir t;
+  t.write("jetgate-root.json", R"({"machine": "aarch64"})");
+  t.write("etc/nv_tegra_release", "# R36 (release), REVISION: 4.3, GCID: 38968081\n");
+  t.write("proc/sys/kernel/osrelease", "5.15.148-tegra\n");
+  t.write("proc/device-tree/compatible", "nvidia,p3767-0000\0nvidia,tegra234\0"s);
+  t.write("proc/modules", "nvgpu 2654208 23 - Live 0x0000000000000000 (OE)\n");
+  t.write("usr/lib/modules/5.15.148-tegra/modules.dep", "updates/drivers/gpu/nvgpu/nvgpu.ko:\n");
+  t.write("usr/lib/modules/5.15.148-tegra/updates/drivers/gpu/nvgpu/nvgpu.ko",
+          module_file("nvgpu.ko"));
+  auto root = fs::RootFs::open(t.dir());
+  ASSERT_TRUE(root.ok());
+  auto r = collect_platform(*root, {});
+  json nvgpu;
+  for (const auto& p : r.platform["tegra"]["driver"]["provenance"])
+    if (p["name"] == "nvgpu") nvgpu = p;
+  ASSERT_FALSE(nvgpu.is_null()) << r.platform["tegra"]["driver"].dump(2);
+  EXPECT_TRUE(nvgpu["error"].is_null()) << nvgpu.dump(2);
+  EXPECT_EQ(nvgpu["vermagic_matches_kernel"], true) << nvgpu.dump(2);
+  EXPECT_EQ(nvgpu["signed"], true) << nvgpu.dump(2);
+}
+
+// Limits in total: 2000 listed GPU-stack modules, each mapped to a 40 MB file (links to
+// one sparse file), are bounded as a whole: at most 64 entries, at most 256 MiB of
+// module files read, and warnings that say what was left out. Unbounded, this read
+// 80 GB and kept `probe --root` busy for minutes.
+TEST(ModuleProvenance, TheReaderAsAWholeIsBoundedAndSaysWhatItSkipped) {
+  test::TempDir t;
+  t.write("jetgate-root.json", R"({"machine": "aarch64"})");
+  t.write("etc/nv_tegra_release", "# R36 (release), REVISION: 4.3, GCID: 38968081\n");
+  t.write("proc/sys/kernel/osrelease", "5.15.148-tegra\n");
+  t.write("proc/device-tree/compatible", "nvidia,p3767-0000\0nvidia,tegra234\0"s);
+  const std::string dir = "lib/modules/5.15.148-tegra/";
+  t.write(dir + "big.ko", "");
+  std::filesystem::resize_file(t.path(dir + "big.ko"), 40u << 20);
+  std::string modules, dep;
+  for (int i = 0; i < 2000; ++i) {
+    const std::string n = "nvidia_m" + std::to_string(i);
+    modules += n + " 16384 0 - Live 0x0000000000000000 (O)\n";
+    dep += n + ".ko:\n";
+    std::filesystem::create_symlink("big.ko", t.path(dir + n + ".ko"));
+  }
+  t.write("proc/modules", modules);
+  t.write(dir + "modules.dep", dep);
+  auto root = fs::RootFs::open(t.dir());
+  ASSERT_TRUE(root.ok());
+  const auto start = std::chrono::steady_clock::now();
+  auto r = collect_platform(*root, {});
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds, 20.0) << "bounded work: 256 MiB at most";
+  const auto& prov = r.platform["tegra"]["driver"]["provenance"];
+  ASSERT_TRUE(prov.is_array());
+  EXPECT_LE(prov.size(), 64u);
+  std::size_t read = 0, not_read = 0;
+  for (const auto& p : prov) {
+    const std::string error = p["error"].is_string() ? p["error"].get<std::string>() : "";
+    if (error.rfind("not read: ", 0) == 0)
+      ++not_read;
+    else
+      ++read;
+  }
+  EXPECT_LE(read * 40, 256u) << "MiB of module files read";
+  EXPECT_GT(read, 0u);
+  EXPECT_GT(not_read, 0u);
+  std::string warnings;
+  for (const auto& w : r.warnings) warnings += w.message + "\n";
+  EXPECT_NE(warnings.find("GPU-stack modules are listed; provenance is kept for the first 64"),
+            std::string::npos)
+      << warnings;
+  EXPECT_NE(warnings.find("were not looked at: nvidia_m"), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find("module files were not read"), std::string::npos) << warnings;
+}
+
+// One module over the per-file limit: its error names its size and the limit.
+TEST(ModuleProvenance, AnOversizedModuleNamesItsSizeAndTheLimit) {
+  test::TempDir t;
+  t.write("jetgate-root.json", R"({"machine": "aarch64"})");
+  t.write("etc/nv_tegra_release", "# R36 (release), REVISION: 4.3, GCID: 38968081\n");
+  t.write("proc/sys/kernel/osrelease", "5.15.148-tegra\n");
+  t.write("proc/device-tree/compatible", "nvidia,p3767-0000\0nvidia,tegra234\0"s);
+  t.write("proc/modules", "nvgpu 2654208 23 - Live 0x0000000000000000 (OE)\n");
+  t.write("lib/modules/5.15.148-tegra/modules.dep", "nvgpu.ko:\n");
+  t.write("lib/modules/5.15.148-tegra/nvgpu.ko", "");
+  std::filesystem::resize_file(t.path("lib/modules/5.15.148-tegra/nvgpu.ko"), 100u << 20);
+  auto root = fs::RootFs::open(t.dir());
+  ASSERT_TRUE(root.ok());
+  auto r = collect_platform(*root, {});
+  json nvgpu;
+  for (const auto& p : r.platform["tegra"]["driver"]["provenance"])
+    if (p["name"] == "nvgpu") nvgpu = p;
+  ASSERT_TRUE(nvgpu["error"].is_string()) << nvgpu.dump(2);
+  const auto error = nvgpu["error"].get<std::string>();
+  EXPECT_NE(error.find("104857600 bytes (100.0 MiB)"), std::string::npos) << error;
+  EXPECT_NE(error.find("over the 96.0 MiB limit"), std::string::npos) << error;
+  EXPECT_NE(error.find("nvgpu.ko"), std::string::npos) << error;
+}
+
+// The signature trailer as the kernel's scripts/sign-file.c appends it, and its near
+// misses (include/linux/module_signature.h, mod_check_sig()).
+TEST(ModuleProvenance, TheSignatureTrailerIsReadAsTheKernelChecksIt) {
+  const std::string nvgpu = module_file("nvgpu.ko");
+  auto sig = module_signature_of(nvgpu);
+  ASSERT_TRUE(sig.has_value());
+  EXPECT_EQ(sig->sig_len, 413u);
+  EXPECT_EQ(sig->signed_bytes, nvgpu.size() - 40 - 413);
+  EXPECT_FALSE(module_signature_of(module_file("host1x.ko")));
+  EXPECT_FALSE(module_signature_of(""));
+  EXPECT_FALSE(module_signature_of("~Module signature appended~\n"));
+  auto with = [&](std::size_t from_end, char c) {
+    std::string b = nvgpu;
+    b[b.size() - from_end] = c;
+    return module_signature_of(b).has_value();
+  };
+  EXPECT_FALSE(with(1, '\r')) << "the magic's last byte";
+  EXPECT_FALSE(with(28, '!')) << "the magic's first byte";
+  EXPECT_FALSE(with(28 + 10, 1)) << "id_type 1 (X.509 key id) is not PKCS#7";
+  EXPECT_FALSE(with(28 + 12, 1)) << "algo set";
+  EXPECT_FALSE(with(28 + 9, 1)) << "signer_len set";
+  EXPECT_FALSE(with(28 + 5, 1)) << "pad set";
+  EXPECT_FALSE(with(28 + 4, 0x7f)) << "sig_len beyond the file";
+  EXPECT_FALSE(with(28 + 1, static_cast<char>(0x9e))) << "sig_len one more: not DER there";
+  EXPECT_FALSE(module_signature_of(nvgpu.substr(nvgpu.size() - 40))) << "no room for the signature";
+}
+
+// A module whose .modinfo says signer=NVIDIA Corporation but has no signature appended
+// is unsigned: no signer is reported, and a warning says what the text claimed.
+TEST(ModuleProvenance, ASignerIsWhatTheSignatureShowsNeverTheModinfoText) {
+  if (!have_libkmod()) GTEST_SKIP() << "libkmod.so.2 is not installed";
+  std::string forged = module_file("host1x.ko");
+  const std::string src = "srcversion=9B2D41D27B0B8F6C1E0A3C1";
+  std::string claim = "signer=NVIDIA Corporation";
+  claim.resize(src.size(), ' ');
+  const auto at = forged.find(src);
+  ASSERT_NE(at, std::string::npos);
+  forged.replace(at, src.size(), claim);
+  test::TempDir t;
+  t.write("jetgate-root.json", R"({"machine": "aarch64"})");
+  t.write("proc/sys/kernel/osrelease", "6.18.1-talos\n");
+  t.write("proc/device-tree/compatible", "nvidia,p3767-0000\0nvidia,tegra234\0"s);
+  t.write("proc/modules", "host1x 180224 6 - Live 0x0000000000000000\n");
+  t.write("lib/modules/6.18.1-talos/modules.dep", "kernel/host1x.ko:\n");
+  t.write("lib/modules/6.18.1-talos/kernel/host1x.ko", forged);
+  auto root = fs::RootFs::open(t.dir());
+  ASSERT_TRUE(root.ok());
+  auto r = collect_platform(*root, {});
+  json host1x;
+  for (const auto& p : r.platform["tegra"]["driver"]["provenance"])
+    if (p["name"] == "host1x") host1x = p;
+  ASSERT_FALSE(host1x.is_null()) << r.platform["tegra"]["driver"].dump(2);
+  EXPECT_TRUE(host1x["error"].is_null()) << host1x.dump(2);
+  EXPECT_EQ(host1x["signed"], false) << host1x.dump(2);
+  EXPECT_TRUE(host1x["signer"].is_null()) << host1x.dump(2);
+  std::string warnings;
+  for (const auto& w : r.warnings) warnings += w.message + "\n";
+  EXPECT_NE(warnings.find("host1x has no signature appended, though its .modinfo says "
+                          "signer=NVIDIA Corporation"),
+            std::string::npos)
+      << warnings;
+}
+
+TEST(ModuleProvenance, VermagicMatchesTheKernelReleaseWholeNeverByPrefix) {
+  if (!have_libkmod()) GTEST_SKIP() << "libkmod.so.2 is not installed";
+  EXPECT_EQ(nvgpu_provenance_under_release("5.15.148-tegra")["vermagic_matches_kernel"], true);
+  EXPECT_EQ(nvgpu_provenance_under_release("5.15.148")["vermagic_matches_kernel"], false);
+  EXPECT_EQ(nvgpu_provenance_under_release("5.15.148-tegra-rt")["vermagic_matches_kernel"], false);
+  EXPECT_EQ(nvgpu_provenance_under_release("5.15.148-tegr")["vermagic_matches_kernel"], false);
 }
 
 // An Orin on L4T 36 whose tegra_drm did not load: the seed of the issue, with

@@ -240,6 +240,17 @@ TEST(NodeAccess, AdviceSaysWhatToDoForEachWayAnOpenFails) {
   EXPECT_NE(m.find("uid 1000 cannot"), std::string::npos) << m;
   EXPECT_NE(m.find("udev rule"), std::string::npos) << m;
   EXPECT_EQ(m.find("usermod"), std::string::npos) << "the group may not write it: " << m;
+  // A group that may only read (0640) or only write (0620) is not enough for
+  // read/write: joining it does not help, so no one is told to.
+  for (unsigned mode : {0640u, 0620u, 0646u}) {
+    a.info.mode = mode;
+    m = facts::node_access_advice(a, 1000, std::nullopt);
+    EXPECT_EQ(m.find("usermod"), std::string::npos) << std::oct << mode << ": " << m;
+    EXPECT_NE(m.find("udev rule"), std::string::npos) << std::oct << mode << ": " << m;
+  }
+  a.info.mode = 0660;
+  EXPECT_NE(facts::node_access_advice(a, 1000, std::nullopt).find("usermod -aG video"),
+            std::string::npos);
   a.open_errno = EPERM;
   m = facts::node_access_advice(a, 1000, std::nullopt);
   EXPECT_NE(m.find("device cgroup"), std::string::npos) << m;

@@ -4,7 +4,10 @@
 // header's requests as a working nvhost interface does, or in one of its
 // broken ways (FAKE_NVHOST_MODE).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -41,6 +44,9 @@ json run_probe(const std::string& mode) {
 }
 
 std::string outcome(const json& probe, const std::string& name) {
+  // (a probe that asked nothing has no list: a failed expectation, never a crash)
+  if (!probe.is_object() || !probe.contains("details") || !probe["details"].contains("ioctls"))
+    return "no ioctls asked";
   for (const auto& c : probe["details"]["ioctls"])
     if (c["name"] == name) return c["outcome"].get<std::string>();
   return "absent";
@@ -80,6 +86,82 @@ TEST(NvhostCtrlProbe, EachBrokenVariantIsNamedWithWhatItMeansForCuda) {
   EXPECT_EQ(denied["status"], "FAIL");
   EXPECT_NE(denied["reason"].get<std::string>().find("--probe sync_path"), std::string::npos)
       << "the measurement, not a prediction";
+}
+
+// host1x syncpoints are 32-bit counters that wrap: 0xffffffff then 0 is one step
+// forward, not backwards (the L4T kernel compares them the same way).
+TEST(NvhostCtrlProbe, ASyncpointThatWrapsFromTheTopToZeroWentForward) {
+  REQUIRE_PRELOAD();
+  auto p = run_probe("wraps");
+  EXPECT_EQ(outcome(p, "SYNCPT_READ"), "answered") << p.dump(2);
+  EXPECT_EQ(outcome(p, "SYNCPT_READ_MAX"), "answered") << p.dump(2);
+  EXPECT_EQ(p["status"], "PASS") << p.dump(2);
+  EXPECT_EQ(p["reason"].get<std::string>().find("backwards"), std::string::npos) << p["reason"];
+}
+
+// SYNC_FILE_EXTRACT must give back the syncpoint and threshold the fence was made of.
+TEST(NvhostCtrlProbe, AnExtractedFenceWithAnotherThresholdIsWrong) {
+  REQUIRE_PRELOAD();
+  auto p = run_probe("extract_other_thresh");
+  EXPECT_EQ(outcome(p, "SYNC_FILE_EXTRACT"), "wrong") << p.dump(2);
+  EXPECT_EQ(p["status"], "FAIL");
+  EXPECT_NE(p["reason"].get<std::string>().find("thresh 41"), std::string::npos) << p["reason"];
+}
+
+// Only ENOENT means the node does not exist; permission and other errors say what they are.
+TEST(NvhostCtrlProbe, OpenErrorsOtherThanENOENTAreNotANodeThatDoesNotExist) {
+  REQUIRE_PRELOAD();
+  auto denied = run_probe("open_eacces");
+  EXPECT_EQ(denied["status"], "FAIL") << denied.dump(2);
+  EXPECT_EQ(outcome(denied, "open"), "refused") << denied.dump(2);
+  auto why = denied["reason"].get<std::string>();
+  EXPECT_EQ(why.find("does not exist"), std::string::npos) << why;
+  EXPECT_NE(why.find("EACCES"), std::string::npos) << why;
+  auto io = run_probe("open_eio");
+  EXPECT_EQ(io["status"], "FAIL") << io.dump(2);
+  EXPECT_EQ(outcome(io, "open"), "failed") << io.dump(2);
+  why = io["reason"].get<std::string>();
+  EXPECT_EQ(why.find("does not exist"), std::string::npos) << why;
+  EXPECT_NE(why.find(std::strerror(EIO)), std::string::npos) << why;
+}
+
+// What stands at the node's path is said: a FIFO or a regular file is not "a node
+// missing ioctls" (no ioctl is asked of it), and a dangling link is not a node that
+// "does not exist".
+TEST(NvhostCtrlProbe, AFifoAFileOrADanglingLinkInTheNodesPlaceIsNamedForWhatItIs) {
+  test::TempDir t;
+  NvhostCtrlOptions o;
+  o.timeout = std::chrono::seconds(3);
+  o.node = t.path("fifo");
+  ASSERT_EQ(::mkfifo(o.node.c_str(), 0600), 0);
+  auto fifo = probe_nvhost_ctrl(o);
+  EXPECT_EQ(fifo.status, ProbeStatus::fail);
+  EXPECT_NE(fifo.reason.find("is a FIFO (named pipe), not the character device"), std::string::npos)
+      << fifo.reason;
+  EXPECT_FALSE(fifo.details.contains("ioctls")) << fifo.details.dump();
+  EXPECT_NE(fifo.next.find("ls -l"), std::string::npos) << fifo.next;
+
+  o.node = t.write("file", "not a device");
+  auto file = probe_nvhost_ctrl(o);
+  EXPECT_EQ(file.status, ProbeStatus::fail);
+  EXPECT_NE(file.reason.find("is a regular file, not the character device"), std::string::npos)
+      << file.reason;
+  EXPECT_FALSE(file.details.contains("ioctls")) << file.details.dump();
+
+  o.node = t.path("dangling");
+  std::filesystem::create_symlink(t.path("gone"), o.node);
+  o.node_in_stack = true;
+  o.stack_name = "L4T 35";
+  auto dangling = probe_nvhost_ctrl(o);
+  EXPECT_EQ(dangling.status, ProbeStatus::fail);
+  EXPECT_NE(dangling.reason.find("is a dangling symbolic link (to " + t.path("gone")),
+            std::string::npos)
+      << dangling.reason;
+  EXPECT_EQ(dangling.reason.find(o.node + " does not exist"), std::string::npos) << dangling.reason;
+  // A path with nothing there still does not exist.
+  o.node = t.path("nothing");
+  auto nothing = probe_nvhost_ctrl(o);
+  EXPECT_NE(nothing.reason.find(o.node + " does not exist"), std::string::npos) << nothing.reason;
 }
 
 TEST(NvhostCtrlProbe, AWaitThatNeverReturnsIsATimedOutChildNotAHang) {

@@ -9,10 +9,14 @@
 #include "claims_test_helpers.hpp"
 #include "jetgate/claims/evidence_verdict.hpp"
 #include "jetgate/claims/gate_decision.hpp"
+#include "jetgate/core/identifier.hpp"
 #include "jetgate/evidence/dates.hpp"
+#include "jetgate/evidence/probe_values.hpp"
 #include "jetgate/facts/module_table.hpp"
 #include "jetgate/gate/junit.hpp"
 #include "jetgate/policy/requirements.hpp"
+#include "jetgate/report/history_text.hpp"
+#include "jetgate/report/prometheus.hpp"
 #include "jetgate/report/sanitize.hpp"
 
 namespace jetgate {
@@ -37,6 +41,70 @@ const nlohmann::json kOrin64 = {{"arch", "aarch64"},
                                   {"l4t", "36.4.3"},
                                   {"module", "Jetson AGX Orin 64GB"},
                                   {"part_number", "p3701-0005"}}}};
+
+// The one helper every identifier comparison uses (core/identifier.hpp): a near
+// miss on each side of each boundary.
+TEST(PlantedBugClasses, IdentifiersMatchWholeNearMissesOnBothSides) {
+  EXPECT_TRUE(same_identifier("/dev/nvhost-ctrl", "/dev/nvhost-ctrl"));
+  EXPECT_FALSE(same_identifier("/dev/nvhost-ctrl", "/dev/nvhost-ctrl-gpu"));
+  EXPECT_FALSE(same_identifier("/dev/nvhost-ctrl-gpu", "/dev/nvhost-ctrl"));
+  EXPECT_FALSE(same_identifier("3f6c2a1b9d8e", "3f6c2a1b9d8e7f60514233c4b5a69788f0e1d2c3"));
+  EXPECT_FALSE(same_identifier("Cuda", "cuda"));
+  EXPECT_FALSE(same_identifier("", "x"));
+  EXPECT_TRUE(same_identifier("", ""));
+  EXPECT_FALSE(same_identifier(std::string_view("ab\0", 3), "ab"));
+
+  const char* vermagic = "5.15.148-tegra SMP preempt mod_unload modversions aarch64";
+  EXPECT_TRUE(first_field_is(vermagic, "5.15.148-tegra"));
+  EXPECT_FALSE(first_field_is(vermagic, "5.15.148"));
+  EXPECT_FALSE(first_field_is(vermagic, "5.15.148-tegra-rt"));
+  EXPECT_FALSE(first_field_is("5.15.148-tegra-rt SMP", "5.15.148-tegra"));
+  EXPECT_TRUE(first_field_is("5.15.148-tegra", "5.15.148-tegra"));  // no other field
+  EXPECT_TRUE(first_field_is("5.15.148-tegra\tSMP", "5.15.148-tegra"));
+  EXPECT_FALSE(first_field_is("", ""));
+  EXPECT_FALSE(first_field_is(" 5.15.148-tegra", "5.15.148-tegra"));
+
+  EXPECT_TRUE(node_path_matches("/dev/nvidia*", "/dev/nvidia0"));
+  EXPECT_TRUE(node_path_matches("/dev/nvidia*", "/dev/nvidia12"));
+  EXPECT_FALSE(node_path_matches("/dev/nvidia*", "/dev/nvidia"));
+  EXPECT_FALSE(node_path_matches("/dev/nvidia*", "/dev/nvidiactl"));
+  EXPECT_FALSE(node_path_matches("/dev/nvidia*", "/dev/nvidia0x"));
+  EXPECT_FALSE(node_path_matches("/dev/nvidia*", "/dev/nvidi0"));
+  EXPECT_FALSE(node_path_matches("/dev/nvhost-ctrl", "/dev/nvhost-ctrl-gpu"));
+  EXPECT_FALSE(node_path_matches("/dev/nvhost-ctrl-gpu", "/dev/nvhost-ctrl"));
+}
+
+// Fast paths keep the slow path's rules: a plain ASCII label value with only a
+// newline to escape still has it escaped (the text format ends a sample at a raw
+// newline), and each character the slow path escapes is escaped when it is the only one.
+TEST(PlantedBugClasses, TheLabelEscapersFastPathStillEscapesEachSpecialCharacter) {
+  EXPECT_EQ(report::prometheus_label_value("plain ascii"), "plain ascii");
+  EXPECT_EQ(report::prometheus_label_value("a\nb"), "a\\nb");
+  EXPECT_EQ(report::prometheus_label_value("\n"), "\\n");
+  EXPECT_EQ(report::prometheus_label_value("a\\b"), "a\\\\b");
+  EXPECT_EQ(report::prometheus_label_value("a\"b"), "a\\\"b");
+  EXPECT_EQ(report::prometheus_label_value("caf\xc3\xa9"), "caf\xc3\xa9");  // UTF-8 kept
+  EXPECT_EQ(report::prometheus_label_value("\x80"), "\xef\xbf\xbd");
+}
+
+// GB/s is 1e9 bytes per second (how every probe measures it), never 2^30: 2.5 GB/s
+// is stored as 2.5e9 bytes/s and shown again as 2.5 GB/s.
+TEST(PlantedBugClasses, GigabytesPerSecondAre1e9BytesNot2To30) {
+  auto doc = nlohmann::json::parse(R"({"probes": {"bandwidth": {"status": "PASS",
+      "values": {"d2d_gbps": {"value": 2.5, "unit": "GB/s"},
+                 "device_buffer_bytes": {"value": 1073741824, "unit": "bytes"}}}}})");
+  auto readings = evidence::probe_readings(doc);
+  ASSERT_EQ(readings.size(), 1u);
+  ASSERT_EQ(readings[0].values.size(), 2u);
+  EXPECT_EQ(readings[0].values[0].base, "bytes_per_second");
+  EXPECT_DOUBLE_EQ(readings[0].values[0].value, 2.5e9);
+  EXPECT_DOUBLE_EQ(readings[0].values[1].value, 1073741824.0);
+  EXPECT_DOUBLE_EQ(report::people_unit_of("bytes_per_second").scale, 1e9);
+  EXPECT_EQ(report::people_unit_of("bytes_per_second").unit, "GB/s");
+  EXPECT_DOUBLE_EQ(report::people_unit_of("bytes").scale, 1e9);
+  EXPECT_NE(report::people_number(2.5e9, "bytes_per_second").find("2.5"), std::string::npos)
+      << report::people_number(2.5e9, "bytes_per_second");
+}
 
 TEST(PlantedBugClasses, ModulesMatchWholeNeverByPrefix) {
   EXPECT_TRUE(met(requires_module({"Jetson AGX Orin 64GB"}), kOrin64));

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -324,22 +325,25 @@ TEST(Prometheus, ProbeAndRunTextfilesOfOneNodeScrapeFromOneNodeExporterWithoutAn
 TEST(Prometheus, ProbeWritesTheFileAndRefusesOutputsThatAreNotFiles) {
   test::TempDir d;
   const std::string root = test::fixtures_dir() + "/orin-nx-16gb-jp60/root";
+  // A recording is not this host: without --node its metrics would be published under
+  // this host's name, so that is refused, and nothing is written.
   auto r = test::run_jetgate({"probe", "--root", root, "--prometheus", d.path("jetgate.prom")});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::string text = test::read_file(d.path("jetgate.prom"));
-  EXPECT_NE(text.find("jetgate_info{"), std::string::npos) << text;
-  EXPECT_NE(text.find("facts_source=\"recorded\""), std::string::npos);
-  EXPECT_EQ(promtool_problems(text), "");
-  // --node names the node its series speak for.
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("name the node the recording is of with --node"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(d.path("jetgate.prom")));
+  // --node names the node its series speak for, and jetgate_info says it is a recording.
   r = test::run_jetgate(
       {"probe", "--root", root, "--prometheus", d.path("n.prom"), "--node", "orin-nx-07"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  text = test::read_file(d.path("n.prom"));
+  std::string text = test::read_file(d.path("n.prom"));
   EXPECT_NE(text.find("jetgate_info{node=\"orin-nx-07\","), std::string::npos) << text;
+  EXPECT_NE(text.find("facts_source=\"recorded\""), std::string::npos);
+  EXPECT_EQ(promtool_problems(text), "");
   EXPECT_NE(text.find(",producer=\"probe\","), std::string::npos) << text;
   // A device, a directory: refused before anything is measured, and left alone.
   for (const std::string& bad : {std::string("/dev/null"), d.dir()}) {
-    auto refused = test::run_jetgate({"probe", "--root", root, "--prometheus", bad});
+    auto refused = test::run_jetgate({"probe", "--root", root, "--prometheus", bad, "--node", "n"});
     EXPECT_EQ(refused.exit_code, 2) << bad << ": " << refused.err;
     EXPECT_NE(refused.err.find("--prometheus"), std::string::npos) << refused.err;
   }

@@ -21,6 +21,7 @@
 
 #include "jetgate/claims/freshness.hpp"
 #include "jetgate/core/document_keys.hpp"
+#include "jetgate/core/identifier.hpp"
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/evidence/evidence_read.hpp"
 #include "jetgate/evidence/gate_id.hpp"
@@ -234,7 +235,7 @@ std::optional<SkippedFile> load_one(const std::string& dir, const std::string& n
   if (!e) return SkippedFile{std::move(file), e.error().message(), std::move(stem)};
   // Only DIR/GATE.json is the gate's evidence (what `jetgate run` and OBLITERATUS write);
   // a copy under another name could be any old run and must not speak for the gate.
-  if (stem != e->gate) {
+  if (!same_identifier(stem, e->gate)) {
     std::string why = fmt::format(
         "{}: records gate {}, but a gate's evidence is the file named after it "
         "(DIR/GATE.json), so this file speaks for no gate",

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "jetgate/core/document_keys.hpp"
+#include "jetgate/core/identifier.hpp"
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/evidence/git_sha.hpp"
 #include "jetgate/policy/requirements.hpp"
@@ -82,7 +83,7 @@ void definition_findings(const evidence::Evidence& e, const JudgeRules& rules,
   if (it == rules.definitions.end()) return;
   const policy::GateExpectation& want = it->second;
   const std::string made_by = keys::string_at(e.extra, keys::kGateDefinitionSha256);
-  if (!made_by.empty() && made_by != want.sha256) {
+  if (!made_by.empty() && !same_identifier(made_by, want.sha256)) {
     std::string policy = keys::string_at(e.extra, keys::kGateDefinitionPolicy);
     out.push_back(
         {GateState::other_definition,

@@ -17,10 +17,6 @@
 namespace jetgate::evidence {
 namespace {
 
-// Generous for probe details and per-mode tables, small enough that a wrong
-// file (a log, a core dump) is refused rather than parsed.
-constexpr std::size_t kMaxEvidenceBytes = 8u << 20;
-
 const char* const kObliteratusKeys[] = {"schema_version", "generated_at", "git_sha", "reason",
                                         "exit_code",      "counts",       "gate",    "status"};
 
@@ -240,14 +236,37 @@ std::string evidence_file_text(const Evidence& e) {
   return to_json(e).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-Result<std::string> write_evidence(const std::string& dir, const Evidence& e) {
+namespace {
+
+// The text write_evidence writes, or why it must not: never evidence jetgate's own
+// readers refuse.
+Result<std::string> writable_text(const Evidence& e) {
   if (auto st = validate_gate_id(e.gate, "evidence gate"); !st) return st.error();
-  return fs::write_file_atomically(dir, e.gate + ".json", evidence_file_text(e));
+  std::string text = evidence_file_text(e);
+  if (text.size() > kMaxEvidenceBytes)
+    return make_error(
+        fmt::format("the evidence of gate {} would be {} bytes, over the {} bytes (8 MiB) every "
+                    "reader of evidence accepts (check, support, history); nothing was written",
+                    e.gate, text.size(), kMaxEvidenceBytes),
+        e.gate + ".json",
+        "see which facts are that large (`jetgate probe --json`: CDI specs under "
+        "/platform/tegra/driver/cdi, probe details) and remove what the machine should not "
+        "have, or report it as a jetgate bug");
+  return text;
+}
+
+}  // namespace
+
+Result<std::string> write_evidence(const std::string& dir, const Evidence& e) {
+  auto text = writable_text(e);
+  if (!text) return text.error();
+  return fs::write_file_atomically(dir, e.gate + ".json", *text);
 }
 
 Result<std::string> write_evidence(const fs::DirHandle& dir, const Evidence& e) {
-  if (auto st = validate_gate_id(e.gate, "evidence gate"); !st) return st.error();
-  return fs::write_file_atomically(dir, e.gate + ".json", evidence_file_text(e));
+  auto text = writable_text(e);
+  if (!text) return text.error();
+  return fs::write_file_atomically(dir, e.gate + ".json", *text);
 }
 
 }  // namespace jetgate::evidence

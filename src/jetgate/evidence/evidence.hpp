@@ -5,6 +5,7 @@
 // probe results, Python runtime facts and its own version.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -62,7 +63,13 @@ Result<Evidence> evidence_from_text(std::string_view text, const std::string& pa
 Result<Evidence> evidence_from_document(Result<nlohmann::json> parsed, const std::string& path);
 // The bytes of GATE.json for e, exactly as write_evidence writes them.
 std::string evidence_file_text(const Evidence& e);
+// The most bytes an evidence file may have: every reader (check, support, history
+// ingest, the report) refuses a larger one, and write_evidence never writes one
+// (generous for probe details and per-mode tables, small enough that a wrong file, a
+// log or a core dump, is refused rather than parsed).
+inline constexpr std::size_t kMaxEvidenceBytes = 8u << 20;
 // Writes DIR/GATE.json atomically: temporary file in DIR, fsync, rename, fsync DIR.
+// Refused, nothing written, when the text is over kMaxEvidenceBytes.
 Result<std::string> write_evidence(const std::string& dir, const Evidence& e);
 // Into the directory DIR holds open (`run` opens it before the command starts).
 Result<std::string> write_evidence(const fs::DirHandle& dir, const Evidence& e);

@@ -171,14 +171,6 @@ const Result<GpuStackTable>& builtin_gpu_stack_table() {
   return table;
 }
 
-bool node_path_matches(std::string_view table_path, std::string_view path) {
-  if (table_path.empty() || table_path.back() != '*') return table_path == path;
-  auto prefix = table_path.substr(0, table_path.size() - 1);
-  if (path.size() <= prefix.size() || path.substr(0, prefix.size()) != prefix) return false;
-  auto rest = path.substr(prefix.size());
-  return std::all_of(rest.begin(), rest.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
 const GpuStack* select_gpu_stack(const nlohmann::json& platform,
                                  const std::vector<std::string>& installed) {
   const auto& table = builtin_gpu_stack_table();

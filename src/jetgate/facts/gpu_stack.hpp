@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "jetgate/core/identifier.hpp"
 #include "jetgate/core/result.hpp"
 
 namespace jetgate::facts {
@@ -74,10 +75,10 @@ class GpuStackTable {
 
 const Result<GpuStackTable>& builtin_gpu_stack_table();
 
-// Whole-match comparison of a device path with a table path: equal, or, for
-// a table path ending in '*', the prefix followed by one or more digits only
-// ("/dev/dri/renderD*" matches renderD128, never renderD128x or renderD).
-bool node_path_matches(std::string_view table_path, std::string_view path);
+// Whole-match comparison of a device path with a table path (core/identifier.hpp):
+// equal, or, for a table path ending in '*', the prefix followed by one or more
+// digits only ("/dev/dri/renderD*" matches renderD128, never renderD128x or renderD).
+using jetgate::node_path_matches;
 
 // The row for this platform (the /platform object: tegra.is_tegra, soc, l4t,
 // driver.modules, and driver.stack once collect_module_provenance chose it),

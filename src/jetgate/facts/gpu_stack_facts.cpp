@@ -103,9 +103,19 @@ std::vector<std::string> dri_nodes(CollectContext& ctx) {
 
 constexpr std::size_t kMaxSpecsPerDir = 64;
 constexpr std::size_t kMaxNodesPerSpec = 256;
+// The CDI facts as a whole: the device names and node paths kept from every spec
+// together. Large specs once made `run` write 21 MB of evidence, which every reader
+// refuses (evidence::kMaxEvidenceBytes, 8 MiB); what is left out is counted and said.
+constexpr std::size_t kMaxCdiKeptBytes = std::size_t{1} << 20;
 
 nlohmann::json cdi_json(CollectContext& ctx, nlohmann::json& searched) {
   nlohmann::json specs = nlohmann::json::array();
+  std::size_t kept = 0;  // bytes of device names and node paths kept so far
+  auto keep = [&kept](std::size_t bytes) {
+    if (kept + bytes > kMaxCdiKeptBytes) return false;
+    kept += bytes;
+    return true;
+  };
   searched = nlohmann::json::array();
   for (const auto& dir : cdi_spec_dirs(ctx)) {
     auto names = ctx.root().list(dir.path);
@@ -155,18 +165,35 @@ nlohmann::json cdi_json(CollectContext& ctx, nlohmann::json& searched) {
       }
       entry["kind"] = spec->kind;
       entry["cdi_version"] = spec->cdi_version;
-      entry["devices"] = spec->devices;
+      std::size_t left_out = 0;
+      for (const auto& d : spec->devices) {
+        if (keep(d.size() + 8))
+          entry["devices"].push_back(d);
+        else
+          ++left_out;
+      }
       int missing = 0;
       for (const auto& node : spec->device_nodes) {
         bool present = ctx.node(node.host_path).present();
         missing += present ? 0 : 1;
         if (entry["device_nodes"].size() >= kMaxNodesPerSpec) continue;
+        if (!keep(node.path.size() + node.host_path.size() + 64)) {
+          ++left_out;
+          continue;
+        }
         entry["device_nodes"].push_back({{"path", node.path},
                                          {"host_path", node.host_path},
                                          {"present", present},
                                          {"fully_specified", node.fully_specified}});
       }
       entry["missing_nodes"] = missing;
+      if (left_out > 0)
+        ctx.warn(keys::kTegraDriverCdi, ctx.root().display(path),
+                 std::to_string(left_out) +
+                     " device names and nodes of this spec are not kept: the CDI facts keep " +
+                     std::to_string(kMaxCdiKeptBytes >> 20) +
+                     " MiB of names and paths from all specs together, so the evidence stays "
+                     "within what its readers accept (missing_nodes still counts every node)");
       specs.push_back(entry);
     }
   }

@@ -2,6 +2,7 @@
 #include "jetgate/facts/module_provenance.hpp"
 
 #include <dlfcn.h>
+#include <fmt/format.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include <array>
 #include <cctype>
 
+#include "jetgate/core/identifier.hpp"
 #include "jetgate/facts/collect_context.hpp"
 #include "jetgate/facts/container_images.hpp"
 #include "jetgate/facts/gpu_stack.hpp"
@@ -19,6 +21,25 @@ namespace {
 
 constexpr std::size_t kMaxModuleBytes = std::size_t{96} * 1024 * 1024;  // nvidia.ko is ~60 MB
 constexpr std::size_t kMaxModules = 20000;
+// The provenance reader as a whole, not only per file: a root listing 2000 GPU-stack
+// modules mapped to 40 MB files kept `probe --root` busy past a minute. At most
+// kMaxProvenanceModules entries, and module files are read while kMaxModuleFilesRead
+// files and kMaxModuleBytesTotal bytes allow (a driver's GPU stack is about ten modules,
+// nvidia.ko the largest at ~60 MB); what is left out is said.
+constexpr std::size_t kMaxProvenanceModules = 64;
+constexpr std::size_t kMaxModuleFilesRead = 32;
+constexpr std::uint64_t kMaxModuleBytesTotal = std::uint64_t{256} * 1024 * 1024;
+
+std::string mib(std::uint64_t bytes) {
+  return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+}
+
+std::string first_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size() && i < 8; ++i) out += (i ? ", " : "") + names[i];
+  if (names.size() > 8) out += fmt::format(" and {} more", names.size() - 8);
+  return out;
+}
 constexpr std::size_t kMaxSymbols = 200000;  // a distribution kernel exports ~30000
 
 // The GPU-stack modules whose provenance is reported (when loaded or expected).
@@ -242,10 +263,35 @@ std::vector<std::string> module_load_failures(std::string_view log, std::string_
   return out;
 }
 
+std::optional<ModuleSignature> module_signature_of(std::string_view bytes) {
+  static constexpr std::string_view kMagic = "~Module signature appended~\n";
+  constexpr std::size_t kStruct = 12;  // sizeof(struct module_signature)
+  if (bytes.size() < kMagic.size() + kStruct) return std::nullopt;
+  if (bytes.substr(bytes.size() - kMagic.size()) != kMagic) return std::nullopt;
+  const auto* ms =
+      reinterpret_cast<const unsigned char*>(bytes.data() + bytes.size() - kMagic.size() - kStruct);
+  // algo, hash, id_type, signer_len, key_id_len, __pad[3], sig_len: PKCS#7 (id_type 2)
+  // keeps everything in the signature, so the kernel requires the rest zero.
+  constexpr unsigned char kPkeyIdPkcs7 = 2;
+  if (ms[2] != kPkeyIdPkcs7 || ms[0] != 0 || ms[1] != 0 || ms[3] != 0 || ms[4] != 0 || ms[5] != 0 ||
+      ms[6] != 0 || ms[7] != 0)
+    return std::nullopt;
+  const std::uint32_t sig_len = (std::uint32_t{ms[8]} << 24) | (std::uint32_t{ms[9]} << 16) |
+                                (std::uint32_t{ms[10]} << 8) | std::uint32_t{ms[11]};
+  const std::size_t trailer = kMagic.size() + kStruct;
+  if (sig_len == 0 || sig_len > bytes.size() - trailer) return std::nullopt;
+  // DER: a PKCS#7 ContentInfo is a SEQUENCE.
+  if (static_cast<unsigned char>(bytes[bytes.size() - trailer - sig_len]) != 0x30)
+    return std::nullopt;
+  return ModuleSignature{sig_len, bytes.size() - trailer - sig_len};
+}
+
 Result<std::map<std::string, std::string>> read_module_info(std::string_view bytes) {
   const auto& api = kmod();
   if (!api.error.empty()) return make_error(api.error);
-  if (bytes.size() > kMaxModuleBytes) return make_error("larger than 96 MiB");
+  if (bytes.size() > kMaxModuleBytes)
+    return make_error(fmt::format("{} bytes ({}), over the {} limit of one module file",
+                                  bytes.size(), mib(bytes.size()), mib(kMaxModuleBytes)));
   // libkmod reads files only: the bytes (read under the root, so a recorded
   // machine's symbolic links cannot lead out of it) go to an anonymous file.
   int fd = memfd_create("jetgate-module", MFD_CLOEXEC);
@@ -284,8 +330,14 @@ Result<std::map<std::string, std::string>> read_module_info(std::string_view byt
         std::string key(k), value(v != nullptr ? v : "");
         if (key.size() > 64 || value.size() > 4096) continue;
         auto it = info.find(key);
+        // libkmod lists the .modinfo keys, then what it read from the appended
+        // signature: for those the signature's own value is the last one.
+        const bool from_signature =
+            key == "signer" || key == "sig_key" || key == "sig_hashalgo" || key == "sig_id";
         if (it == info.end())
           info.emplace(key, value);
+        else if (from_signature)
+          it->second = value;
         else if (key == "depends" || key == "alias")
           it->second += "," + value;
       }
@@ -314,7 +366,12 @@ void collect_module_provenance(CollectContext& ctx, const nlohmann::json& platfo
   for (const auto& m : modules ? *modules : nlohmann::json::array())
     if (m.contains("name") && m["name"].is_string()) loaded.push_back(m["name"].get<std::string>());
 
+  // Merged /usr (Debian 12, Ubuntu 24.04, the L4T 36 rootfs): /lib is a link to usr/lib,
+  // and a host mount or recording of only /usr/lib/modules has them there
+  // (fs/host_root accepts either).
   std::string moddir = release ? "/lib/modules/" + *release : "";
+  if (release && !ctx.root().exists(moddir) && ctx.root().exists("/usr/lib/modules/" + *release))
+    moddir = "/usr/lib/modules/" + *release;
   std::map<std::string, std::string> dep, builtin;
   if (release) {
     if (auto t = ctx.read(moddir + "/modules.dep", keys::kTegraDriverProvenance, 8u << 20))
@@ -418,10 +475,17 @@ void collect_module_provenance(CollectContext& ctx, const nlohmann::json& platfo
     expected.push_back(j);
   }
 
+  std::size_t files_read = 0;
+  std::uint64_t bytes_read = 0;
+  std::vector<std::string> not_listed, not_read;
   for (const auto& name : names) {
     if (!is_stack_module(name) && name.rfind("nvgpu", 0) != 0 && name.rfind("nvidia", 0) != 0 &&
         name.rfind("host1x", 0) != 0)
       continue;
+    if (provenance.size() >= kMaxProvenanceModules) {
+      not_listed.push_back(name);
+      continue;
+    }
     nlohmann::json p = {{"name", name},
                         {"loaded", std::find(loaded.begin(), loaded.end(), name) != loaded.end()},
                         {"file", nullptr},
@@ -459,24 +523,61 @@ void collect_module_provenance(CollectContext& ctx, const nlohmann::json& platfo
     } else if (auto it = dep.find(name); it != dep.end()) {
       std::string path = moddir + "/" + it->second;
       p["file"] = path;
-      auto bytes = ctx.root().read(path, kMaxModuleBytes);
-      if (!bytes) {
-        p["error"] = "cannot read " + ctx.root().display(path);
+      const fs::NodeInfo st = ctx.root().stat(path);
+      const auto size = static_cast<std::uint64_t>(std::max<std::int64_t>(st.size, 0));
+      std::optional<Result<std::string>> bytes;
+      if (st.type == fs::NodeType::regular && size > kMaxModuleBytes) {
+        p["error"] = fmt::format(
+            "{} is {} bytes ({}), over the {} limit of one module file; "
+            "not read",
+            ctx.root().display(path), size, mib(size), mib(kMaxModuleBytes));
+      } else if (files_read >= kMaxModuleFilesRead || bytes_read + size > kMaxModuleBytesTotal) {
+        p["error"] = fmt::format(
+            "not read: the module files read before it reached this probe's limit for all "
+            "of them ({} files, {} in all)",
+            kMaxModuleFilesRead, mib(kMaxModuleBytesTotal));
+        not_read.push_back(name);
       } else {
-        auto info = read_module_info(*bytes);
+        ++files_read;
+        bytes_read += size;
+        bytes = ctx.root().read(path, kMaxModuleBytes);
+        if (!*bytes)
+          p["error"] =
+              "cannot read " + ctx.root().display(path) + ": " + (*bytes).error().message();
+      }
+      if (bytes && *bytes) {
+        bytes_read += (**bytes).size() > size ? (**bytes).size() - size : 0;
+        auto info = read_module_info(**bytes);
         if (!info) {
           p["error"] = info.error().message();
         } else {
-          for (auto key : {"version", "srcversion", "vermagic", "license", "signer", "sig_key",
-                           "sig_hashalgo"})
+          for (auto key : {"version", "srcversion", "vermagic", "license"})
             if (auto v = str_or_null(*info, key); !v.is_null()) p[key] = v;
           p["in_tree"] = info->count("intree") > 0 && info->at("intree") == "Y";
-          p["signed"] =
-              info->count("sig_id") > 0 || info->count("signer") > 0 || info->count("sig_key") > 0;
+          // Signed is what the file's trailer shows, never a .modinfo text: a module
+          // whose .modinfo says signer=NVIDIA Corporation without a signature is unsigned.
+          // A compressed file (.ko.xz, .ko.zst, .ko.gz) was signed before it was
+          // compressed: its trailer is inside the stream, and libkmod's reading of it
+          // (sig_id, from the signature, not .modinfo) is what shows it.
+          const bool compressed = path.size() > 3 && (path.rfind(".xz") == path.size() - 3 ||
+                                                      path.rfind(".gz") == path.size() - 3 ||
+                                                      path.rfind(".zst") == path.size() - 4);
+          const bool has_signature =
+              compressed ? info->count("sig_id") > 0 : module_signature_of(**bytes).has_value();
+          p["signed"] = has_signature;
+          if (has_signature) {
+            for (auto key : {"signer", "sig_key", "sig_hashalgo"})
+              if (auto v = str_or_null(*info, key); !v.is_null()) p[key] = v;
+          } else if (auto claimed = str_or_null(*info, "signer"); !claimed.is_null()) {
+            ctx.warn(keys::kTegraDriverProvenance, ctx.root().display(path),
+                     "module " + name +
+                         " has no signature appended, though its .modinfo says "
+                         "signer=" +
+                         claimed.get<std::string>() + ": it is unsigned, whatever that text says");
+          }
           if (p["vermagic"].is_string() && release)
             p["vermagic_matches_kernel"] =
-                p["vermagic"].get<std::string>().rfind(*release + " ", 0) == 0 ||
-                p["vermagic"].get<std::string>() == *release;
+                first_field_is(p["vermagic"].get<std::string>(), *release);
           if (p["srcversion"].is_string() && p["loaded_srcversion"].is_string())
             p["matches_loaded"] = p["srcversion"] == p["loaded_srcversion"];
         }
@@ -488,6 +589,18 @@ void collect_module_provenance(CollectContext& ctx, const nlohmann::json& platfo
     }
     provenance.push_back(p);
   }
+  if (!not_listed.empty())
+    ctx.warn(keys::kTegraDriverProvenance, "module provenance",
+             fmt::format("{} GPU-stack modules are listed; provenance is kept for the first {} "
+                         "only, and {} were not looked at: {}",
+                         provenance.size() + not_listed.size(), kMaxProvenanceModules,
+                         not_listed.size(), first_names(not_listed)));
+  if (!not_read.empty())
+    ctx.warn(keys::kTegraDriverProvenance, "module provenance",
+             fmt::format("{} module files were not read, as {} files ({}) is the most one probe "
+                         "reads: {}; their version, vermagic and signature are unknown",
+                         not_read.size(), kMaxModuleFilesRead, mib(kMaxModuleBytesTotal),
+                         first_names(not_read)));
 }
 
 }  // namespace jetgate::facts

@@ -6,6 +6,8 @@
 // loaded but has not, with the kernel's reason where its log is readable.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -57,6 +59,19 @@ Result<ModuleTaint> parse_module_taint(std::string_view text);
 // it with dashes.
 std::vector<std::string> module_load_failures(std::string_view log, std::string_view module,
                                               std::size_t max_lines = 5);
+
+// The signature appended to a module file as the kernel's scripts/sign-file.c writes it
+// and module_signature.h describes it: the PKCS#7 signature, struct module_signature
+// {algo, hash, id_type, signer_len, key_id_len, pad[3], sig_len (big-endian)}, then the
+// magic "~Module signature appended~\n". nullopt unless the trailer is there and well
+// formed as the kernel's mod_check_sig() requires (id_type PKEY_ID_PKCS7, the legacy
+// fields zero, sig_len within the file). Whether the kernel's keys verify the signature
+// is not checked here.
+struct ModuleSignature {
+  std::uint32_t sig_len = 0;     // bytes of the PKCS#7 signature
+  std::size_t signed_bytes = 0;  // the module's bytes before the signature
+};
+std::optional<ModuleSignature> module_signature_of(std::string_view bytes);
 
 // The .modinfo keys of a module file and its signature, read by libkmod
 // (loaded at run time: libkmod.so.2, the library modinfo and modprobe use).

@@ -13,6 +13,7 @@
 
 #include "jetgate/claims/evidence_verdict.hpp"
 #include "jetgate/claims/platform_key.hpp"
+#include "jetgate/core/document_keys.hpp"
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/core/utf8.hpp"
 #include "jetgate/evidence/dates.hpp"

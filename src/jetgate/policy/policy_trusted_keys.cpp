@@ -6,6 +6,7 @@
 
 #include <set>
 
+#include "jetgate/core/identifier.hpp"
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/evidence/dates.hpp"
 #include "jetgate/policy/policy_parse_detail.hpp"
@@ -38,7 +39,7 @@ std::optional<trust::TrustedKey> parse_entry(const nlohmann::json& e, const std:
   k.key_id = text("key_id");
   if (!trust::is_key_id(k.key_id))
     sink.issue("policy", where + ": \"key_id\" is not 64 lowercase hex digits", kFix);
-  else if (raw && trust::key_id_of(*raw) != k.key_id)
+  else if (raw && !same_identifier(trust::key_id_of(*raw), k.key_id))
     sink.issue("policy",
                where +
                    ": \"key_id\" is not the SHA-256 of \"public_key\" (one of them was "

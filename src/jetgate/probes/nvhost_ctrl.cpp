@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <poll.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -145,6 +146,16 @@ int do_ioctl(int fd, unsigned long request, void* arg) {
   return rc < 0 ? errno : 0;
 }
 
+// What a path that is not the driver's character device is, in words.
+const char* file_type_words(mode_t m) {
+  if (S_ISFIFO(m)) return "a FIFO (named pipe)";
+  if (S_ISREG(m)) return "a regular file";
+  if (S_ISDIR(m)) return "a directory";
+  if (S_ISSOCK(m)) return "a socket";
+  if (S_ISBLK(m)) return "a block device";
+  return "not a device node";
+}
+
 }  // namespace
 
 const char* to_string(IoctlOutcome o) {
@@ -185,7 +196,7 @@ std::vector<IoctlCheck> run_nvhost_ctrl_checks(const NvhostCtrlOptions& o) {
     int err = errno;
     IoctlCheck c = check("open", 0, 0);
     failed(c, err, kPolling);
-    c.detail = fmt::format("open({}): {}", o.node, std::strerror(err));
+    c.detail = fmt::format("open({}): {}", o.node, c.detail);
     out.push_back(c);
     return out;
   }
@@ -366,6 +377,34 @@ std::vector<IoctlCheck> run_nvhost_ctrl_checks(const NvhostCtrlOptions& o) {
 ProbeResult probe_nvhost_ctrl(const NvhostCtrlOptions& o) {
   ProbeResult r;
   r.id = "nvhost_ctrl";
+  // What is at the path, before anything opens it: the driver's node is a character
+  // device; a FIFO or a file in its place is not "a node missing ioctls", and a link
+  // whose target is gone is not a node that "does not exist".
+  std::string absent_words = o.node + " does not exist";
+  struct stat lst {};
+  if (::lstat(o.node.c_str(), &lst) == 0) {
+    struct stat st {};
+    if (S_ISLNK(lst.st_mode) && ::stat(o.node.c_str(), &st) != 0 && errno == ENOENT) {
+      std::string target(4096, '\0');
+      auto n = ::readlink(o.node.c_str(), target.data(), target.size() - 1);
+      target.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+      absent_words = fmt::format("{} is a dangling symbolic link (to {}, which does not exist)",
+                                 o.node, target.empty() ? "?" : target);
+    } else if (::stat(o.node.c_str(), &st) == 0 && !S_ISCHR(st.st_mode)) {
+      r.status = ProbeStatus::fail;
+      r.details["node"] = o.node;
+      r.details["node_type"] = file_type_words(st.st_mode);
+      r.reason = fmt::format(
+          "{} is {}, not the character device the nvhost driver creates: no ioctl was asked "
+          "of it, and CUDA cannot use it either",
+          o.node, file_type_words(st.st_mode));
+      r.next = fmt::format(
+          "see what put it there (`ls -l {}`: a file created in /dev, or a bind mount in a "
+          "container); remove it so devtmpfs/udev can create the node, or pass the host's node in",
+          o.node);
+      return r;
+    }
+  }
   proc::ChildLimits limits;
   limits.timeout = o.timeout;
   auto outcome = proc::run_in_child(
@@ -400,26 +439,26 @@ ProbeResult probe_nvhost_ctrl(const NvhostCtrlOptions& o) {
       r.values["nvhost_ioctls_answered"] = {0, "count"};
       r.values["nvhost_ioctls_checked"] = {0, "count"};
       r.reason = fmt::format(
-          "{} does not exist, and it is not part of {}: NVIDIA's device list for this stack has "
+          "{}, and it is not part of {}: NVIDIA's device list for this stack has "
           "no {} (the nvhost interface there names its nodes nvhost-ctrl-<engine>); nothing to "
           "check, nothing missing. Source: {}",
-          o.node, o.stack_name, o.node, o.stack_source);
+          absent_words, o.stack_name, o.node, o.stack_source);
     } else if (o.node_in_stack == true) {
       r.status = ProbeStatus::fail;
       r.reason = fmt::format(
-          "{} does not exist, but it is part of {}: NVIDIA's device list for this stack names "
+          "{}, but it is part of {}: NVIDIA's device list for this stack names "
           "it and CUDA opens it there. Source: {}",
-          o.node, o.stack_name, o.stack_source);
+          absent_words, o.stack_name, o.stack_source);
       r.next =
           "check the kernel log for the nvhost driver (`dmesg | grep -i -e host1x -e nvhost`) and "
           "that devtmpfs/udev created the node; in a container, pass the node in";
     } else {
       r.status = ProbeStatus::skip;
       r.reason = fmt::format(
-          "{} does not exist; jetgate's table (data/gpu-stack.json) has no row for this "
+          "{}; jetgate's table (data/gpu-stack.json) has no row for this "
           "platform, so whether the node belongs here is not known (it is part of L4T 32-35, "
           "not of stock L4T 36 and later)",
-          o.node);
+          absent_words);
     }
     return r;
   }

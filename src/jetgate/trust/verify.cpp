@@ -10,6 +10,7 @@
 #include <variant>
 
 #include "jetgate/core/fast_json.hpp"
+#include "jetgate/core/identifier.hpp"
 #include "jetgate/core/json_text.hpp"
 #include "jetgate/fs/root_fs.hpp"
 #include "jetgate/trust/encoding.hpp"
@@ -194,7 +195,7 @@ SignatureCheck verify_envelope(std::string_view envelope_text, const SignedSubje
   const auto& env = std::get<OpenedEnvelope>(opened);
   const TrustedKey* key = nullptr;
   for (const auto& k : keys)
-    if (k.key_id == env.key_id) key = &k;
+    if (same_identifier(k.key_id, env.key_id)) key = &k;
   if (!key)
     return rejected(
         fmt::format("signed by key {}, which is not in the policy's trusted_keys", env.key_id));
