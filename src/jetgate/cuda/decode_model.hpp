@@ -211,13 +211,19 @@ struct Params {
   std::uint64_t x;                   // residual stream, float [hidden]
   std::uint64_t q;                   // float [heads * head_dim], after rotary embedding
   std::uint64_t attn;                // float [heads * head_dim]
-  std::uint64_t act;                 // float [intermediate], SwiGLU output
-  std::uint64_t logits;              // float [vocab]
-  std::uint64_t state;               // State
-  std::uint64_t tokens;              // uint32 [max_ctx], the generated ids
+  // What the fused MLP adds to the residual stream, not yet folded into x:
+  // two int64 vectors [2][hidden] in fixed point (kResidualFixedScale), by
+  // layer parity. Integer sums do not depend on the order in which blocks
+  // add, so every launch mode and every run gives the same bits.
+  std::uint64_t pending;
+  std::uint64_t logits;  // float [vocab]
+  std::uint64_t state;   // State
+  std::uint64_t tokens;  // uint32 [max_ctx], the generated ids
   std::uint64_t layer_stride;
+  // Within a layer. The down projection is stored transposed ([intermediate]
+  // [hidden]): a block multiplies the rows of its own SwiGLU outputs.
   std::uint64_t off_attn_norm, off_qkv_w, off_qkv_b, off_o_w, off_mlp_norm, off_gateup_w,
-      off_down_w;  // within a layer
+      off_down_w;
   std::uint64_t off_final_norm, off_embed, off_lm_head;
   std::uint64_t prefetch_end;  // where the LM head's matrix ends: nothing after it is prefetched
   std::uint32_t hidden, layers, heads, kv_heads, head_dim, intermediate, vocab;
@@ -233,11 +239,12 @@ struct Params {
   std::uint64_t phase_times;  // kBenchPhaseTimes: uint64 [layers * 5 + 2], else 0
 };
 
-// The persistent kernel runs only its grid barriers (and the LM head): what
-// the barriers cost per token, measured by bench/decode_bench.cpp.
+// The persistent kernel runs only its waits and arrivals (no weights, no
+// arithmetic): what the synchronisation costs per token, measured by
+// bench/decode_bench.cpp.
 inline constexpr std::uint32_t kBenchBarriersOnly = 1;
 // Block 0 records the GPU's nanosecond clock at the start of the token and
-// after every grid barrier (Params::phase_times): where a token's time goes.
+// after every step (Params::phase_times): where a token's time goes.
 inline constexpr std::uint32_t kBenchPhaseTimes = 2;
 // The per-block L2 prefetch of the next phase's rows between arriving at a
 // barrier and waiting there (RunnerOptions::share_prefetch), on for this run.
@@ -247,16 +254,35 @@ inline constexpr std::uint32_t kBenchPrefetchTwoAhead = 8;
 // The persistent kernel's phases wait at the grid barrier before issuing
 // their first weight loads (the order before 2026-12-01), not after.
 inline constexpr std::uint32_t kBenchWaitFirst = 16;
-// Timestamps per token: one at the start, one after each barrier.
+// Timestamps per token: one at the start, one after each step of a layer
+// (the down projection runs inside the gate/up step: its slot repeats the
+// gate/up one) and one after the LM head.
 constexpr std::uint32_t phase_time_slots(std::uint32_t layers) {
   return layers * 5 + 2;
 }
 
+// The persistent kernel has no grid-wide barrier: each step waits only for
+// the counter of the step whose output it reads, and every block adds one
+// to the counter of each step it finished (they only grow within a token).
+enum SyncCounter : std::uint32_t {
+  kSyncQkv = 0,  // q, k and v of the layer are written (every block)
+  kSyncAttn,     // attention outputs of the layer are written (blocks with a head)
+  kSyncOut,      // the output projection is folded into x (every block)
+  kSyncMlp,      // the layer's MLP is added to its pending vector (every block)
+  kSyncLmHead,   // the LM head's logits and argmax are in (every block)
+  kSyncCounters,
+};
+
+// 2^32: the fixed-point scale of Params::pending (range +-2^31, steps of 2^-32).
+inline constexpr float kResidualFixedScale = 4294967296.0f;
+
 // Device-side bookkeeping between kernels and between tokens.
 struct State {
-  std::uint32_t pos;             // position of the token being fed in
-  std::uint32_t last_token;      // the id the host copies back after every token
-  std::uint32_t barrier[2];      // grid-barrier arrivals of the persistent kernel, by parity
+  std::uint32_t pos;         // position of the token being fed in
+  std::uint32_t last_token;  // the id the host copies back after every token
+  // Arrivals of the persistent kernel's steps, by position parity: a token
+  // clears the other parity's for the next one.
+  std::uint32_t sync[2][kSyncCounters];
   unsigned long long argmax[2];  // (ordered logit << 32 | ~id), by position parity
 };
 
@@ -267,6 +293,8 @@ inline constexpr std::uint32_t kBlockThreads = 512;
 inline constexpr std::uint32_t kMaxHeadDim = 256;
 
 // Phases of one layer, then the model-wide ones (the per-phase kernel's ids).
+// kPhaseGateUp computes the whole MLP (gate/up, SwiGLU and its share of the
+// down projection); kPhaseDown does nothing and is not launched.
 enum Phase : std::uint32_t {
   kPhaseQkv = 0,
   kPhaseAttention,

@@ -149,8 +149,8 @@ Status Runner::allocate() {
   const std::uint64_t x_at = 0;
   const std::uint64_t q_at = aligned(x_at + 4ull * m.hidden);
   const std::uint64_t attn_at = aligned(q_at + 4 * qdim);
-  const std::uint64_t act_at = aligned(attn_at + 4 * qdim);
-  const std::uint64_t logits_at = aligned(act_at + 4ull * m.intermediate);
+  const std::uint64_t pending_at = aligned(attn_at + 4 * qdim);
+  const std::uint64_t logits_at = aligned(pending_at + 2 * 8ull * m.hidden);
   const std::uint64_t end = aligned(logits_at + 4ull * m.vocab);
   auto acts = ctx_.alloc(end);
   if (!acts) return acts.error();
@@ -175,7 +175,7 @@ Status Runner::allocate() {
   p.x = a + x_at;
   p.q = a + q_at;
   p.attn = a + attn_at;
-  p.act = a + act_at;
+  p.pending = a + pending_at;
   p.logits = a + logits_at;
   p.state = state_.get();
   p.tokens = tokens_.get();
@@ -245,7 +245,7 @@ Status Runner::capture_graph() {
     return st;
   Status launched = Ok{};
   for (std::uint32_t layer = 0; layer < model_.layers && launched; ++layer)
-    for (std::uint32_t phase = kPhaseQkv; phase <= kPhaseDown && launched; ++phase)
+    for (std::uint32_t phase = kPhaseQkv; phase <= kPhaseGateUp && launched; ++phase)
       launched = ctx_.launch(phase_kernel_, grid_, kBlockThreads, s, params_, phase, layer);
   if (launched)
     launched = ctx_.launch(phase_kernel_, grid_, kBlockThreads, s, params_,

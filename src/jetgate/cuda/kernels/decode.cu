@@ -2,8 +2,13 @@
 // Kernels of the decode probe: batch-1 greedy decoding of a Llama/Qwen2-style
 // decoder. Every phase of a token is a block-level function over a slice of
 // the work; the same functions run either one phase per kernel (replayed from
-// a CUDA graph) or all in one persistent kernel with grid barriers between
-// them (launched cooperatively, one token per launch). Batch-1 decoding reads
+// a CUDA graph) or all in one persistent kernel (launched cooperatively, one
+// token per launch) where no grid-wide barrier separates them: each block
+// waits only for the counter of the step it reads from, with its next weights
+// already in flight (Hazy Research's "Look Ma, No Bubbles!" megakernel design,
+// https://hazyresearch.stanford.edu/blog/2025-05-27-no-bubbles). The MLP is one
+// step: gate/up, SwiGLU and the block's rows of the transposed down projection,
+// summed across blocks by integer atomics. Batch-1 decoding reads
 // every weight once per token, so the work is a chain of matrix-vector
 // products bound by memory bandwidth: each warp streams two weight rows with
 // 16-byte loads, several in flight per lane, against an fp32 vector held in
@@ -125,6 +130,19 @@ __device__ __forceinline__ float ld_shared_l2(const float* p) {
   return __ldcg(p);
 }
 
+// Params::pending's fixed point: each block's float partial is rounded once
+// to a multiple of 2^-32 and the integer sum is exact, whatever order the
+// blocks' atomic adds land in.
+__device__ __forceinline__ unsigned long long to_fixed(float v) {
+  return static_cast<unsigned long long>(__float2ll_rn(v * kResidualFixedScale));
+}
+__device__ __forceinline__ float from_fixed(unsigned long long u) {
+  return __ll2float_rn(static_cast<long long>(u)) * (1.0f / kResidualFixedScale);
+}
+__device__ __forceinline__ float ld_pending(const unsigned long long* p) {
+  return from_fixed(__ldcg(p));
+}
+
 struct Model {
   const Params& p;
   const unsigned char* w;
@@ -132,7 +150,7 @@ struct Model {
   float* x;
   float* q;
   float* attn;
-  float* act;
+  unsigned long long* pending;
   float* logits;
   __device__ explicit Model(const Params& params)
       : p(params),
@@ -141,13 +159,19 @@ struct Model {
         x(reinterpret_cast<float*>(params.x)),
         q(reinterpret_cast<float*>(params.q)),
         attn(reinterpret_cast<float*>(params.attn)),
-        act(reinterpret_cast<float*>(params.act)),
+        pending(reinterpret_cast<unsigned long long*>(params.pending)),
         logits(reinterpret_cast<float*>(params.logits)) {}
   __device__ const u16* layer_tensor(u32 layer, u64 offset) const {
     return reinterpret_cast<const u16*>(w + layer * p.layer_stride + offset);
   }
   __device__ const u16* tensor(u64 offset) const {
     return reinterpret_cast<const u16*>(w + offset);
+  }
+  // The pending MLP sum the MLP of layer l adds to: parity l % 2. Layer l's
+  // q/k/v read x plus the other parity's (layer l - 1's; zero for layer 0),
+  // and its output projection folds that one into x and clears it.
+  __device__ unsigned long long* pending_of(u32 layer) const {
+    return pending + static_cast<u64>(layer & 1) * p.hidden;
   }
   __device__ u16* kv(u64 base, u32 layer, u32 kv_head, u32 pos) const {
     return reinterpret_cast<u16*>(base) +
@@ -184,7 +208,10 @@ struct Epilogue {
   const Model& m;
   u32 layer = 0;
   u32 pos = 0;
-  unsigned long long best = 0;  // kLogits: this thread's argmax key so far
+  unsigned long long best = 0;         // kLogits: this thread's argmax key so far
+  unsigned long long* fold = nullptr;  // kResidual: the pending sum folded into x and cleared
+  float* act = nullptr;                // kSwiglu: the block's SwiGLU outputs (shared memory)
+  u32 act_base = 0;                    // kSwiglu: the pair that act[0] holds
 
   template <class T>
   __device__ void apply(u32 pair, float s0, float s1) {
@@ -193,11 +220,15 @@ struct Epilogue {
         qkv<T>(pair, s0, s1);
         break;
       case kResidual:
-        m.x[2 * pair] = ld_shared_l2(m.x + 2 * pair) + s0;
-        m.x[2 * pair + 1] = ld_shared_l2(m.x + 2 * pair + 1) + s1;
+        // The same sum x + pending the q/k/v norm of this layer read.
+        m.x[2 * pair] = (ld_shared_l2(m.x + 2 * pair) + ld_pending(fold + 2 * pair)) + s0;
+        m.x[2 * pair + 1] =
+            (ld_shared_l2(m.x + 2 * pair + 1) + ld_pending(fold + 2 * pair + 1)) + s1;
+        fold[2 * pair] = 0;
+        fold[2 * pair + 1] = 0;
         break;
       case kSwiglu:
-        m.act[pair] = s0 / (1.0f + expf(-s0)) * s1;
+        act[pair - act_base] = s0 / (1.0f + expf(-s0)) * s1;
         break;
       case kLogits: {
         m.logits[2 * pair] = s0;
@@ -256,8 +287,8 @@ struct Epilogue {
 constexpr u32 kNormRegs = 4;
 
 template <class T>
-__device__ void load_normed(const float* x, const u16* gamma, u32 n, float eps, float* xs,
-                            float* red) {
+__device__ void load_normed(const float* x, const unsigned long long* pending, const u16* gamma,
+                            u32 n, float eps, float* xs, float* red) {
   float g[kNormRegs];
 #pragma unroll
   for (u32 j = 0; j < kNormRegs; ++j) {
@@ -271,6 +302,13 @@ __device__ void load_normed(const float* x, const u16* gamma, u32 n, float eps, 
     const u32 i = threadIdx.x + j * blockDim.x;
     v[j] = i < n ? ld_shared_l2(x + i) : 0.f;
   }
+  if (pending != nullptr) {
+#pragma unroll
+    for (u32 j = 0; j < kNormRegs; ++j) {
+      const u32 i = threadIdx.x + j * blockDim.x;
+      if (i < n) v[j] += ld_pending(pending + i);
+    }
+  }
 #pragma unroll
   for (u32 j = 0; j < kNormRegs; ++j) {
     const u32 i = threadIdx.x + j * blockDim.x;
@@ -278,7 +316,7 @@ __device__ void load_normed(const float* x, const u16* gamma, u32 n, float eps, 
     ss += v[j] * v[j];
   }
   for (u32 i = threadIdx.x + kNormRegs * blockDim.x; i < n; i += blockDim.x) {
-    const float t = ld_shared_l2(x + i);
+    const float t = ld_shared_l2(x + i) + (pending != nullptr ? ld_pending(pending + i) : 0.f);
     xs[i] = t;
     ss += t * t;
   }
@@ -311,9 +349,9 @@ __device__ void load_plain(const float* src, u32 n, float* xs) {
   __syncthreads();
 }
 
-// The grid barrier a phase of the persistent kernel waits at before it reads
-// what other blocks wrote: `target` arrivals on `counter` (none: nullptr, the
-// per-phase kernels, whose launch boundaries are the barriers).
+// What a step of the persistent kernel waits for before it reads what other
+// blocks wrote: `target` arrivals on `counter`, the step it reads from (none:
+// nullptr, the per-phase kernels, whose launch boundaries order them).
 struct Wait {
   unsigned* counter;
   u32 target;
@@ -326,6 +364,7 @@ struct Input {
   const float* src;
   const u16* gamma;  // nullptr: no norm
   float eps;
+  const unsigned long long* pending = nullptr;  // added to src before the norm (gamma set)
 };
 
 // Weights are read once per token and not again before the next one:
@@ -384,7 +423,7 @@ __device__ __noinline__ void matvec_pairs(const u16* W, u32 K, const Input& in, 
   // while the block waits at the barrier (kBenchWaitFirst: after it).
   grid_wait(wait);
   if (in.gamma != nullptr)
-    load_normed<T>(in.src, in.gamma, K, in.eps, xs, red);
+    load_normed<T>(in.src, in.pending, in.gamma, K, in.eps, xs, red);
   else
     load_plain(in.src, K, xs);
   for (u32 t = warp; t < tasks; t += kWarps) {
@@ -451,7 +490,7 @@ __device__ __noinline__ void phase_qkv(const Model& m, u32 layer, u32 pos, float
                                        Wait w) {
   const Params& p = m.p;
   const u32 rows = (p.heads + 2 * p.kv_heads) * p.head_dim;
-  const Input in{m.x, m.layer_tensor(layer, p.off_attn_norm), p.rms_eps};
+  const Input in{m.x, m.layer_tensor(layer, p.off_attn_norm), p.rms_eps, m.pending_of(layer + 1)};
   Epilogue e{Epilogue::kQkv, m, layer, pos};
   matvec_pairs<T>(m.layer_tensor(layer, p.off_qkv_w), p.hidden, in, xs,
                   block_share(rows / 2, blockIdx.x, gridDim.x), red, e, w);
@@ -543,33 +582,111 @@ __device__ __noinline__ void phase_out_proj(const Model& m, u32 layer, float* xs
   const Params& p = m.p;
   const u32 in = p.heads * p.head_dim;
   Epilogue e{Epilogue::kResidual, m, layer};
+  e.fold = m.pending_of(layer + 1);
   matvec_pairs<T>(m.layer_tensor(layer, p.off_o_w), in, Input{m.attn, nullptr, 0.f}, xs,
                   block_share(p.hidden / 2, blockIdx.x, gridDim.x), red, e, w);
 }
 
-template <class T>
-__device__ __noinline__ void phase_gate_up(const Model& m, u32 layer, float* xs, float* red,
-                                           Wait w) {
-  const Params& p = m.p;
-  const Input in{m.x, m.layer_tensor(layer, p.off_mlp_norm), p.rms_eps};
-  Epilogue e{Epilogue::kSwiglu, m, layer};
-  matvec_pairs<T>(m.layer_tensor(layer, p.off_gateup_w), p.hidden, in, xs,
-                  block_share(p.intermediate, blockIdx.x, gridDim.x), red, e, w);
-}
+__device__ void prefetch_lines(const unsigned char* base, u64 bytes, u64 cap);
 
+// Bytes of its down-projection rows a block asks L2 for before it waits for
+// the output projection: they depend on nothing, so DRAM streams them while
+// the block waits, normalises and computes gate/up.
+constexpr u64 kDownPrefetchBytes = 96 * 1024;
+// Column groups (8 hidden values each) a thread accumulates: hidden up to
+// 3 * 8 * kBlockThreads = 12288 >= kSharedFloats.
+constexpr u32 kMaxColGroups = 3;
+
+// The whole MLP of a layer in one step, no barrier inside: the block computes
+// its share of the gate/up rows (SwiGLU outputs j in [begin, end), kept in
+// shared memory), multiplies them by the same rows j of the transposed down
+// projection, and adds its partial sum of the hidden vector to the layer's
+// pending vector (fixed point, one atomic add per element). Nobody reads the
+// SwiGLU outputs of another block, so the down projection waits for nothing.
 template <class T>
-__device__ __noinline__ void phase_down(const Model& m, u32 layer, float* xs, float* red, Wait w) {
+__device__ __noinline__ void phase_mlp(const Model& m, u32 layer, float* xs, float* red,
+                                       const Wait& wait) {
   const Params& p = m.p;
-  Epilogue e{Epilogue::kResidual, m, layer};
-  matvec_pairs<T>(m.layer_tensor(layer, p.off_down_w), p.intermediate, Input{m.act, nullptr, 0.f},
-                  xs, block_share(p.hidden / 2, blockIdx.x, gridDim.x), red, e, w);
+  const u32 H = p.hidden;
+  const Range r = block_share(p.intermediate, blockIdx.x, gridDim.x);
+  if (r.begin == r.end) return;  // reads nothing, adds nothing
+  const u16* down = m.layer_tensor(layer, p.off_down_w);
+  prefetch_lines(reinterpret_cast<const unsigned char*>(down + static_cast<u64>(r.begin) * H),
+                 static_cast<u64>(r.end - r.begin) * H * 2, kDownPrefetchBytes);
+  const u16* gateup = m.layer_tensor(layer, p.off_gateup_w);
+  const Input in{m.x, m.layer_tensor(layer, p.off_mlp_norm), p.rms_eps};
+  float* act = xs + H;
+  const u32 room = kSharedFloats - H;  // SwiGLU outputs per chunk (>= 512: unsupported_reason)
+  // Thread layout of the down projection: column group c (16 bytes of a row)
+  // and row slice s.
+  const u32 cols = H / 8;
+  const u32 cols_p = cols < kBlockThreads ? cols : kBlockThreads;
+  const u32 slices = kBlockThreads / cols_p;
+  const u32 s = threadIdx.x / cols_p;
+  const u32 c0 = threadIdx.x % cols_p;
+  float acc[kMaxColGroups][8];
+#pragma unroll
+  for (u32 g = 0; g < kMaxColGroups; ++g)
+#pragma unroll
+    for (u32 k = 0; k < 8; ++k) acc[g][k] = 0.f;
+  for (u32 b = r.begin; b < r.end; b += room) {
+    const u32 e = r.end - b < room ? r.end : b + room;
+    Epilogue epi{Epilogue::kSwiglu, m, layer};
+    epi.act = act;
+    epi.act_base = b;
+    matvec_pairs<T>(gateup, H, in, xs, Range{b, e}, red, epi,
+                    b == r.begin ? wait : Wait{nullptr, 0});
+    __syncthreads();  // act complete
+    if (s < slices) {
+      const u32 n = e - b;
+      const uint4* rows = reinterpret_cast<const uint4*>(down + static_cast<u64>(b) * H);
+#pragma unroll
+      for (u32 g = 0; g < kMaxColGroups; ++g) {
+        const u32 c = c0 + g * kBlockThreads;
+        if (c >= cols) break;
+        u32 j = s;
+        // Eight rows' words in flight per thread, then their products.
+        for (; j + 7 * slices < n; j += 8 * slices) {
+          uint4 w[8];
+#pragma unroll
+          for (u32 u = 0; u < 8; ++u)
+            w[u] = ld_weight(rows + static_cast<u64>(j + u * slices) * cols + c);
+#pragma unroll
+          for (u32 u = 0; u < 8; ++u) accumulate8<T>(w[u], act[j + u * slices], acc[g]);
+        }
+        for (; j < n; j += slices)
+          accumulate8<T>(ld_weight(rows + static_cast<u64>(j) * cols + c), act[j], acc[g]);
+      }
+    }
+    __syncthreads();  // xs and act are overwritten next
+  }
+  // The slices' partials through shared memory (slices * H <= 8 * kBlockThreads
+  // floats, or H when one slice), summed in a fixed order, then one atomic add
+  // per hidden element.
+  if (s < slices) {
+#pragma unroll
+    for (u32 g = 0; g < kMaxColGroups; ++g) {
+      const u32 c = c0 + g * kBlockThreads;
+      if (c >= cols) break;
+#pragma unroll
+      for (u32 k = 0; k < 8; ++k) xs[s * H + c * 8 + k] = acc[g][k];
+    }
+  }
+  __syncthreads();
+  unsigned long long* out = m.pending_of(layer);
+  for (u32 i = threadIdx.x; i < H; i += blockDim.x) {
+    float v = 0.f;
+    for (u32 t = 0; t < slices; ++t) v += xs[t * H + i];
+    atomicAdd(out + i, to_fixed(v));
+  }
+  __syncthreads();
 }
 
 template <class T>
 __device__ __noinline__ void phase_lm_head(const Model& m, u32 pos, float* xs, float* red,
                                            unsigned long long* red64, Wait w) {
   const Params& p = m.p;
-  const Input in{m.x, m.tensor(p.off_final_norm), p.rms_eps};
+  const Input in{m.x, m.tensor(p.off_final_norm), p.rms_eps, m.pending_of(p.layers - 1)};
   Epilogue e{Epilogue::kLogits, m, 0, pos};
   matvec_pairs<T>(m.tensor(p.off_lm_head), p.hidden, in, xs,
                   block_share(p.vocab / 2, blockIdx.x, gridDim.x), red, e, w);
@@ -588,7 +705,8 @@ __device__ __noinline__ void phase_lm_head(const Model& m, u32 pos, float* xs, f
   __syncthreads();
 }
 
-// One block: the argmax becomes the next input (its embedding row), the id is
+// One block: the argmax becomes the next input (its embedding row), the last
+// layer's pending MLP sum is cleared (the LM head has read it), the id is
 // recorded for the host, the other parity's argmax cell is cleared for the
 // next token and the position advances.
 template <class T>
@@ -598,7 +716,11 @@ __device__ void phase_finish(const Model& m, u32 pos) {
   const u32 token = 0xFFFFFFFFu - static_cast<u32>(packed & 0xFFFFFFFFull);
   const u32 row = token < p.vocab ? token : 0;  // an invalid id is reported, never read
   const u16* e = m.tensor(p.off_embed) + static_cast<u64>(row) * p.hidden;
-  for (u32 i = threadIdx.x; i < p.hidden; i += blockDim.x) m.x[i] = T::load(e + i);
+  unsigned long long* last = m.pending_of(p.layers - 1);
+  for (u32 i = threadIdx.x; i < p.hidden; i += blockDim.x) {
+    m.x[i] = T::load(e + i);
+    last[i] = 0;
+  }
   if (threadIdx.x == 0) {
     m.st->last_token = token;
     if (pos < p.max_ctx) reinterpret_cast<u32*>(p.tokens)[pos] = token;
@@ -695,8 +817,8 @@ __device__ PhaseMatrix phase_matrix(const Model& m, u32 i) {
       return {base + p.off_o_w, qdim, p.hidden / 2, nullptr, nullptr, 0};
     case 2:
       return {base + p.off_gateup_w, p.hidden, p.intermediate, base + p.off_mlp_norm, nullptr, 0};
-    default:
-      return {base + p.off_down_w, p.intermediate, p.hidden / 2, nullptr, nullptr, 0};
+    default:  // stored transposed: rows j of the SwiGLU outputs, two per pair
+      return {base + p.off_down_w, p.hidden, p.intermediate / 2, nullptr, nullptr, 0};
   }
 }
 
@@ -721,16 +843,11 @@ __device__ void prefetch_share(const Model& m, u32 i, u32 pos) {
   }
 }
 
-// Grid barrier of the persistent kernel, in two halves: a counter per token
-// parity that only grows (the previous token's is cleared at the start), so
-// arriving is one fire-and-forget release add and waiting is polling with
-// acquire loads. Between the halves a block may issue what does not depend on
-// the other blocks (the next phase's weights): the release in grid_arrive
-// covers only what came before it, so those loads neither delay the arrival
-// nor wait for it.
-__device__ void grid_arrive(unsigned* counter, u32& passed) {
+// A step's arrival: when every thread of the block is done with it, one
+// fire-and-forget release add on the step's counter. What the block issues
+// after it (the next step's weight loads) neither delays it nor waits for it.
+__device__ void arrive(unsigned* counter) {
   __syncthreads();
-  ++passed;
   if (threadIdx.x == 0) {
 #if __CUDA_ARCH__ >= 700
     asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(counter) : "memory");
@@ -741,11 +858,13 @@ __device__ void grid_arrive(unsigned* counter, u32& passed) {
   }
 }
 
+// Polls with acquire loads until the counter reaches the target, then the
+// whole block goes on.
 __device__ void grid_wait(const Wait& w) {
   if (w.counter == nullptr) return;
   unsigned* counter = w.counter;
   if (threadIdx.x == 0) {
-    const u32 target = w.target * gridDim.x;
+    const u32 target = w.target;
 #if __CUDA_ARCH__ >= 700
     u32 seen;
     do {
@@ -781,10 +900,7 @@ __device__ void run_phase(const Model& m, u32 phase, u32 layer, u32 pos, const S
       phase_out_proj<T>(m, layer, s.xs, s.red, w);
       break;
     case kPhaseGateUp:
-      phase_gate_up<T>(m, layer, s.xs, s.red, w);
-      break;
-    case kPhaseDown:
-      phase_down<T>(m, layer, s.xs, s.red, w);
+      phase_mlp<T>(m, layer, s.xs, s.red, w);
       break;
     case kPhaseLmHead:
       phase_lm_head<T>(m, pos, s.xs, s.red, s.red64, w);
@@ -808,45 +924,78 @@ __device__ __forceinline__ void stamp(const Params& p, u32 slot) {
   reinterpret_cast<u64*>(p.phase_times)[slot] = t;
 }
 
+// One token, with no grid-wide barrier: each step waits only for the
+// counter of the step whose output it reads (q/k/v for attention, the heads
+// for the output projection, x for the MLP, the MLP sum for the next layer's
+// q/k/v and the LM head), and issues the weight loads that depend on nothing
+// before it waits. Blocks without a head go from q/k/v straight to the output
+// projection's weights; nobody waits for the down projection (the MLP step
+// holds it); the LM head is spread over every block.
 template <class T>
 __device__ void run_token(const Model& m, const Shared& s) {
+  const Params& p = m.p;
   const u32 pos = __ldcg(&m.st->pos);
-  unsigned* counter = &m.st->barrier[pos & 1];
-  // The other parity's counter served the previous token, whose launch has
+  unsigned* c = m.st->sync[pos & 1];
+  // The other parity's counters served the previous token, whose launch has
   // ended; the next token starts from zero.
-  if (blockIdx.x == 0 && threadIdx.x == 0) m.st->barrier[(pos + 1) & 1] = 0;
-  u32 passed = 0;
-  const bool barriers_only = (m.p.bench_flags & kBenchBarriersOnly) != 0;
-  const u32 ahead = m.p.prefetch_ahead > 1 ? 2 : 1;
-  stamp(m.p, 0);
-  // The first weight phases: the previous token's last phase asked for them
-  // too, unless this is the first token.
+  if (blockIdx.x == 0 && threadIdx.x < kSyncCounters) m.st->sync[(pos + 1) & 1][threadIdx.x] = 0;
+  const bool sync_only = (p.bench_flags & kBenchBarriersOnly) != 0;
+  const u32 grid = gridDim.x;
+  const u32 head_blocks = p.heads < grid ? p.heads : grid;
+  const u32 ahead = p.prefetch_ahead > 1 ? 2 : 1;
+  u32 slot = 0;
+  stamp(p, slot++);
   for (u32 i = 0; i < ahead; ++i) prefetch_share(m, i, pos);
-  // Each phase waits for the arrivals of the one before it inside itself,
-  // after its first weight loads are issued (Wait), and arrives when done.
-  for (u32 layer = 0; layer < m.p.layers; ++layer) {
-    for (u32 phase = kPhaseQkv; phase <= kPhaseDown; ++phase) {
-      const Wait w{counter, passed};
-      if (barriers_only)
-        grid_wait(w);
+  for (u32 layer = 0; layer < p.layers; ++layer) {
+    // q, k, v: x plus the previous layer's MLP sum (layer 0: the embedding).
+    const Wait after_mlp{layer == 0 ? nullptr : &c[kSyncMlp], layer * grid};
+    if (sync_only)
+      grid_wait(after_mlp);
+    else
+      phase_qkv<T>(m, layer, pos, s.xs, s.red, after_mlp);
+    arrive(&c[kSyncQkv]);
+    stamp(p, slot++);
+    prefetch_share(m, 4 * layer + ahead, pos);
+    if (blockIdx.x < head_blocks) {
+      const Wait after_qkv{&c[kSyncQkv], (layer + 1) * grid};
+      if (sync_only)
+        grid_wait(after_qkv);
       else
-        run_phase<T>(m, phase, layer, pos, s, w);
-      // Weight phase index of the phase after this one (qkv and attention
-      // are both followed by out), then `ahead` - 1 further; attention's
-      // successor was asked for at the end of qkv, so it asks for the one
-      // after.
-      const u32 next = 4 * layer + (phase == kPhaseQkv ? 1u : phase);
-      grid_arrive(counter, passed);
-      stamp(m.p, passed);
-      prefetch_share(m, next + ahead - 1 + (phase == kPhaseAttention ? 1 : 0), pos);
+        phase_attention<T>(m, layer, pos, s.xs, after_qkv);
+      arrive(&c[kSyncAttn]);
     }
+    stamp(p, slot++);
+    const Wait after_attn{&c[kSyncAttn], (layer + 1) * head_blocks};
+    if (sync_only)
+      grid_wait(after_attn);
+    else
+      phase_out_proj<T>(m, layer, s.xs, s.red, after_attn);
+    arrive(&c[kSyncOut]);
+    stamp(p, slot++);
+    prefetch_share(m, 4 * layer + 1 + ahead, pos);
+    const Wait after_out{&c[kSyncOut], (layer + 1) * grid};
+    if (sync_only)
+      grid_wait(after_out);
+    else
+      phase_mlp<T>(m, layer, s.xs, s.red, after_out);
+    arrive(&c[kSyncMlp]);
+    stamp(p, slot++);
+    stamp(p, slot++);  // the down projection's slot: inside the MLP step
+    prefetch_share(m, 4 * layer + 3 + ahead, pos);
   }
-  run_phase<T>(m, kPhaseLmHead, 0, pos, s, Wait{counter, passed});
-  grid_arrive(counter, passed);
-  stamp(m.p, passed);
+  const Wait after_last{&c[kSyncMlp], p.layers * grid};
+  if (sync_only)
+    grid_wait(after_last);
+  else
+    phase_lm_head<T>(m, pos, s.xs, s.red, s.red64, after_last);
+  arrive(&c[kSyncLmHead]);
+  stamp(p, slot++);
   // The next token's first weights stream while this one finishes.
   for (u32 i = 0; i < ahead; ++i) prefetch_share(m, i, pos + 1);
-  run_phase<T>(m, kPhaseFinish, 0, pos, s, Wait{counter, passed});
+  if (blockIdx.x == 0) {
+    grid_wait(Wait{&c[kSyncLmHead], grid});
+    phase_finish<T>(m, pos);
+  }
 }
 
 // Where the 8 elements starting at physical element e come from: the
@@ -894,8 +1043,23 @@ __device__ void init_tensor(const Params& p, u32 seed, u32 kind, u32 layer, u64 
   const u64 groups = rows * cols / 8;
   for (u64 gi = blockIdx.x * static_cast<u64>(blockDim.x) + threadIdx.x; gi < groups;
        gi += static_cast<u64>(gridDim.x) * blockDim.x) {
-    const Source src = logical_source(p, kind, gi * 8, cols);
     u32 packed[4];
+    if (kind == kWdown) {
+      // Stored transposed: physical [intermediate][hidden], logical
+      // [hidden][intermediate] (cols = intermediate): element by element.
+      for (u32 j = 0; j < 4; ++j) {
+        u16 h[2];
+        for (u32 k = 0; k < 2; ++k) {
+          const u64 e = gi * 8 + 2 * j + k;
+          const u64 logical = (e % p.hidden) * cols + e / p.hidden;
+          h[k] = to_dtype(weight_value(seed, kind, layer, logical, scale), T::id);
+        }
+        packed[j] = static_cast<u32>(h[0]) | (static_cast<u32>(h[1]) << 16);
+      }
+      dst[gi] = make_uint4(packed[0], packed[1], packed[2], packed[3]);
+      continue;
+    }
+    const Source src = logical_source(p, kind, gi * 8, cols);
 #pragma unroll
     for (u32 j = 0; j < 4; ++j) {
       const u16 lo = to_dtype(weight_value(seed, src.kind, layer, src.index + 2 * j, scale), T::id);
@@ -914,8 +1078,9 @@ namespace dg = jetgate::cuda::decode::gpu;
 namespace dm = jetgate::cuda::decode;
 }  // namespace
 
-// One token in one launch: every phase of every layer, grid barriers between
-// them. Must be launched cooperatively (all blocks resident).
+// One token in one launch: every step of every layer, each waiting only for
+// the steps it reads from (dependency counters, no grid barrier). Must be
+// launched cooperatively (all blocks resident: they wait for each other).
 extern "C" __global__ void __launch_bounds__(dm::kBlockThreads, 1)
     jetgate_decode_token(dm::Params p) {
   __shared__ __align__(16) float xs[dm::kSharedFloats];
@@ -929,8 +1094,8 @@ extern "C" __global__ void __launch_bounds__(dm::kBlockThreads, 1)
     dg::run_token<dg::F16>(m, s);
 }
 
-// One phase of one layer (kernel boundaries are the barriers): the graph of
-// a token holds one launch per phase.
+// One phase of one layer (kernel boundaries order them): the graph of a token
+// holds one launch per phase (kPhaseDown is none: the MLP step holds it).
 extern "C" __global__ void __launch_bounds__(dm::kBlockThreads, 1)
     jetgate_decode_phase(dm::Params p, std::uint32_t phase, std::uint32_t layer) {
   __shared__ __align__(16) float xs[dm::kSharedFloats];
@@ -949,13 +1114,16 @@ extern "C" __global__ void __launch_bounds__(dm::kBlockThreads, 1)
 extern "C" __global__ void jetgate_decode_begin(dm::Params p, std::uint32_t token) {
   const dg::Model m(p);
   const std::uint16_t* e = m.tensor(p.off_embed) + static_cast<std::uint64_t>(token) * p.hidden;
-  for (std::uint32_t i = threadIdx.x; i < p.hidden; i += blockDim.x)
+  for (std::uint32_t i = threadIdx.x; i < p.hidden; i += blockDim.x) {
     m.x[i] = dm::from_dtype(e[i], p.dtype);
+    m.pending[i] = 0;
+    m.pending[p.hidden + i] = 0;
+  }
+  if (threadIdx.x < 2 * dm::kSyncCounters)
+    m.st->sync[threadIdx.x / dm::kSyncCounters][threadIdx.x % dm::kSyncCounters] = 0;
   if (threadIdx.x == 0) {
     m.st->pos = 0;
     m.st->last_token = token;
-    m.st->barrier[0] = 0;
-    m.st->barrier[1] = 0;
     m.st->argmax[0] = 0;
     m.st->argmax[1] = 0;
   }
