@@ -208,20 +208,20 @@ struct Params {
   std::uint64_t weights;
   std::uint64_t k_cache, v_cache;    // [layer][kv_head][max_ctx][head_dim], model type
   std::uint64_t rope_cos, rope_sin;  // [max_ctx][head_dim / 2], float
-  std::uint64_t x;                   // residual stream, float [hidden]
   std::uint64_t q;                   // float [heads * head_dim], after rotary embedding
-  std::uint64_t attn;                // float [heads * head_dim]
-  // What the fused MLP adds to the residual stream, not yet folded into x:
-  // two int64 vectors [2][hidden] in fixed point (kResidualFixedScale), by
-  // layer parity. Integer sums do not depend on the order in which blocks
-  // add, so every launch mode and every run gives the same bits.
-  std::uint64_t pending;
+  // The residual stream: three int64 vectors [3][hidden] in fixed point
+  // (kResidualFixedScale), the stream after step k in buffer k % 3 (steps:
+  // each layer's attention, then its MLP). Blocks add their partial sums
+  // with integer atomics, which do not depend on the order the adds land
+  // in: every launch mode and every run gives the same bits.
+  std::uint64_t resid;
   std::uint64_t logits;  // float [vocab]
   std::uint64_t state;   // State
   std::uint64_t tokens;  // uint32 [max_ctx], the generated ids
   std::uint64_t layer_stride;
-  // Within a layer. The down projection is stored transposed ([intermediate]
-  // [hidden]): a block multiplies the rows of its own SwiGLU outputs.
+  // Within a layer. The output and down projections are stored transposed
+  // ([heads * head_dim][hidden], [intermediate][hidden]): a block multiplies
+  // the rows of the attention or SwiGLU outputs it computed itself.
   std::uint64_t off_attn_norm, off_qkv_w, off_qkv_b, off_o_w, off_mlp_norm, off_gateup_w,
       off_down_w;
   std::uint64_t off_final_norm, off_embed, off_lm_head;
@@ -254,9 +254,10 @@ inline constexpr std::uint32_t kBenchPrefetchTwoAhead = 8;
 // The persistent kernel's phases wait at the grid barrier before issuing
 // their first weight loads (the order before 2026-12-01), not after.
 inline constexpr std::uint32_t kBenchWaitFirst = 16;
-// Timestamps per token: one at the start, one after each step of a layer
-// (the down projection runs inside the gate/up step: its slot repeats the
-// gate/up one) and one after the LM head.
+// Timestamps per token: one at the start, five per layer (q/k/v, attention,
+// output projection, gate/up, down: the output projection's slot repeats the
+// attention step's, the down projection's the MLP step's) and one after the
+// LM head.
 constexpr std::uint32_t phase_time_slots(std::uint32_t layers) {
   return layers * 5 + 2;
 }
@@ -265,15 +266,14 @@ constexpr std::uint32_t phase_time_slots(std::uint32_t layers) {
 // the counter of the step whose output it reads, and every block adds one
 // to the counter of each step it finished (they only grow within a token).
 enum SyncCounter : std::uint32_t {
-  kSyncQkv = 0,  // q, k and v of the layer are written (every block)
-  kSyncAttn,     // attention outputs of the layer are written (blocks with a head)
-  kSyncOut,      // the output projection is folded into x (every block)
-  kSyncMlp,      // the layer's MLP is added to its pending vector (every block)
-  kSyncLmHead,   // the LM head's logits and argmax are in (every block)
+  kSyncQkv = 0,  // q, k and v of the layer are written
+  kSyncOut,      // attention and the output projection are added to the stream
+  kSyncMlp,      // the MLP is added to the stream
+  kSyncLmHead,   // the LM head's logits and argmax are in
   kSyncCounters,
 };
 
-// 2^32: the fixed-point scale of Params::pending (range +-2^31, steps of 2^-32).
+// 2^32: the fixed-point scale of Params::resid (range +-2^31, steps of 2^-32).
 inline constexpr float kResidualFixedScale = 4294967296.0f;
 
 // Device-side bookkeeping between kernels and between tokens.
@@ -293,8 +293,9 @@ inline constexpr std::uint32_t kBlockThreads = 512;
 inline constexpr std::uint32_t kMaxHeadDim = 256;
 
 // Phases of one layer, then the model-wide ones (the per-phase kernel's ids).
-// kPhaseGateUp computes the whole MLP (gate/up, SwiGLU and its share of the
-// down projection); kPhaseDown does nothing and is not launched.
+// kPhaseOutProj computes attention and the output projection, kPhaseGateUp
+// the whole MLP (gate/up, SwiGLU and the down projection); kPhaseAttention
+// and kPhaseDown do nothing and are not launched.
 enum Phase : std::uint32_t {
   kPhaseQkv = 0,
   kPhaseAttention,

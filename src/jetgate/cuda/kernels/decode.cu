@@ -139,7 +139,7 @@ __device__ __forceinline__ unsigned long long to_fixed(float v) {
 __device__ __forceinline__ float from_fixed(unsigned long long u) {
   return __ll2float_rn(static_cast<long long>(u)) * (1.0f / kResidualFixedScale);
 }
-__device__ __forceinline__ float ld_pending(const unsigned long long* p) {
+__device__ __forceinline__ float ld_fixed(const unsigned long long* p) {
   return from_fixed(__ldcg(p));
 }
 
@@ -147,19 +147,15 @@ struct Model {
   const Params& p;
   const unsigned char* w;
   State* st;
-  float* x;
   float* q;
-  float* attn;
-  unsigned long long* pending;
+  unsigned long long* resid;
   float* logits;
   __device__ explicit Model(const Params& params)
       : p(params),
         w(reinterpret_cast<const unsigned char*>(params.weights)),
         st(reinterpret_cast<State*>(params.state)),
-        x(reinterpret_cast<float*>(params.x)),
         q(reinterpret_cast<float*>(params.q)),
-        attn(reinterpret_cast<float*>(params.attn)),
-        pending(reinterpret_cast<unsigned long long*>(params.pending)),
+        resid(reinterpret_cast<unsigned long long*>(params.resid)),
         logits(reinterpret_cast<float*>(params.logits)) {}
   __device__ const u16* layer_tensor(u32 layer, u64 offset) const {
     return reinterpret_cast<const u16*>(w + layer * p.layer_stride + offset);
@@ -167,11 +163,10 @@ struct Model {
   __device__ const u16* tensor(u64 offset) const {
     return reinterpret_cast<const u16*>(w + offset);
   }
-  // The pending MLP sum the MLP of layer l adds to: parity l % 2. Layer l's
-  // q/k/v read x plus the other parity's (layer l - 1's; zero for layer 0),
-  // and its output projection folds that one into x and clears it.
-  __device__ unsigned long long* pending_of(u32 layer) const {
-    return pending + static_cast<u64>(layer & 1) * p.hidden;
+  // The residual stream after step k (k = 2l: layer l's attention, 2l + 1:
+  // its MLP; -1: the embedding) lies in buffer (k + 3) % 3 of Params::resid.
+  __device__ unsigned long long* resid_after(int k) const {
+    return resid + static_cast<u64>((k + 3) % 3) * p.hidden;
   }
   __device__ u16* kv(u64 base, u32 layer, u32 kv_head, u32 pos) const {
     return reinterpret_cast<u16*>(base) +
@@ -204,28 +199,19 @@ __device__ u32 choose_slices(u32 pairs, u32 vecs) {
 // What happens to each finished row pair: one switch instead of one
 // matvec instantiation per phase.
 struct Epilogue {
-  enum Kind : u32 { kQkv, kResidual, kSwiglu, kLogits } kind;
+  enum Kind : u32 { kQkv, kSwiglu, kLogits } kind;
   const Model& m;
   u32 layer = 0;
   u32 pos = 0;
-  unsigned long long best = 0;         // kLogits: this thread's argmax key so far
-  unsigned long long* fold = nullptr;  // kResidual: the pending sum folded into x and cleared
-  float* act = nullptr;                // kSwiglu: the block's SwiGLU outputs (shared memory)
-  u32 act_base = 0;                    // kSwiglu: the pair that act[0] holds
+  unsigned long long best = 0;  // kLogits: this thread's argmax key so far
+  float* act = nullptr;         // kSwiglu: the block's SwiGLU outputs (shared memory)
+  u32 act_base = 0;             // kSwiglu: the pair that act[0] holds
 
   template <class T>
   __device__ void apply(u32 pair, float s0, float s1) {
     switch (kind) {
       case kQkv:
         qkv<T>(pair, s0, s1);
-        break;
-      case kResidual:
-        // The same sum x + pending the q/k/v norm of this layer read.
-        m.x[2 * pair] = (ld_shared_l2(m.x + 2 * pair) + ld_pending(fold + 2 * pair)) + s0;
-        m.x[2 * pair + 1] =
-            (ld_shared_l2(m.x + 2 * pair + 1) + ld_pending(fold + 2 * pair + 1)) + s1;
-        fold[2 * pair] = 0;
-        fold[2 * pair + 1] = 0;
         break;
       case kSwiglu:
         act[pair - act_base] = s0 / (1.0f + expf(-s0)) * s1;
@@ -287,8 +273,8 @@ struct Epilogue {
 constexpr u32 kNormRegs = 4;
 
 template <class T>
-__device__ void load_normed(const float* x, const unsigned long long* pending, const u16* gamma,
-                            u32 n, float eps, float* xs, float* red) {
+__device__ void load_normed(const unsigned long long* x, const u16* gamma, u32 n, float eps,
+                            float* xs, float* red) {
   float g[kNormRegs];
 #pragma unroll
   for (u32 j = 0; j < kNormRegs; ++j) {
@@ -300,14 +286,7 @@ __device__ void load_normed(const float* x, const unsigned long long* pending, c
 #pragma unroll
   for (u32 j = 0; j < kNormRegs; ++j) {
     const u32 i = threadIdx.x + j * blockDim.x;
-    v[j] = i < n ? ld_shared_l2(x + i) : 0.f;
-  }
-  if (pending != nullptr) {
-#pragma unroll
-    for (u32 j = 0; j < kNormRegs; ++j) {
-      const u32 i = threadIdx.x + j * blockDim.x;
-      if (i < n) v[j] += ld_pending(pending + i);
-    }
+    v[j] = i < n ? ld_fixed(x + i) : 0.f;
   }
 #pragma unroll
   for (u32 j = 0; j < kNormRegs; ++j) {
@@ -316,7 +295,7 @@ __device__ void load_normed(const float* x, const unsigned long long* pending, c
     ss += v[j] * v[j];
   }
   for (u32 i = threadIdx.x + kNormRegs * blockDim.x; i < n; i += blockDim.x) {
-    const float t = ld_shared_l2(x + i) + (pending != nullptr ? ld_pending(pending + i) : 0.f);
+    const float t = ld_fixed(x + i);
     xs[i] = t;
     ss += t * t;
   }
@@ -332,23 +311,6 @@ __device__ void load_normed(const float* x, const unsigned long long* pending, c
   __syncthreads();
 }
 
-// Eight loads in flight per thread, then their stores: a long vector (the
-// down projection's input) costs one L2 round trip per eight strides, not one
-// per stride.
-__device__ void load_plain(const float* src, u32 n, float* xs) {
-  constexpr u32 kBatch = 8;
-  u32 i = threadIdx.x;
-  for (; i + (kBatch - 1) * blockDim.x < n; i += kBatch * blockDim.x) {
-    float v[kBatch];
-#pragma unroll
-    for (u32 j = 0; j < kBatch; ++j) v[j] = ld_shared_l2(src + i + j * blockDim.x);
-#pragma unroll
-    for (u32 j = 0; j < kBatch; ++j) xs[i + j * blockDim.x] = v[j];
-  }
-  for (; i < n; i += blockDim.x) xs[i] = ld_shared_l2(src + i);
-  __syncthreads();
-}
-
 // What a step of the persistent kernel waits for before it reads what other
 // blocks wrote: `target` arrivals on `counter`, the step it reads from (none:
 // nullptr, the per-phase kernels, whose launch boundaries order them).
@@ -358,13 +320,13 @@ struct Wait {
 };
 __device__ void grid_wait(const Wait& w);
 
-// The vector a projection multiplies: src (K floats, written by other blocks)
-// copied into shared memory, RMS-normalised with gamma when gamma is set.
+// The vector a projection multiplies: the residual stream src (K values in
+// fixed point, written by other blocks) RMS-normalised with gamma into shared
+// memory.
 struct Input {
-  const float* src;
-  const u16* gamma;  // nullptr: no norm
+  const unsigned long long* src;
+  const u16* gamma;
   float eps;
-  const unsigned long long* pending = nullptr;  // added to src before the norm (gamma set)
 };
 
 // Weights are read once per token and not again before the next one:
@@ -422,10 +384,7 @@ __device__ __noinline__ void matvec_pairs(const u16* W, u32 K, const Input& in, 
   // The weights depend on no other block: their first loads are in flight
   // while the block waits at the barrier (kBenchWaitFirst: after it).
   grid_wait(wait);
-  if (in.gamma != nullptr)
-    load_normed<T>(in.src, in.pending, in.gamma, K, in.eps, xs, red);
-  else
-    load_plain(in.src, K, xs);
+  load_normed<T>(in.src, in.gamma, K, in.eps, xs, red);
   for (u32 t = warp; t < tasks; t += kWarps) {
     const u32 g = t / ns;
     const u32 s = t % ns;
@@ -485,23 +444,33 @@ __device__ __noinline__ void matvec_pairs(const u16* W, u32 K, const Input& in, 
   }
 }
 
+// Every block clears its share of a buffer a later step adds to, once every
+// reader of what it held has finished (run_token says which).
+__device__ void clear_share(unsigned long long* buf, u32 n) {
+  const Range r = block_share(n, blockIdx.x, gridDim.x);
+  for (u32 i = r.begin + threadIdx.x; i < r.end; i += blockDim.x) buf[i] = 0;
+}
+
 template <class T>
 __device__ __noinline__ void phase_qkv(const Model& m, u32 layer, u32 pos, float* xs, float* red,
                                        Wait w) {
   const Params& p = m.p;
   const u32 rows = (p.heads + 2 * p.kv_heads) * p.head_dim;
-  const Input in{m.x, m.layer_tensor(layer, p.off_attn_norm), p.rms_eps, m.pending_of(layer + 1)};
+  const Input in{m.resid_after(2 * static_cast<int>(layer) - 1),
+                 m.layer_tensor(layer, p.off_attn_norm), p.rms_eps};
   Epilogue e{Epilogue::kQkv, m, layer, pos};
   matvec_pairs<T>(m.layer_tensor(layer, p.off_qkv_w), p.hidden, in, xs,
                   block_share(rows / 2, blockIdx.x, gridDim.x), red, e, w);
+  // This layer's MLP adds to the buffer of step 2l + 1, which held step
+  // 2l - 2: the previous MLP read it, and finished before this step began.
+  clear_share(m.resid_after(2 * static_cast<int>(layer) + 1), p.hidden);
 }
 
-// One query head per block at a time: scores over the whole cache in shared
-// memory, softmax, then the weighted sum of V with lanes over head_dim.
+// Attention of query head h: scores over the whole cache in shared memory,
+// softmax, then the weighted sum of V with lanes over head_dim; the head's
+// output lands in smem[32, 32 + head_dim).
 template <class T>
-__device__ __noinline__ void phase_attention(const Model& m, u32 layer, u32 pos, float* smem,
-                                             Wait w) {
-  grid_wait(w);
+__device__ void attend(const Model& m, u32 layer, u32 pos, u32 h, float* smem) {
   const Params& p = m.p;
   const u32 D = p.head_dim;
   const u32 ctx = pos + 1;
@@ -512,7 +481,7 @@ __device__ __noinline__ void phase_attention(const Model& m, u32 layer, u32 pos,
   float* scores = qs + kMaxHeadDim;         // max_ctx
   float* part = scores + p.max_ctx;         // blockDim.x * 8
   float* part2 = part + kBlockThreads * 8;  // blockDim.x
-  for (u32 h = blockIdx.x; h < p.heads; h += gridDim.x) {
+  {
     const u32 kvh = h / group;
     for (u32 d = threadIdx.x; d < D; d += blockDim.x)
       qs[d] = ld_shared_l2(m.q + static_cast<u64>(h) * D + d) * p.attn_scale;
@@ -570,65 +539,150 @@ __device__ __noinline__ void phase_attention(const Model& m, u32 layer, u32 pos,
     for (u32 d = threadIdx.x; d < D; d += blockDim.x) {
       float o = 0.f;
       for (u32 c = 0; c < chunks; ++c) o += part2[c * D + d];
-      m.attn[static_cast<u64>(h) * D + d] = o / sum;
+      qs[d] = o / sum;  // q is read by now (the block sums since)
     }
     __syncthreads();
   }
 }
 
-template <class T>
-__device__ __noinline__ void phase_out_proj(const Model& m, u32 layer, float* xs, float* red,
-                                            Wait w) {
-  const Params& p = m.p;
-  const u32 in = p.heads * p.head_dim;
-  Epilogue e{Epilogue::kResidual, m, layer};
-  e.fold = m.pending_of(layer + 1);
-  matvec_pairs<T>(m.layer_tensor(layer, p.off_o_w), in, Input{m.attn, nullptr, 0.f}, xs,
-                  block_share(p.hidden / 2, blockIdx.x, gridDim.x), red, e, w);
-}
-
 __device__ void prefetch_lines(const unsigned char* base, u64 bytes, u64 cap);
 
-// Bytes of its down-projection rows a block asks L2 for before it waits for
-// the output projection: they depend on nothing, so DRAM streams them while
-// the block waits, normalises and computes gate/up.
-constexpr u64 kDownPrefetchBytes = 96 * 1024;
+// Bytes of its rows of a transposed matrix (output or down projection) a
+// block asks L2 for before it waits: they depend on nothing, so DRAM streams
+// them while the block waits, normalises and computes.
+constexpr u64 kRowsPrefetchBytes = 96 * 1024;
 // Column groups (8 hidden values each) a thread accumulates: hidden up to
 // 3 * 8 * kBlockThreads = 12288 >= kSharedFloats.
 constexpr u32 kMaxColGroups = 3;
 
-// The whole MLP of a layer in one step, no barrier inside: the block computes
-// its share of the gate/up rows (SwiGLU outputs j in [begin, end), kept in
-// shared memory), multiplies them by the same rows j of the transposed down
-// projection, and adds its partial sum of the hidden vector to the layer's
-// pending vector (fixed point, one atomic add per element). Nobody reads the
-// SwiGLU outputs of another block, so the down projection waits for nothing.
+// How a block's threads cover rows of hidden values: column group c (16
+// bytes of a row) and row slice s, slices rows apart.
+struct RowsLayout {
+  u32 cols, slices, s, c0;
+};
+__device__ RowsLayout rows_layout(u32 hidden) {
+  const u32 cols = hidden / 8;
+  const u32 cols_p = cols < kBlockThreads ? cols : kBlockThreads;
+  return {cols, kBlockThreads / cols_p, threadIdx.x / cols_p, threadIdx.x % cols_p};
+}
+
+// acc += sum over the n rows j of coef[j] * row j (rows of hidden values,
+// one after the other): this thread's columns and rows.
 template <class T>
-__device__ __noinline__ void phase_mlp(const Model& m, u32 layer, float* xs, float* red,
-                                       const Wait& wait) {
+__device__ void accumulate_rows(const u16* rows, u32 n, const float* coef, const RowsLayout& l,
+                                float (&acc)[kMaxColGroups][8]) {
+  if (l.s >= l.slices) return;
+  const uint4* r4 = reinterpret_cast<const uint4*>(rows);
+#pragma unroll
+  for (u32 g = 0; g < kMaxColGroups; ++g) {
+    const u32 c = l.c0 + g * kBlockThreads;
+    if (c >= l.cols) break;
+    u32 j = l.s;
+    // Eight rows' words in flight per thread, then their products.
+    for (; j + 7 * l.slices < n; j += 8 * l.slices) {
+      uint4 w[8];
+#pragma unroll
+      for (u32 u = 0; u < 8; ++u)
+        w[u] = ld_weight(r4 + static_cast<u64>(j + u * l.slices) * l.cols + c);
+#pragma unroll
+      for (u32 u = 0; u < 8; ++u) accumulate8<T>(w[u], coef[j + u * l.slices], acc[g]);
+    }
+    for (; j < n; j += l.slices)
+      accumulate8<T>(ld_weight(r4 + static_cast<u64>(j) * l.cols + c), coef[j], acc[g]);
+  }
+}
+
+// The block's partial sum of a step's output (the slices' accumulators
+// through shared memory, slices * hidden <= 8 * kBlockThreads floats or
+// hidden when one slice, summed in a fixed order) plus its share of carry
+// (the residual stream before the step), added to out in fixed point: one
+// atomic add per element, exact whatever order the blocks' adds land in.
+__device__ void add_partials(const float (&acc)[kMaxColGroups][8], const RowsLayout& l, u32 hidden,
+                             float* xs, unsigned long long* out, const unsigned long long* carry) {
+  __syncthreads();
+  if (l.s < l.slices) {
+#pragma unroll
+    for (u32 g = 0; g < kMaxColGroups; ++g) {
+      const u32 c = l.c0 + g * kBlockThreads;
+      if (c >= l.cols) break;
+#pragma unroll
+      for (u32 k = 0; k < 8; ++k) xs[l.s * hidden + c * 8 + k] = acc[g][k];
+    }
+  }
+  __syncthreads();
+  const Range own = block_share(hidden, blockIdx.x, gridDim.x);
+  for (u32 i = threadIdx.x; i < hidden; i += blockDim.x) {
+    float v = 0.f;
+    for (u32 t = 0; t < l.slices; ++t) v += xs[t * hidden + i];
+    unsigned long long u = to_fixed(v);
+    if (i >= own.begin && i < own.end) u += __ldcg(carry + i);
+    if (u != 0) atomicAdd(out + i, u);
+  }
+  __syncthreads();
+}
+
+// Attention and the output projection in one step. The projection is stored
+// transposed ([heads * head_dim][hidden]); each block takes a share of its
+// rows, computes the attention of the heads those rows belong to (a head is
+// computed by every block whose rows it spans: cheap at the probe's context,
+// and no block waits for another's head), and adds row d times output d to
+// the residual stream. Waits only for q/k/v.
+template <class T>
+__device__ __noinline__ void phase_attn_out(const Model& m, u32 layer, u32 pos, float* smem,
+                                            const Wait& w) {
   const Params& p = m.p;
   const u32 H = p.hidden;
-  const Range r = block_share(p.intermediate, blockIdx.x, gridDim.x);
-  if (r.begin == r.end) return;  // reads nothing, adds nothing
-  const u16* down = m.layer_tensor(layer, p.off_down_w);
-  prefetch_lines(reinterpret_cast<const unsigned char*>(down + static_cast<u64>(r.begin) * H),
-                 static_cast<u64>(r.end - r.begin) * H * 2, kDownPrefetchBytes);
-  const u16* gateup = m.layer_tensor(layer, p.off_gateup_w);
-  const Input in{m.x, m.layer_tensor(layer, p.off_mlp_norm), p.rms_eps};
-  float* act = xs + H;
-  const u32 room = kSharedFloats - H;  // SwiGLU outputs per chunk (>= 512: unsupported_reason)
-  // Thread layout of the down projection: column group c (16 bytes of a row)
-  // and row slice s.
-  const u32 cols = H / 8;
-  const u32 cols_p = cols < kBlockThreads ? cols : kBlockThreads;
-  const u32 slices = kBlockThreads / cols_p;
-  const u32 s = threadIdx.x / cols_p;
-  const u32 c0 = threadIdx.x % cols_p;
+  const u32 D = p.head_dim;
+  const Range r = block_share(p.heads * D, blockIdx.x, gridDim.x);
+  const u16* wo = m.layer_tensor(layer, p.off_o_w);
+  prefetch_lines(reinterpret_cast<const unsigned char*>(wo + static_cast<u64>(r.begin) * H),
+                 static_cast<u64>(r.end - r.begin) * H * 2, kRowsPrefetchBytes);
+  grid_wait(w);
+  const RowsLayout l = rows_layout(H);
   float acc[kMaxColGroups][8];
 #pragma unroll
   for (u32 g = 0; g < kMaxColGroups; ++g)
 #pragma unroll
     for (u32 k = 0; k < 8; ++k) acc[g][k] = 0.f;
+  if (r.begin < r.end) {
+    for (u32 h = r.begin / D; h * D < r.end; ++h) {
+      __syncthreads();  // the previous head's output is read
+      attend<T>(m, layer, pos, h, smem);
+      const u32 lo = r.begin > h * D ? r.begin : h * D;
+      const u32 hi = r.end < (h + 1) * D ? r.end : (h + 1) * D;
+      accumulate_rows<T>(wo + static_cast<u64>(lo) * H, hi - lo, smem + 32 + (lo - h * D), l, acc);
+    }
+  }
+  const int k = 2 * static_cast<int>(layer);
+  add_partials(acc, l, H, smem, m.resid_after(k), m.resid_after(k - 1));
+}
+
+// The whole MLP of a layer in one step: the block computes its share of the
+// gate/up rows (SwiGLU outputs j in [begin, end), kept in shared memory),
+// multiplies them by the same rows j of the transposed down projection and
+// adds the result to the residual stream. Nobody reads the SwiGLU outputs of
+// another block, so the down projection waits for nothing.
+template <class T>
+__device__ __noinline__ void phase_mlp(const Model& m, u32 layer, float* xs, float* red,
+                                       const Wait& wait) {
+  const Params& p = m.p;
+  const u32 H = p.hidden;
+  const int k = 2 * static_cast<int>(layer) + 1;
+  const Range r = block_share(p.intermediate, blockIdx.x, gridDim.x);
+  const u16* down = m.layer_tensor(layer, p.off_down_w);
+  prefetch_lines(reinterpret_cast<const unsigned char*>(down + static_cast<u64>(r.begin) * H),
+                 static_cast<u64>(r.end - r.begin) * H * 2, kRowsPrefetchBytes);
+  const u16* gateup = m.layer_tensor(layer, p.off_gateup_w);
+  const Input in{m.resid_after(k - 1), m.layer_tensor(layer, p.off_mlp_norm), p.rms_eps};
+  float* act = xs + H;
+  const u32 room = kSharedFloats - H;  // SwiGLU outputs per chunk (>= 512: unsupported_reason)
+  const RowsLayout l = rows_layout(H);
+  float acc[kMaxColGroups][8];
+#pragma unroll
+  for (u32 g = 0; g < kMaxColGroups; ++g)
+#pragma unroll
+    for (u32 c = 0; c < 8; ++c) acc[g][c] = 0.f;
+  if (r.begin == r.end) grid_wait(wait);  // no rows, but a share of the carry
   for (u32 b = r.begin; b < r.end; b += room) {
     const u32 e = r.end - b < room ? r.end : b + room;
     Epilogue epi{Epilogue::kSwiglu, m, layer};
@@ -637,56 +691,22 @@ __device__ __noinline__ void phase_mlp(const Model& m, u32 layer, float* xs, flo
     matvec_pairs<T>(gateup, H, in, xs, Range{b, e}, red, epi,
                     b == r.begin ? wait : Wait{nullptr, 0});
     __syncthreads();  // act complete
-    if (s < slices) {
-      const u32 n = e - b;
-      const uint4* rows = reinterpret_cast<const uint4*>(down + static_cast<u64>(b) * H);
-#pragma unroll
-      for (u32 g = 0; g < kMaxColGroups; ++g) {
-        const u32 c = c0 + g * kBlockThreads;
-        if (c >= cols) break;
-        u32 j = s;
-        // Eight rows' words in flight per thread, then their products.
-        for (; j + 7 * slices < n; j += 8 * slices) {
-          uint4 w[8];
-#pragma unroll
-          for (u32 u = 0; u < 8; ++u)
-            w[u] = ld_weight(rows + static_cast<u64>(j + u * slices) * cols + c);
-#pragma unroll
-          for (u32 u = 0; u < 8; ++u) accumulate8<T>(w[u], act[j + u * slices], acc[g]);
-        }
-        for (; j < n; j += slices)
-          accumulate8<T>(ld_weight(rows + static_cast<u64>(j) * cols + c), act[j], acc[g]);
-      }
-    }
+    accumulate_rows<T>(down + static_cast<u64>(b) * H, e - b, act, l, acc);
     __syncthreads();  // xs and act are overwritten next
   }
-  // The slices' partials through shared memory (slices * H <= 8 * kBlockThreads
-  // floats, or H when one slice), summed in a fixed order, then one atomic add
-  // per hidden element.
-  if (s < slices) {
-#pragma unroll
-    for (u32 g = 0; g < kMaxColGroups; ++g) {
-      const u32 c = c0 + g * kBlockThreads;
-      if (c >= cols) break;
-#pragma unroll
-      for (u32 k = 0; k < 8; ++k) xs[s * H + c * 8 + k] = acc[g][k];
-    }
-  }
-  __syncthreads();
-  unsigned long long* out = m.pending_of(layer);
-  for (u32 i = threadIdx.x; i < H; i += blockDim.x) {
-    float v = 0.f;
-    for (u32 t = 0; t < slices; ++t) v += xs[t * H + i];
-    atomicAdd(out + i, to_fixed(v));
-  }
-  __syncthreads();
+  add_partials(acc, l, H, xs, m.resid_after(k), m.resid_after(k - 1));
+  // The next layer's attention adds to the buffer of step 2l + 2, which held
+  // step 2l - 1: this layer's q/k/v and attention read it, and finished
+  // before this step began.
+  clear_share(m.resid_after(k + 1), H);
 }
 
 template <class T>
 __device__ __noinline__ void phase_lm_head(const Model& m, u32 pos, float* xs, float* red,
                                            unsigned long long* red64, Wait w) {
   const Params& p = m.p;
-  const Input in{m.x, m.tensor(p.off_final_norm), p.rms_eps, m.pending_of(p.layers - 1)};
+  const Input in{m.resid_after(2 * static_cast<int>(p.layers) - 1), m.tensor(p.off_final_norm),
+                 p.rms_eps};
   Epilogue e{Epilogue::kLogits, m, 0, pos};
   matvec_pairs<T>(m.tensor(p.off_lm_head), p.hidden, in, xs,
                   block_share(p.vocab / 2, blockIdx.x, gridDim.x), red, e, w);
@@ -705,10 +725,11 @@ __device__ __noinline__ void phase_lm_head(const Model& m, u32 pos, float* xs, f
   __syncthreads();
 }
 
-// One block: the argmax becomes the next input (its embedding row), the last
-// layer's pending MLP sum is cleared (the LM head has read it), the id is
-// recorded for the host, the other parity's argmax cell is cleared for the
-// next token and the position advances.
+// One block, after every block's LM head: the argmax becomes the next input
+// (its embedding row, the residual stream before layer 0), the buffer layer
+// 0's attention adds to is cleared, the id is recorded for the host, the
+// other parity's argmax cell is cleared for the next token and the position
+// advances.
 template <class T>
 __device__ void phase_finish(const Model& m, u32 pos) {
   const Params& p = m.p;
@@ -716,10 +737,11 @@ __device__ void phase_finish(const Model& m, u32 pos) {
   const u32 token = 0xFFFFFFFFu - static_cast<u32>(packed & 0xFFFFFFFFull);
   const u32 row = token < p.vocab ? token : 0;  // an invalid id is reported, never read
   const u16* e = m.tensor(p.off_embed) + static_cast<u64>(row) * p.hidden;
-  unsigned long long* last = m.pending_of(p.layers - 1);
+  unsigned long long* in = m.resid_after(-1);
+  unsigned long long* first = m.resid_after(0);
   for (u32 i = threadIdx.x; i < p.hidden; i += blockDim.x) {
-    m.x[i] = T::load(e + i);
-    last[i] = 0;
+    in[i] = to_fixed(T::load(e + i));  // exact: 16-bit values are multiples of 2^-24 (or 0)
+    first[i] = 0;
   }
   if (threadIdx.x == 0) {
     m.st->last_token = token;
@@ -813,8 +835,8 @@ __device__ PhaseMatrix phase_matrix(const Model& m, u32 i) {
               base + p.off_attn_norm,
               p.qkv_bias ? base + p.off_qkv_b : nullptr,
               p.qkv_bias ? qkv_rows * 2 : 0};
-    case 1:
-      return {base + p.off_o_w, qdim, p.hidden / 2, nullptr, nullptr, 0};
+    case 1:  // stored transposed: rows of the attention outputs, two per pair
+      return {base + p.off_o_w, p.hidden, qdim / 2, nullptr, nullptr, 0};
     case 2:
       return {base + p.off_gateup_w, p.hidden, p.intermediate, base + p.off_mlp_norm, nullptr, 0};
     default:  // stored transposed: rows j of the SwiGLU outputs, two per pair
@@ -893,11 +915,8 @@ __device__ void run_phase(const Model& m, u32 phase, u32 layer, u32 pos, const S
     case kPhaseQkv:
       phase_qkv<T>(m, layer, pos, s.xs, s.red, w);
       break;
-    case kPhaseAttention:
-      phase_attention<T>(m, layer, pos, s.xs, w);
-      break;
-    case kPhaseOutProj:
-      phase_out_proj<T>(m, layer, s.xs, s.red, w);
+    case kPhaseOutProj:  // attention included
+      phase_attn_out<T>(m, layer, pos, s.xs, w);
       break;
     case kPhaseGateUp:
       phase_mlp<T>(m, layer, s.xs, s.red, w);
@@ -924,13 +943,14 @@ __device__ __forceinline__ void stamp(const Params& p, u32 slot) {
   reinterpret_cast<u64*>(p.phase_times)[slot] = t;
 }
 
-// One token, with no grid-wide barrier: each step waits only for the
-// counter of the step whose output it reads (q/k/v for attention, the heads
-// for the output projection, x for the MLP, the MLP sum for the next layer's
-// q/k/v and the LM head), and issues the weight loads that depend on nothing
-// before it waits. Blocks without a head go from q/k/v straight to the output
-// projection's weights; nobody waits for the down projection (the MLP step
-// holds it); the LM head is spread over every block.
+// One token, with no grid-wide barrier: three steps per layer (q/k/v;
+// attention with the output projection; the MLP with the down projection),
+// each waiting only for the counter of the step whose output it reads, with
+// the weights that depend on nothing already requested before it waits. The
+// residual stream after step k lives in buffer k % 3 (fixed point): step k
+// adds its partial sums there plus the stream before it, and the buffer of
+// step k + 1 is cleared in step k - 1, whose wait guarantees every reader of
+// its old content has finished. The LM head is spread over every block.
 template <class T>
 __device__ void run_token(const Model& m, const Shared& s) {
   const Params& p = m.p;
@@ -941,13 +961,13 @@ __device__ void run_token(const Model& m, const Shared& s) {
   if (blockIdx.x == 0 && threadIdx.x < kSyncCounters) m.st->sync[(pos + 1) & 1][threadIdx.x] = 0;
   const bool sync_only = (p.bench_flags & kBenchBarriersOnly) != 0;
   const u32 grid = gridDim.x;
-  const u32 head_blocks = p.heads < grid ? p.heads : grid;
   const u32 ahead = p.prefetch_ahead > 1 ? 2 : 1;
   u32 slot = 0;
   stamp(p, slot++);
   for (u32 i = 0; i < ahead; ++i) prefetch_share(m, i, pos);
   for (u32 layer = 0; layer < p.layers; ++layer) {
-    // q, k, v: x plus the previous layer's MLP sum (layer 0: the embedding).
+    // q, k, v: the stream after the previous layer's MLP (layer 0: the
+    // embedding, written before this launch).
     const Wait after_mlp{layer == 0 ? nullptr : &c[kSyncMlp], layer * grid};
     if (sync_only)
       grid_wait(after_mlp);
@@ -956,22 +976,14 @@ __device__ void run_token(const Model& m, const Shared& s) {
     arrive(&c[kSyncQkv]);
     stamp(p, slot++);
     prefetch_share(m, 4 * layer + ahead, pos);
-    if (blockIdx.x < head_blocks) {
-      const Wait after_qkv{&c[kSyncQkv], (layer + 1) * grid};
-      if (sync_only)
-        grid_wait(after_qkv);
-      else
-        phase_attention<T>(m, layer, pos, s.xs, after_qkv);
-      arrive(&c[kSyncAttn]);
-    }
-    stamp(p, slot++);
-    const Wait after_attn{&c[kSyncAttn], (layer + 1) * head_blocks};
+    const Wait after_qkv{&c[kSyncQkv], (layer + 1) * grid};
     if (sync_only)
-      grid_wait(after_attn);
+      grid_wait(after_qkv);
     else
-      phase_out_proj<T>(m, layer, s.xs, s.red, after_attn);
+      phase_attn_out<T>(m, layer, pos, s.xs, after_qkv);
     arrive(&c[kSyncOut]);
     stamp(p, slot++);
+    stamp(p, slot++);  // the output projection's slot: inside the attention step
     prefetch_share(m, 4 * layer + 1 + ahead, pos);
     const Wait after_out{&c[kSyncOut], (layer + 1) * grid};
     if (sync_only)
@@ -1044,9 +1056,9 @@ __device__ void init_tensor(const Params& p, u32 seed, u32 kind, u32 layer, u64 
   for (u64 gi = blockIdx.x * static_cast<u64>(blockDim.x) + threadIdx.x; gi < groups;
        gi += static_cast<u64>(gridDim.x) * blockDim.x) {
     u32 packed[4];
-    if (kind == kWdown) {
-      // Stored transposed: physical [intermediate][hidden], logical
-      // [hidden][intermediate] (cols = intermediate): element by element.
+    if (kind == kWdown || kind == kWo) {
+      // Stored transposed: physical [cols][hidden], logical [hidden][cols]
+      // (cols: intermediate or heads * head_dim), element by element.
       for (u32 j = 0; j < 4; ++j) {
         u16 h[2];
         for (u32 k = 0; k < 2; ++k) {
@@ -1114,10 +1126,11 @@ extern "C" __global__ void __launch_bounds__(dm::kBlockThreads, 1)
 extern "C" __global__ void jetgate_decode_begin(dm::Params p, std::uint32_t token) {
   const dg::Model m(p);
   const std::uint16_t* e = m.tensor(p.off_embed) + static_cast<std::uint64_t>(token) * p.hidden;
+  unsigned long long* in = m.resid_after(-1);
   for (std::uint32_t i = threadIdx.x; i < p.hidden; i += blockDim.x) {
-    m.x[i] = dm::from_dtype(e[i], p.dtype);
-    m.pending[i] = 0;
-    m.pending[p.hidden + i] = 0;
+    in[i] = dg::to_fixed(dm::from_dtype(e[i], p.dtype));
+    m.resid_after(0)[i] = 0;
+    m.resid_after(1)[i] = 0;
   }
   if (threadIdx.x < 2 * dm::kSyncCounters)
     m.st->sync[threadIdx.x / dm::kSyncCounters][threadIdx.x % dm::kSyncCounters] = 0;
