@@ -72,7 +72,8 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,
 python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)' 2>&1 | tail -1
 
 echo "== binaries ($bin)"
-need=("$bin/jetgate" "$bin/tests/jetgate_tests" "$bin/tests/jetgate_decode_bench")
+need=("$bin/jetgate" "$bin/tests/jetgate_decode_bench")
+has tests && need+=("$bin/tests/jetgate_tests")
 missing=0
 for f in "${need[@]}"; do [[ -x "$f" ]] || missing=1; done
 if ((missing)); then

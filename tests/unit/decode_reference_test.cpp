@@ -239,6 +239,14 @@ TEST(DecodePresets, ArchitectureFactsFromTheirConfigs) {
   EXPECT_EQ(dm::cut_layers(*q, 2).layers, 2u);
   EXPECT_EQ(dm::cut_layers(*q, 2).vocab, q->vocab);
   EXPECT_NE(dm::unsupported_reason(*q, 100000), "");
+  // The MLP step keeps the normalised hidden vector and at least one block's
+  // worth of SwiGLU outputs in shared memory: a hidden size that leaves less
+  // is refused with the reason, the largest that leaves enough runs.
+  dm::ModelShape wide = *q;
+  wide.hidden = dm::kSharedFloats - dm::kBlockThreads;
+  EXPECT_EQ(dm::unsupported_reason(wide, 512), "");
+  wide.hidden += 8;
+  EXPECT_NE(dm::unsupported_reason(wide, 512).find("MLP"), std::string::npos);
 }
 
 // Llama 3 scaling (transformers' _compute_llama3_parameters): wavelengths

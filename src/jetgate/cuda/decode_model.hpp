@@ -232,7 +232,7 @@ struct Params {
   std::uint32_t prefetch_window;  // bytes DRAM streams ahead of consumption into L2; 0: none
   std::uint32_t bench_flags;      // kBench*: measurement aids, 0 in the probe
   // Bytes of its own share of the next matrix each block asks L2 to fetch
-  // before it waits at a grid barrier (0: none), and how many weight phases
+  // after each step (0: none), and how many weight phases
   // ahead (1 or 2) it looks.
   std::uint32_t prefetch_share;
   std::uint32_t prefetch_ahead;
@@ -251,7 +251,7 @@ inline constexpr std::uint32_t kBenchPhaseTimes = 2;
 inline constexpr std::uint32_t kBenchSharePrefetch = 4;
 // The per-block prefetch looks two weight phases ahead instead of one.
 inline constexpr std::uint32_t kBenchPrefetchTwoAhead = 8;
-// The persistent kernel's phases wait at the grid barrier before issuing
+// The persistent kernel's steps wait for their input before issuing
 // their first weight loads (the order before 2026-12-01), not after.
 inline constexpr std::uint32_t kBenchWaitFirst = 16;
 // Timestamps per token: one at the start, five per layer (q/k/v, attention,
