@@ -551,9 +551,10 @@ __device__ void prefetch_lines(const unsigned char* base, u64 bytes, u64 cap);
 // block asks L2 for before it waits: they depend on nothing, so DRAM streams
 // them while the block waits, normalises and computes.
 constexpr u64 kRowsPrefetchBytes = 96 * 1024;
-// Column groups (8 hidden values each) a thread accumulates: hidden up to
-// 3 * 8 * kBlockThreads = 12288 >= kSharedFloats.
-constexpr u32 kMaxColGroups = 3;
+// Column groups (8 hidden values each) a thread accumulates: one, so hidden
+// is at most 8 * kBlockThreads (unsupported_reason); more accumulators spill
+// registers in the hot loops.
+constexpr u32 kMaxColGroups = 1;
 
 // How a block's threads cover rows of hidden values: column group c (16
 // bytes of a row) and row slice s, slices rows apart.
