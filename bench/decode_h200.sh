@@ -21,7 +21,7 @@
 #    from a CUDA graph (torch_graph), transformers' generate() with a static
 #    and the dynamic cache (hf_static, hf_eager; random weights, no download).
 # 5. jetgate_decode_bench variants (launch mode, L2 prefetch window, the
-#    waits and arrivals only, phase times) and an Nsight Compute profile of
+#    synchronisation only, phase times) and an Nsight Compute profile of
 #    one token, as time allows.
 # 6. summary: tok/s and the ratios to each reference (docs/probes.md, "Reading
 #    bench/decode_h200.sh"), printed and written to summary.json.
@@ -144,7 +144,7 @@ if has peers; then
 fi
 
 if has sweep; then
-  echo "== jetgate decode kernels, variants (launch:blocks_per_sm:prefetch_window_MiB[:flags: 1 = waits and arrivals only, 2 = phase times])"
+  echo "== jetgate decode kernels, variants (launch:blocks_per_sm:prefetch_window_MiB[:flags: 1 = synchronisation only, 2 = phase times])"
   for m in "${models[@]}"; do
     fits 45 || continue
     # shellcheck disable=SC2086
