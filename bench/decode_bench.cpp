@@ -8,14 +8,12 @@
 //
 // Usage: jetgate_decode_bench MODEL DTYPE [--tokens N] [--profile N]
 //        [--variant LAUNCH:BLOCKS_PER_SM:PREFETCH_MIB[:BENCH_FLAGS]]...
-// BENCH_FLAGS (decode_model.hpp, a sum; 16: steps wait for their input
-// before their first weight loads): 1 the persistent kernel runs its waits
-// and arrivals only (what the synchronisation costs); 2 phase_us, where the
-// last token's time went (block 0's clock after each step, summed over the
-// layers: "attention" holds attention and the output projection, "gate_up"
-// the whole MLP, "out" and "down" are empty); 4 the per-block L2 prefetch of
-// the next rows after each step; 8 that prefetch looks two weight phases
-// ahead.
+// BENCH_FLAGS (decode_model.hpp, a sum; 16: phases wait at the barrier
+// before their first weight loads, the order before 2026-12-01): 1 the persistent kernel runs its
+// barriers only (what they cost); 2 phase_us, where the last token's time went
+// (block 0's clock after each grid barrier, summed over the layers by phase);
+// 4 the per-block L2 prefetch of the next rows at each barrier; 8 that
+// prefetch looks two weight phases ahead.
 #include <algorithm>
 #include <chrono>
 #include <cstring>

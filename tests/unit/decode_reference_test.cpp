@@ -239,14 +239,6 @@ TEST(DecodePresets, ArchitectureFactsFromTheirConfigs) {
   EXPECT_EQ(dm::cut_layers(*q, 2).layers, 2u);
   EXPECT_EQ(dm::cut_layers(*q, 2).vocab, q->vocab);
   EXPECT_NE(dm::unsupported_reason(*q, 100000), "");
-  // The transposed output and down projections give each thread 8 columns
-  // of the hidden vector: a wider hidden size is refused with the reason,
-  // the widest that fits runs.
-  dm::ModelShape wide = *q;
-  wide.hidden = 8 * dm::kBlockThreads;
-  EXPECT_EQ(dm::unsupported_reason(wide, 512), "");
-  wide.hidden += 8;
-  EXPECT_NE(dm::unsupported_reason(wide, 512).find("down projections"), std::string::npos);
 }
 
 // Llama 3 scaling (transformers' _compute_llama3_parameters): wavelengths

@@ -208,22 +208,16 @@ struct Params {
   std::uint64_t weights;
   std::uint64_t k_cache, v_cache;    // [layer][kv_head][max_ctx][head_dim], model type
   std::uint64_t rope_cos, rope_sin;  // [max_ctx][head_dim / 2], float
+  std::uint64_t x;                   // residual stream, float [hidden]
   std::uint64_t q;                   // float [heads * head_dim], after rotary embedding
-  // The residual stream: three int64 vectors [3][hidden] in fixed point
-  // (kResidualFixedScale), the stream after step k in buffer k % 3 (steps:
-  // each layer's attention, then its MLP). Blocks add their partial sums
-  // with integer atomics, which do not depend on the order the adds land
-  // in: every launch mode and every run gives the same bits.
-  std::uint64_t resid;
-  std::uint64_t logits;  // float [vocab]
-  std::uint64_t state;   // State
-  std::uint64_t tokens;  // uint32 [max_ctx], the generated ids
+  std::uint64_t attn;                // float [heads * head_dim]
+  std::uint64_t act;                 // float [intermediate], SwiGLU output
+  std::uint64_t logits;              // float [vocab]
+  std::uint64_t state;               // State
+  std::uint64_t tokens;              // uint32 [max_ctx], the generated ids
   std::uint64_t layer_stride;
-  // Within a layer. The output and down projections are stored transposed
-  // ([heads * head_dim][hidden], [intermediate][hidden]): a block multiplies
-  // the rows of the attention or SwiGLU outputs it computed itself.
   std::uint64_t off_attn_norm, off_qkv_w, off_qkv_b, off_o_w, off_mlp_norm, off_gateup_w,
-      off_down_w;
+      off_down_w;  // within a layer
   std::uint64_t off_final_norm, off_embed, off_lm_head;
   std::uint64_t prefetch_end;  // where the LM head's matrix ends: nothing after it is prefetched
   std::uint32_t hidden, layers, heads, kv_heads, head_dim, intermediate, vocab;
@@ -232,57 +226,37 @@ struct Params {
   std::uint32_t prefetch_window;  // bytes DRAM streams ahead of consumption into L2; 0: none
   std::uint32_t bench_flags;      // kBench*: measurement aids, 0 in the probe
   // Bytes of its own share of the next matrix each block asks L2 to fetch
-  // after each step (0: none), and how many weight phases
+  // before it waits at a grid barrier (0: none), and how many weight phases
   // ahead (1 or 2) it looks.
   std::uint32_t prefetch_share;
   std::uint32_t prefetch_ahead;
   std::uint64_t phase_times;  // kBenchPhaseTimes: uint64 [layers * 5 + 2], else 0
 };
 
-// The persistent kernel runs only its waits and arrivals (no weights, no
-// arithmetic): what the synchronisation costs per token, measured by
-// bench/decode_bench.cpp.
+// The persistent kernel runs only its grid barriers (and the LM head): what
+// the barriers cost per token, measured by bench/decode_bench.cpp.
 inline constexpr std::uint32_t kBenchBarriersOnly = 1;
 // Block 0 records the GPU's nanosecond clock at the start of the token and
-// after every step (Params::phase_times): where a token's time goes.
+// after every grid barrier (Params::phase_times): where a token's time goes.
 inline constexpr std::uint32_t kBenchPhaseTimes = 2;
 // The per-block L2 prefetch of the next phase's rows between arriving at a
 // barrier and waiting there (RunnerOptions::share_prefetch), on for this run.
 inline constexpr std::uint32_t kBenchSharePrefetch = 4;
 // The per-block prefetch looks two weight phases ahead instead of one.
 inline constexpr std::uint32_t kBenchPrefetchTwoAhead = 8;
-// The persistent kernel's steps wait for their input before issuing
+// The persistent kernel's phases wait at the grid barrier before issuing
 // their first weight loads (the order before 2026-12-01), not after.
 inline constexpr std::uint32_t kBenchWaitFirst = 16;
-// Timestamps per token: one at the start, five per layer (q/k/v, attention,
-// output projection, gate/up, down: the output projection's slot repeats the
-// attention step's, the down projection's the MLP step's) and one after the
-// LM head.
+// Timestamps per token: one at the start, one after each barrier.
 constexpr std::uint32_t phase_time_slots(std::uint32_t layers) {
   return layers * 5 + 2;
 }
 
-// The persistent kernel has no grid-wide barrier: each step waits only for
-// the counter of the step whose output it reads, and every block adds one
-// to the counter of each step it finished (they only grow within a token).
-enum SyncCounter : std::uint32_t {
-  kSyncQkv = 0,  // q, k and v of the layer are written
-  kSyncOut,      // attention and the output projection are added to the stream
-  kSyncMlp,      // the MLP is added to the stream
-  kSyncLmHead,   // the LM head's logits and argmax are in
-  kSyncCounters,
-};
-
-// 2^32: the fixed-point scale of Params::resid (range +-2^31, steps of 2^-32).
-inline constexpr float kResidualFixedScale = 4294967296.0f;
-
 // Device-side bookkeeping between kernels and between tokens.
 struct State {
-  std::uint32_t pos;         // position of the token being fed in
-  std::uint32_t last_token;  // the id the host copies back after every token
-  // Arrivals of the persistent kernel's steps, by position parity: a token
-  // clears the other parity's for the next one.
-  std::uint32_t sync[2][kSyncCounters];
+  std::uint32_t pos;             // position of the token being fed in
+  std::uint32_t last_token;      // the id the host copies back after every token
+  std::uint32_t barrier[2];      // grid-barrier arrivals of the persistent kernel, by parity
   unsigned long long argmax[2];  // (ordered logit << 32 | ~id), by position parity
 };
 
@@ -293,9 +267,6 @@ inline constexpr std::uint32_t kBlockThreads = 512;
 inline constexpr std::uint32_t kMaxHeadDim = 256;
 
 // Phases of one layer, then the model-wide ones (the per-phase kernel's ids).
-// kPhaseOutProj computes attention and the output projection, kPhaseGateUp
-// the whole MLP (gate/up, SwiGLU and the down projection); kPhaseAttention
-// and kPhaseDown do nothing and are not launched.
 enum Phase : std::uint32_t {
   kPhaseQkv = 0,
   kPhaseAttention,

@@ -129,15 +129,6 @@ std::string unsupported_reason(const ModelShape& m, std::uint32_t max_ctx) {
         kQ4Group);
   if (m.hidden > kSharedFloats || m.intermediate > kSharedFloats || qdim > kSharedFloats)
     return fmt::format("vectors longer than {} floats do not fit in shared memory", kSharedFloats);
-  // The transposed output and down projections give each thread 8 columns
-  // of the hidden vector to accumulate (more would spill registers); the
-  // MLP step keeps the normalised hidden vector and a chunk of SwiGLU
-  // outputs in shared memory (8 * kBlockThreads leaves room for both).
-  if (m.hidden > 8 * kBlockThreads)
-    return fmt::format(
-        "a hidden size above {} (8 columns per thread of a {}-thread block) is not supported by "
-        "the output and down projections",
-        8 * kBlockThreads, kBlockThreads);
   // Attention's shared memory: reductions, q, the scores, two partial sums.
   const std::uint32_t ctx_room = kSharedFloats - 32 - kMaxHeadDim - kBlockThreads * 9;
   if (max_ctx == 0 || max_ctx > ctx_room)

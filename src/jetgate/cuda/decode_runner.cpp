@@ -146,9 +146,11 @@ Status Runner::allocate() {
       !st)
     return st;
   const std::uint64_t qdim = std::uint64_t{m.heads} * m.head_dim;
-  const std::uint64_t q_at = 0;
-  const std::uint64_t resid_at = aligned(q_at + 4 * qdim);
-  const std::uint64_t logits_at = aligned(resid_at + 3 * 8ull * m.hidden);
+  const std::uint64_t x_at = 0;
+  const std::uint64_t q_at = aligned(x_at + 4ull * m.hidden);
+  const std::uint64_t attn_at = aligned(q_at + 4 * qdim);
+  const std::uint64_t act_at = aligned(attn_at + 4 * qdim);
+  const std::uint64_t logits_at = aligned(act_at + 4ull * m.intermediate);
   const std::uint64_t end = aligned(logits_at + 4ull * m.vocab);
   auto acts = ctx_.alloc(end);
   if (!acts) return acts.error();
@@ -170,8 +172,10 @@ Status Runner::allocate() {
   p.rope_cos = rope_cos_.get();
   p.rope_sin = rope_sin_.get();
   const CUdeviceptr a = activations_.get();
+  p.x = a + x_at;
   p.q = a + q_at;
-  p.resid = a + resid_at;
+  p.attn = a + attn_at;
+  p.act = a + act_at;
   p.logits = a + logits_at;
   p.state = state_.get();
   p.tokens = tokens_.get();
@@ -241,9 +245,8 @@ Status Runner::capture_graph() {
     return st;
   Status launched = Ok{};
   for (std::uint32_t layer = 0; layer < model_.layers && launched; ++layer)
-    for (std::uint32_t phase : {kPhaseQkv, kPhaseOutProj, kPhaseGateUp})
-      if (launched)
-        launched = ctx_.launch(phase_kernel_, grid_, kBlockThreads, s, params_, phase, layer);
+    for (std::uint32_t phase = kPhaseQkv; phase <= kPhaseDown && launched; ++phase)
+      launched = ctx_.launch(phase_kernel_, grid_, kBlockThreads, s, params_, phase, layer);
   if (launched)
     launched = ctx_.launch(phase_kernel_, grid_, kBlockThreads, s, params_,
                            static_cast<std::uint32_t>(kPhaseLmHead), std::uint32_t{0});

@@ -29,7 +29,7 @@ struct RunnerOptions {
   // Bytes of weights DRAM streams into L2 ahead of the phase that reads them
   // (capped at half the L2); 0: none.
   std::uint32_t prefetch_window = 0;
-  // Persistent launch: after each step every block asks L2 for its own
+  // Persistent launch: at each grid barrier every block asks L2 for its own
   // rows of the next matrix (at most L2 / 2 over all blocks together). Off:
   // on the H200 it made tokens slower (bench/results/h200-2026-12-01).
   bool share_prefetch = false;
@@ -57,7 +57,7 @@ class Runner {
   // The logits of the last finished token (vocab floats).
   Result<std::vector<float>> logits();
   // kBenchPhaseTimes: the last token's clock readings (ns), one at its start
-  // and one after each step (phase_time_slots(layers) of them).
+  // and one after each grid barrier (phase_time_slots(layers) of them).
   Result<std::vector<std::uint64_t>> phase_times();
 
   LaunchMode launch_mode() const { return launch_; }

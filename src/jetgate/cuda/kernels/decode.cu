@@ -2,13 +2,8 @@
 // Kernels of the decode probe: batch-1 greedy decoding of a Llama/Qwen2-style
 // decoder. Every phase of a token is a block-level function over a slice of
 // the work; the same functions run either one phase per kernel (replayed from
-// a CUDA graph) or all in one persistent kernel (launched cooperatively, one
-// token per launch) where no grid-wide barrier separates them: each block
-// waits only for the counter of the step it reads from, with its next weights
-// already in flight (Hazy Research's "Look Ma, No Bubbles!" megakernel design,
-// https://hazyresearch.stanford.edu/blog/2025-05-27-no-bubbles). The MLP is one
-// step: gate/up, SwiGLU and the block's rows of the transposed down projection,
-// summed across blocks by integer atomics. Batch-1 decoding reads
+// a CUDA graph) or all in one persistent kernel with grid barriers between
+// them (launched cooperatively, one token per launch). Batch-1 decoding reads
 // every weight once per token, so the work is a chain of matrix-vector
 // products bound by memory bandwidth: each warp streams two weight rows with
 // 16-byte loads, several in flight per lane, against an fp32 vector held in
@@ -130,43 +125,29 @@ __device__ __forceinline__ float ld_shared_l2(const float* p) {
   return __ldcg(p);
 }
 
-// Params::pending's fixed point: each block's float partial is rounded once
-// to a multiple of 2^-32 and the integer sum is exact, whatever order the
-// blocks' atomic adds land in.
-__device__ __forceinline__ unsigned long long to_fixed(float v) {
-  return static_cast<unsigned long long>(__float2ll_rn(v * kResidualFixedScale));
-}
-__device__ __forceinline__ float from_fixed(unsigned long long u) {
-  return __ll2float_rn(static_cast<long long>(u)) * (1.0f / kResidualFixedScale);
-}
-__device__ __forceinline__ float ld_fixed(const unsigned long long* p) {
-  return from_fixed(__ldcg(p));
-}
-
 struct Model {
   const Params& p;
   const unsigned char* w;
   State* st;
+  float* x;
   float* q;
-  unsigned long long* resid;
+  float* attn;
+  float* act;
   float* logits;
   __device__ explicit Model(const Params& params)
       : p(params),
         w(reinterpret_cast<const unsigned char*>(params.weights)),
         st(reinterpret_cast<State*>(params.state)),
+        x(reinterpret_cast<float*>(params.x)),
         q(reinterpret_cast<float*>(params.q)),
-        resid(reinterpret_cast<unsigned long long*>(params.resid)),
+        attn(reinterpret_cast<float*>(params.attn)),
+        act(reinterpret_cast<float*>(params.act)),
         logits(reinterpret_cast<float*>(params.logits)) {}
   __device__ const u16* layer_tensor(u32 layer, u64 offset) const {
     return reinterpret_cast<const u16*>(w + layer * p.layer_stride + offset);
   }
   __device__ const u16* tensor(u64 offset) const {
     return reinterpret_cast<const u16*>(w + offset);
-  }
-  // The residual stream after step k (k = 2l: layer l's attention, 2l + 1:
-  // its MLP; -1: the embedding) lies in buffer (k + 3) % 3 of Params::resid.
-  __device__ unsigned long long* resid_after(int k) const {
-    return resid + static_cast<u64>((k + 3) % 3) * p.hidden;
   }
   __device__ u16* kv(u64 base, u32 layer, u32 kv_head, u32 pos) const {
     return reinterpret_cast<u16*>(base) +
@@ -199,13 +180,11 @@ __device__ u32 choose_slices(u32 pairs, u32 vecs) {
 // What happens to each finished row pair: one switch instead of one
 // matvec instantiation per phase.
 struct Epilogue {
-  enum Kind : u32 { kQkv, kSwiglu, kLogits } kind;
+  enum Kind : u32 { kQkv, kResidual, kSwiglu, kLogits } kind;
   const Model& m;
   u32 layer = 0;
   u32 pos = 0;
   unsigned long long best = 0;  // kLogits: this thread's argmax key so far
-  float* act = nullptr;         // kSwiglu: the block's SwiGLU outputs (shared memory)
-  u32 act_base = 0;             // kSwiglu: the pair that act[0] holds
 
   template <class T>
   __device__ void apply(u32 pair, float s0, float s1) {
@@ -213,8 +192,12 @@ struct Epilogue {
       case kQkv:
         qkv<T>(pair, s0, s1);
         break;
+      case kResidual:
+        m.x[2 * pair] = ld_shared_l2(m.x + 2 * pair) + s0;
+        m.x[2 * pair + 1] = ld_shared_l2(m.x + 2 * pair + 1) + s1;
+        break;
       case kSwiglu:
-        act[pair - act_base] = s0 / (1.0f + expf(-s0)) * s1;
+        m.act[pair] = s0 / (1.0f + expf(-s0)) * s1;
         break;
       case kLogits: {
         m.logits[2 * pair] = s0;
@@ -273,8 +256,8 @@ struct Epilogue {
 constexpr u32 kNormRegs = 4;
 
 template <class T>
-__device__ void load_normed(const unsigned long long* x, const u16* gamma, u32 n, float eps,
-                            float* xs, float* red) {
+__device__ void load_normed(const float* x, const u16* gamma, u32 n, float eps, float* xs,
+                            float* red) {
   float g[kNormRegs];
 #pragma unroll
   for (u32 j = 0; j < kNormRegs; ++j) {
@@ -286,7 +269,7 @@ __device__ void load_normed(const unsigned long long* x, const u16* gamma, u32 n
 #pragma unroll
   for (u32 j = 0; j < kNormRegs; ++j) {
     const u32 i = threadIdx.x + j * blockDim.x;
-    v[j] = i < n ? ld_fixed(x + i) : 0.f;
+    v[j] = i < n ? ld_shared_l2(x + i) : 0.f;
   }
 #pragma unroll
   for (u32 j = 0; j < kNormRegs; ++j) {
@@ -295,7 +278,7 @@ __device__ void load_normed(const unsigned long long* x, const u16* gamma, u32 n
     ss += v[j] * v[j];
   }
   for (u32 i = threadIdx.x + kNormRegs * blockDim.x; i < n; i += blockDim.x) {
-    const float t = ld_fixed(x + i);
+    const float t = ld_shared_l2(x + i);
     xs[i] = t;
     ss += t * t;
   }
@@ -311,21 +294,37 @@ __device__ void load_normed(const unsigned long long* x, const u16* gamma, u32 n
   __syncthreads();
 }
 
-// What a step of the persistent kernel waits for before it reads what other
-// blocks wrote: `target` arrivals on `counter`, the step it reads from (none:
-// nullptr, the per-phase kernels, whose launch boundaries order them).
+// Eight loads in flight per thread, then their stores: a long vector (the
+// down projection's input) costs one L2 round trip per eight strides, not one
+// per stride.
+__device__ void load_plain(const float* src, u32 n, float* xs) {
+  constexpr u32 kBatch = 8;
+  u32 i = threadIdx.x;
+  for (; i + (kBatch - 1) * blockDim.x < n; i += kBatch * blockDim.x) {
+    float v[kBatch];
+#pragma unroll
+    for (u32 j = 0; j < kBatch; ++j) v[j] = ld_shared_l2(src + i + j * blockDim.x);
+#pragma unroll
+    for (u32 j = 0; j < kBatch; ++j) xs[i + j * blockDim.x] = v[j];
+  }
+  for (; i < n; i += blockDim.x) xs[i] = ld_shared_l2(src + i);
+  __syncthreads();
+}
+
+// The grid barrier a phase of the persistent kernel waits at before it reads
+// what other blocks wrote: `target` arrivals on `counter` (none: nullptr, the
+// per-phase kernels, whose launch boundaries are the barriers).
 struct Wait {
   unsigned* counter;
   u32 target;
 };
 __device__ void grid_wait(const Wait& w);
 
-// The vector a projection multiplies: the residual stream src (K values in
-// fixed point, written by other blocks) RMS-normalised with gamma into shared
-// memory.
+// The vector a projection multiplies: src (K floats, written by other blocks)
+// copied into shared memory, RMS-normalised with gamma when gamma is set.
 struct Input {
-  const unsigned long long* src;
-  const u16* gamma;
+  const float* src;
+  const u16* gamma;  // nullptr: no norm
   float eps;
 };
 
@@ -384,7 +383,10 @@ __device__ __noinline__ void matvec_pairs(const u16* W, u32 K, const Input& in, 
   // The weights depend on no other block: their first loads are in flight
   // while the block waits at the barrier (kBenchWaitFirst: after it).
   grid_wait(wait);
-  load_normed<T>(in.src, in.gamma, K, in.eps, xs, red);
+  if (in.gamma != nullptr)
+    load_normed<T>(in.src, in.gamma, K, in.eps, xs, red);
+  else
+    load_plain(in.src, K, xs);
   for (u32 t = warp; t < tasks; t += kWarps) {
     const u32 g = t / ns;
     const u32 s = t % ns;
@@ -444,33 +446,23 @@ __device__ __noinline__ void matvec_pairs(const u16* W, u32 K, const Input& in, 
   }
 }
 
-// Every block clears its share of a buffer a later step adds to, once every
-// reader of what it held has finished (run_token says which).
-__device__ void clear_share(unsigned long long* buf, u32 n) {
-  const Range r = block_share(n, blockIdx.x, gridDim.x);
-  for (u32 i = r.begin + threadIdx.x; i < r.end; i += blockDim.x) buf[i] = 0;
-}
-
 template <class T>
 __device__ __noinline__ void phase_qkv(const Model& m, u32 layer, u32 pos, float* xs, float* red,
                                        Wait w) {
   const Params& p = m.p;
   const u32 rows = (p.heads + 2 * p.kv_heads) * p.head_dim;
-  const Input in{m.resid_after(2 * static_cast<int>(layer) - 1),
-                 m.layer_tensor(layer, p.off_attn_norm), p.rms_eps};
+  const Input in{m.x, m.layer_tensor(layer, p.off_attn_norm), p.rms_eps};
   Epilogue e{Epilogue::kQkv, m, layer, pos};
   matvec_pairs<T>(m.layer_tensor(layer, p.off_qkv_w), p.hidden, in, xs,
                   block_share(rows / 2, blockIdx.x, gridDim.x), red, e, w);
-  // This layer's MLP adds to the buffer of step 2l + 1, which held step
-  // 2l - 2: the previous MLP read it, and finished before this step began.
-  clear_share(m.resid_after(2 * static_cast<int>(layer) + 1), p.hidden);
 }
 
-// Attention of query head h: scores over the whole cache in shared memory,
-// softmax, then the weighted sum of V with lanes over head_dim; the head's
-// output lands in smem[32, 32 + head_dim).
+// One query head per block at a time: scores over the whole cache in shared
+// memory, softmax, then the weighted sum of V with lanes over head_dim.
 template <class T>
-__device__ void attend(const Model& m, u32 layer, u32 pos, u32 h, float* smem) {
+__device__ __noinline__ void phase_attention(const Model& m, u32 layer, u32 pos, float* smem,
+                                             Wait w) {
+  grid_wait(w);
   const Params& p = m.p;
   const u32 D = p.head_dim;
   const u32 ctx = pos + 1;
@@ -481,7 +473,7 @@ __device__ void attend(const Model& m, u32 layer, u32 pos, u32 h, float* smem) {
   float* scores = qs + kMaxHeadDim;         // max_ctx
   float* part = scores + p.max_ctx;         // blockDim.x * 8
   float* part2 = part + kBlockThreads * 8;  // blockDim.x
-  {
+  for (u32 h = blockIdx.x; h < p.heads; h += gridDim.x) {
     const u32 kvh = h / group;
     for (u32 d = threadIdx.x; d < D; d += blockDim.x)
       qs[d] = ld_shared_l2(m.q + static_cast<u64>(h) * D + d) * p.attn_scale;
@@ -539,175 +531,45 @@ __device__ void attend(const Model& m, u32 layer, u32 pos, u32 h, float* smem) {
     for (u32 d = threadIdx.x; d < D; d += blockDim.x) {
       float o = 0.f;
       for (u32 c = 0; c < chunks; ++c) o += part2[c * D + d];
-      qs[d] = o / sum;  // q is read by now (the block sums since)
+      m.attn[static_cast<u64>(h) * D + d] = o / sum;
     }
     __syncthreads();
   }
 }
 
-__device__ void prefetch_lines(const unsigned char* base, u64 bytes, u64 cap);
-
-// Bytes of its rows of a transposed matrix (output or down projection) a
-// block asks L2 for before it waits: they depend on nothing, so DRAM streams
-// them while the block waits, normalises and computes.
-constexpr u64 kRowsPrefetchBytes = 96 * 1024;
-// Column groups (8 hidden values each) a thread accumulates: one, so hidden
-// is at most 8 * kBlockThreads (unsupported_reason); more accumulators spill
-// registers in the hot loops.
-constexpr u32 kMaxColGroups = 1;
-
-// How a block's threads cover rows of hidden values: column group c (16
-// bytes of a row) and row slice s, slices rows apart.
-struct RowsLayout {
-  u32 cols, slices, s, c0;
-};
-__device__ RowsLayout rows_layout(u32 hidden) {
-  const u32 cols = hidden / 8;
-  const u32 cols_p = cols < kBlockThreads ? cols : kBlockThreads;
-  return {cols, kBlockThreads / cols_p, threadIdx.x / cols_p, threadIdx.x % cols_p};
-}
-
-// acc += sum over the n rows j of coef[j] * row j (rows of hidden values,
-// one after the other): this thread's columns and rows.
 template <class T>
-__device__ void accumulate_rows(const u16* rows, u32 n, const float* coef, const RowsLayout& l,
-                                float (&acc)[kMaxColGroups][8]) {
-  if (l.s >= l.slices) return;
-  const uint4* r4 = reinterpret_cast<const uint4*>(rows);
-#pragma unroll
-  for (u32 g = 0; g < kMaxColGroups; ++g) {
-    const u32 c = l.c0 + g * kBlockThreads;
-    if (c >= l.cols) break;
-    u32 j = l.s;
-    // Eight rows' words in flight per thread, then their products.
-    for (; j + 7 * l.slices < n; j += 8 * l.slices) {
-      uint4 w[8];
-#pragma unroll
-      for (u32 u = 0; u < 8; ++u)
-        w[u] = ld_weight(r4 + static_cast<u64>(j + u * l.slices) * l.cols + c);
-#pragma unroll
-      for (u32 u = 0; u < 8; ++u) accumulate8<T>(w[u], coef[j + u * l.slices], acc[g]);
-    }
-    for (; j < n; j += l.slices)
-      accumulate8<T>(ld_weight(r4 + static_cast<u64>(j) * l.cols + c), coef[j], acc[g]);
-  }
-}
-
-// The block's partial sum of a step's output (the slices' accumulators
-// through shared memory, slices * hidden <= 8 * kBlockThreads floats or
-// hidden when one slice, summed in a fixed order) plus its share of carry
-// (the residual stream before the step), added to out in fixed point: one
-// atomic add per element, exact whatever order the blocks' adds land in.
-__device__ void add_partials(const float (&acc)[kMaxColGroups][8], const RowsLayout& l, u32 hidden,
-                             float* xs, unsigned long long* out, const unsigned long long* carry) {
-  __syncthreads();
-  if (l.s < l.slices) {
-#pragma unroll
-    for (u32 g = 0; g < kMaxColGroups; ++g) {
-      const u32 c = l.c0 + g * kBlockThreads;
-      if (c >= l.cols) break;
-#pragma unroll
-      for (u32 k = 0; k < 8; ++k) xs[l.s * hidden + c * 8 + k] = acc[g][k];
-    }
-  }
-  __syncthreads();
-  const Range own = block_share(hidden, blockIdx.x, gridDim.x);
-  for (u32 i = threadIdx.x; i < hidden; i += blockDim.x) {
-    float v = 0.f;
-    for (u32 t = 0; t < l.slices; ++t) v += xs[t * hidden + i];
-    unsigned long long u = to_fixed(v);
-    if (i >= own.begin && i < own.end) u += __ldcg(carry + i);
-    if (u != 0) atomicAdd(out + i, u);
-  }
-  __syncthreads();
-}
-
-// Attention and the output projection in one step. The projection is stored
-// transposed ([heads * head_dim][hidden]); each block takes a share of its
-// rows, computes the attention of the heads those rows belong to (a head is
-// computed by every block whose rows it spans: cheap at the probe's context,
-// and no block waits for another's head), and adds row d times output d to
-// the residual stream. Waits only for q/k/v.
-template <class T>
-__device__ __noinline__ void phase_attn_out(const Model& m, u32 layer, u32 pos, float* smem,
-                                            const Wait& w) {
+__device__ __noinline__ void phase_out_proj(const Model& m, u32 layer, float* xs, float* red,
+                                            Wait w) {
   const Params& p = m.p;
-  const u32 H = p.hidden;
-  const u32 D = p.head_dim;
-  const Range r = block_share(p.heads * D, blockIdx.x, gridDim.x);
-  const u16* wo = m.layer_tensor(layer, p.off_o_w);
-  prefetch_lines(reinterpret_cast<const unsigned char*>(wo + static_cast<u64>(r.begin) * H),
-                 static_cast<u64>(r.end - r.begin) * H * 2, kRowsPrefetchBytes);
-  grid_wait(w);
-  const RowsLayout l = rows_layout(H);
-  float acc[kMaxColGroups][8];
-#pragma unroll
-  for (u32 g = 0; g < kMaxColGroups; ++g)
-#pragma unroll
-    for (u32 k = 0; k < 8; ++k) acc[g][k] = 0.f;
-  if (r.begin < r.end) {
-    for (u32 h = r.begin / D; h * D < r.end; ++h) {
-      __syncthreads();  // the previous head's output is read
-      attend<T>(m, layer, pos, h, smem);
-      const u32 lo = r.begin > h * D ? r.begin : h * D;
-      const u32 hi = r.end < (h + 1) * D ? r.end : (h + 1) * D;
-      accumulate_rows<T>(wo + static_cast<u64>(lo) * H, hi - lo, smem + 32 + (lo - h * D), l, acc);
-    }
-  }
-  const int k = 2 * static_cast<int>(layer);
-  add_partials(acc, l, H, smem, m.resid_after(k), m.resid_after(k - 1));
+  const u32 in = p.heads * p.head_dim;
+  Epilogue e{Epilogue::kResidual, m, layer};
+  matvec_pairs<T>(m.layer_tensor(layer, p.off_o_w), in, Input{m.attn, nullptr, 0.f}, xs,
+                  block_share(p.hidden / 2, blockIdx.x, gridDim.x), red, e, w);
 }
 
-// The whole MLP of a layer in one step: the block computes its share of the
-// gate/up rows (SwiGLU outputs j in [begin, end), kept in shared memory),
-// multiplies them by the same rows j of the transposed down projection and
-// adds the result to the residual stream. Nobody reads the SwiGLU outputs of
-// another block, so the down projection waits for nothing.
 template <class T>
-__device__ __noinline__ void phase_mlp(const Model& m, u32 layer, float* xs, float* red,
-                                       const Wait& wait) {
+__device__ __noinline__ void phase_gate_up(const Model& m, u32 layer, float* xs, float* red,
+                                           Wait w) {
   const Params& p = m.p;
-  const u32 H = p.hidden;
-  const int k = 2 * static_cast<int>(layer) + 1;
-  const Range r = block_share(p.intermediate, blockIdx.x, gridDim.x);
-  const u16* down = m.layer_tensor(layer, p.off_down_w);
-  prefetch_lines(reinterpret_cast<const unsigned char*>(down + static_cast<u64>(r.begin) * H),
-                 static_cast<u64>(r.end - r.begin) * H * 2, kRowsPrefetchBytes);
-  const u16* gateup = m.layer_tensor(layer, p.off_gateup_w);
-  const Input in{m.resid_after(k - 1), m.layer_tensor(layer, p.off_mlp_norm), p.rms_eps};
-  float* act = xs + H;
-  const u32 room = kSharedFloats - H;  // SwiGLU outputs per chunk (>= 512: unsupported_reason)
-  const RowsLayout l = rows_layout(H);
-  float acc[kMaxColGroups][8];
-#pragma unroll
-  for (u32 g = 0; g < kMaxColGroups; ++g)
-#pragma unroll
-    for (u32 c = 0; c < 8; ++c) acc[g][c] = 0.f;
-  if (r.begin == r.end) grid_wait(wait);  // no rows, but a share of the carry
-  for (u32 b = r.begin; b < r.end; b += room) {
-    const u32 e = r.end - b < room ? r.end : b + room;
-    Epilogue epi{Epilogue::kSwiglu, m, layer};
-    epi.act = act;
-    epi.act_base = b;
-    matvec_pairs<T>(gateup, H, in, xs, Range{b, e}, red, epi,
-                    b == r.begin ? wait : Wait{nullptr, 0});
-    __syncthreads();  // act complete
-    accumulate_rows<T>(down + static_cast<u64>(b) * H, e - b, act, l, acc);
-    __syncthreads();  // xs and act are overwritten next
-  }
-  add_partials(acc, l, H, xs, m.resid_after(k), m.resid_after(k - 1));
-  // The next layer's attention adds to the buffer of step 2l + 2, which held
-  // step 2l - 1: this layer's q/k/v and attention read it, and finished
-  // before this step began.
-  clear_share(m.resid_after(k + 1), H);
+  const Input in{m.x, m.layer_tensor(layer, p.off_mlp_norm), p.rms_eps};
+  Epilogue e{Epilogue::kSwiglu, m, layer};
+  matvec_pairs<T>(m.layer_tensor(layer, p.off_gateup_w), p.hidden, in, xs,
+                  block_share(p.intermediate, blockIdx.x, gridDim.x), red, e, w);
+}
+
+template <class T>
+__device__ __noinline__ void phase_down(const Model& m, u32 layer, float* xs, float* red, Wait w) {
+  const Params& p = m.p;
+  Epilogue e{Epilogue::kResidual, m, layer};
+  matvec_pairs<T>(m.layer_tensor(layer, p.off_down_w), p.intermediate, Input{m.act, nullptr, 0.f},
+                  xs, block_share(p.hidden / 2, blockIdx.x, gridDim.x), red, e, w);
 }
 
 template <class T>
 __device__ __noinline__ void phase_lm_head(const Model& m, u32 pos, float* xs, float* red,
                                            unsigned long long* red64, Wait w) {
   const Params& p = m.p;
-  const Input in{m.resid_after(2 * static_cast<int>(p.layers) - 1), m.tensor(p.off_final_norm),
-                 p.rms_eps};
+  const Input in{m.x, m.tensor(p.off_final_norm), p.rms_eps};
   Epilogue e{Epilogue::kLogits, m, 0, pos};
   matvec_pairs<T>(m.tensor(p.off_lm_head), p.hidden, in, xs,
                   block_share(p.vocab / 2, blockIdx.x, gridDim.x), red, e, w);
@@ -726,11 +588,9 @@ __device__ __noinline__ void phase_lm_head(const Model& m, u32 pos, float* xs, f
   __syncthreads();
 }
 
-// One block, after every block's LM head: the argmax becomes the next input
-// (its embedding row, the residual stream before layer 0), the buffer layer
-// 0's attention adds to is cleared, the id is recorded for the host, the
-// other parity's argmax cell is cleared for the next token and the position
-// advances.
+// One block: the argmax becomes the next input (its embedding row), the id is
+// recorded for the host, the other parity's argmax cell is cleared for the
+// next token and the position advances.
 template <class T>
 __device__ void phase_finish(const Model& m, u32 pos) {
   const Params& p = m.p;
@@ -738,12 +598,7 @@ __device__ void phase_finish(const Model& m, u32 pos) {
   const u32 token = 0xFFFFFFFFu - static_cast<u32>(packed & 0xFFFFFFFFull);
   const u32 row = token < p.vocab ? token : 0;  // an invalid id is reported, never read
   const u16* e = m.tensor(p.off_embed) + static_cast<u64>(row) * p.hidden;
-  unsigned long long* in = m.resid_after(-1);
-  unsigned long long* first = m.resid_after(0);
-  for (u32 i = threadIdx.x; i < p.hidden; i += blockDim.x) {
-    in[i] = to_fixed(T::load(e + i));  // exact: 16-bit values are multiples of 2^-24 (or 0)
-    first[i] = 0;
-  }
+  for (u32 i = threadIdx.x; i < p.hidden; i += blockDim.x) m.x[i] = T::load(e + i);
   if (threadIdx.x == 0) {
     m.st->last_token = token;
     if (pos < p.max_ctx) reinterpret_cast<u32*>(p.tokens)[pos] = token;
@@ -836,12 +691,12 @@ __device__ PhaseMatrix phase_matrix(const Model& m, u32 i) {
               base + p.off_attn_norm,
               p.qkv_bias ? base + p.off_qkv_b : nullptr,
               p.qkv_bias ? qkv_rows * 2 : 0};
-    case 1:  // stored transposed: rows of the attention outputs, two per pair
-      return {base + p.off_o_w, p.hidden, qdim / 2, nullptr, nullptr, 0};
+    case 1:
+      return {base + p.off_o_w, qdim, p.hidden / 2, nullptr, nullptr, 0};
     case 2:
       return {base + p.off_gateup_w, p.hidden, p.intermediate, base + p.off_mlp_norm, nullptr, 0};
-    default:  // stored transposed: rows j of the SwiGLU outputs, two per pair
-      return {base + p.off_down_w, p.hidden, p.intermediate / 2, nullptr, nullptr, 0};
+    default:
+      return {base + p.off_down_w, p.intermediate, p.hidden / 2, nullptr, nullptr, 0};
   }
 }
 
@@ -866,11 +721,16 @@ __device__ void prefetch_share(const Model& m, u32 i, u32 pos) {
   }
 }
 
-// A step's arrival: when every thread of the block is done with it, one
-// fire-and-forget release add on the step's counter. What the block issues
-// after it (the next step's weight loads) neither delays it nor waits for it.
-__device__ void arrive(unsigned* counter) {
+// Grid barrier of the persistent kernel, in two halves: a counter per token
+// parity that only grows (the previous token's is cleared at the start), so
+// arriving is one fire-and-forget release add and waiting is polling with
+// acquire loads. Between the halves a block may issue what does not depend on
+// the other blocks (the next phase's weights): the release in grid_arrive
+// covers only what came before it, so those loads neither delay the arrival
+// nor wait for it.
+__device__ void grid_arrive(unsigned* counter, u32& passed) {
   __syncthreads();
+  ++passed;
   if (threadIdx.x == 0) {
 #if __CUDA_ARCH__ >= 700
     asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(counter) : "memory");
@@ -881,13 +741,11 @@ __device__ void arrive(unsigned* counter) {
   }
 }
 
-// Polls with acquire loads until the counter reaches the target, then the
-// whole block goes on.
 __device__ void grid_wait(const Wait& w) {
   if (w.counter == nullptr) return;
   unsigned* counter = w.counter;
   if (threadIdx.x == 0) {
-    const u32 target = w.target;
+    const u32 target = w.target * gridDim.x;
 #if __CUDA_ARCH__ >= 700
     u32 seen;
     do {
@@ -916,11 +774,17 @@ __device__ void run_phase(const Model& m, u32 phase, u32 layer, u32 pos, const S
     case kPhaseQkv:
       phase_qkv<T>(m, layer, pos, s.xs, s.red, w);
       break;
-    case kPhaseOutProj:  // attention included
-      phase_attn_out<T>(m, layer, pos, s.xs, w);
+    case kPhaseAttention:
+      phase_attention<T>(m, layer, pos, s.xs, w);
+      break;
+    case kPhaseOutProj:
+      phase_out_proj<T>(m, layer, s.xs, s.red, w);
       break;
     case kPhaseGateUp:
-      phase_mlp<T>(m, layer, s.xs, s.red, w);
+      phase_gate_up<T>(m, layer, s.xs, s.red, w);
+      break;
+    case kPhaseDown:
+      phase_down<T>(m, layer, s.xs, s.red, w);
       break;
     case kPhaseLmHead:
       phase_lm_head<T>(m, pos, s.xs, s.red, s.red64, w);
@@ -944,71 +808,45 @@ __device__ __forceinline__ void stamp(const Params& p, u32 slot) {
   reinterpret_cast<u64*>(p.phase_times)[slot] = t;
 }
 
-// One token, with no grid-wide barrier: three steps per layer (q/k/v;
-// attention with the output projection; the MLP with the down projection),
-// each waiting only for the counter of the step whose output it reads, with
-// the weights that depend on nothing already requested before it waits. The
-// residual stream after step k lives in buffer k % 3 (fixed point): step k
-// adds its partial sums there plus the stream before it, and the buffer of
-// step k + 1 is cleared in step k - 1, whose wait guarantees every reader of
-// its old content has finished. The LM head is spread over every block.
 template <class T>
 __device__ void run_token(const Model& m, const Shared& s) {
-  const Params& p = m.p;
   const u32 pos = __ldcg(&m.st->pos);
-  unsigned* c = m.st->sync[pos & 1];
-  // The other parity's counters served the previous token, whose launch has
+  unsigned* counter = &m.st->barrier[pos & 1];
+  // The other parity's counter served the previous token, whose launch has
   // ended; the next token starts from zero.
-  if (blockIdx.x == 0 && threadIdx.x < kSyncCounters) m.st->sync[(pos + 1) & 1][threadIdx.x] = 0;
-  const bool sync_only = (p.bench_flags & kBenchBarriersOnly) != 0;
-  const u32 grid = gridDim.x;
-  const u32 ahead = p.prefetch_ahead > 1 ? 2 : 1;
-  u32 slot = 0;
-  stamp(p, slot++);
+  if (blockIdx.x == 0 && threadIdx.x == 0) m.st->barrier[(pos + 1) & 1] = 0;
+  u32 passed = 0;
+  const bool barriers_only = (m.p.bench_flags & kBenchBarriersOnly) != 0;
+  const u32 ahead = m.p.prefetch_ahead > 1 ? 2 : 1;
+  stamp(m.p, 0);
+  // The first weight phases: the previous token's last phase asked for them
+  // too, unless this is the first token.
   for (u32 i = 0; i < ahead; ++i) prefetch_share(m, i, pos);
-  for (u32 layer = 0; layer < p.layers; ++layer) {
-    // q, k, v: the stream after the previous layer's MLP (layer 0: the
-    // embedding, written before this launch).
-    const Wait after_mlp{layer == 0 ? nullptr : &c[kSyncMlp], layer * grid};
-    if (sync_only)
-      grid_wait(after_mlp);
-    else
-      phase_qkv<T>(m, layer, pos, s.xs, s.red, after_mlp);
-    arrive(&c[kSyncQkv]);
-    stamp(p, slot++);
-    prefetch_share(m, 4 * layer + ahead, pos);
-    const Wait after_qkv{&c[kSyncQkv], (layer + 1) * grid};
-    if (sync_only)
-      grid_wait(after_qkv);
-    else
-      phase_attn_out<T>(m, layer, pos, s.xs, after_qkv);
-    arrive(&c[kSyncOut]);
-    stamp(p, slot++);
-    stamp(p, slot++);  // the output projection's slot: inside the attention step
-    prefetch_share(m, 4 * layer + 1 + ahead, pos);
-    const Wait after_out{&c[kSyncOut], (layer + 1) * grid};
-    if (sync_only)
-      grid_wait(after_out);
-    else
-      phase_mlp<T>(m, layer, s.xs, s.red, after_out);
-    arrive(&c[kSyncMlp]);
-    stamp(p, slot++);
-    stamp(p, slot++);  // the down projection's slot: inside the MLP step
-    prefetch_share(m, 4 * layer + 3 + ahead, pos);
+  // Each phase waits for the arrivals of the one before it inside itself,
+  // after its first weight loads are issued (Wait), and arrives when done.
+  for (u32 layer = 0; layer < m.p.layers; ++layer) {
+    for (u32 phase = kPhaseQkv; phase <= kPhaseDown; ++phase) {
+      const Wait w{counter, passed};
+      if (barriers_only)
+        grid_wait(w);
+      else
+        run_phase<T>(m, phase, layer, pos, s, w);
+      // Weight phase index of the phase after this one (qkv and attention
+      // are both followed by out), then `ahead` - 1 further; attention's
+      // successor was asked for at the end of qkv, so it asks for the one
+      // after.
+      const u32 next = 4 * layer + (phase == kPhaseQkv ? 1u : phase);
+      grid_arrive(counter, passed);
+      stamp(m.p, passed);
+      prefetch_share(m, next + ahead - 1 + (phase == kPhaseAttention ? 1 : 0), pos);
+    }
   }
-  const Wait after_last{&c[kSyncMlp], p.layers * grid};
-  if (sync_only)
-    grid_wait(after_last);
-  else
-    phase_lm_head<T>(m, pos, s.xs, s.red, s.red64, after_last);
-  arrive(&c[kSyncLmHead]);
-  stamp(p, slot++);
+  run_phase<T>(m, kPhaseLmHead, 0, pos, s, Wait{counter, passed});
+  grid_arrive(counter, passed);
+  stamp(m.p, passed);
   // The next token's first weights stream while this one finishes.
   for (u32 i = 0; i < ahead; ++i) prefetch_share(m, i, pos + 1);
-  if (blockIdx.x == 0) {
-    grid_wait(Wait{&c[kSyncLmHead], grid});
-    phase_finish<T>(m, pos);
-  }
+  run_phase<T>(m, kPhaseFinish, 0, pos, s, Wait{counter, passed});
 }
 
 // Where the 8 elements starting at physical element e come from: the
@@ -1056,23 +894,8 @@ __device__ void init_tensor(const Params& p, u32 seed, u32 kind, u32 layer, u64 
   const u64 groups = rows * cols / 8;
   for (u64 gi = blockIdx.x * static_cast<u64>(blockDim.x) + threadIdx.x; gi < groups;
        gi += static_cast<u64>(gridDim.x) * blockDim.x) {
-    u32 packed[4];
-    if (kind == kWdown || kind == kWo) {
-      // Stored transposed: physical [cols][hidden], logical [hidden][cols]
-      // (cols: intermediate or heads * head_dim), element by element.
-      for (u32 j = 0; j < 4; ++j) {
-        u16 h[2];
-        for (u32 k = 0; k < 2; ++k) {
-          const u64 e = gi * 8 + 2 * j + k;
-          const u64 logical = (e % p.hidden) * cols + e / p.hidden;
-          h[k] = to_dtype(weight_value(seed, kind, layer, logical, scale), T::id);
-        }
-        packed[j] = static_cast<u32>(h[0]) | (static_cast<u32>(h[1]) << 16);
-      }
-      dst[gi] = make_uint4(packed[0], packed[1], packed[2], packed[3]);
-      continue;
-    }
     const Source src = logical_source(p, kind, gi * 8, cols);
+    u32 packed[4];
 #pragma unroll
     for (u32 j = 0; j < 4; ++j) {
       const u16 lo = to_dtype(weight_value(seed, src.kind, layer, src.index + 2 * j, scale), T::id);
@@ -1091,9 +914,8 @@ namespace dg = jetgate::cuda::decode::gpu;
 namespace dm = jetgate::cuda::decode;
 }  // namespace
 
-// One token in one launch: every step of every layer, each waiting only for
-// the steps it reads from (dependency counters, no grid barrier). Must be
-// launched cooperatively (all blocks resident: they wait for each other).
+// One token in one launch: every phase of every layer, grid barriers between
+// them. Must be launched cooperatively (all blocks resident).
 extern "C" __global__ void __launch_bounds__(dm::kBlockThreads, 1)
     jetgate_decode_token(dm::Params p) {
   __shared__ __align__(16) float xs[dm::kSharedFloats];
@@ -1107,8 +929,8 @@ extern "C" __global__ void __launch_bounds__(dm::kBlockThreads, 1)
     dg::run_token<dg::F16>(m, s);
 }
 
-// One phase of one layer (kernel boundaries order them): the graph of a token
-// holds one launch per phase (kPhaseDown is none: the MLP step holds it).
+// One phase of one layer (kernel boundaries are the barriers): the graph of
+// a token holds one launch per phase.
 extern "C" __global__ void __launch_bounds__(dm::kBlockThreads, 1)
     jetgate_decode_phase(dm::Params p, std::uint32_t phase, std::uint32_t layer) {
   __shared__ __align__(16) float xs[dm::kSharedFloats];
@@ -1127,17 +949,13 @@ extern "C" __global__ void __launch_bounds__(dm::kBlockThreads, 1)
 extern "C" __global__ void jetgate_decode_begin(dm::Params p, std::uint32_t token) {
   const dg::Model m(p);
   const std::uint16_t* e = m.tensor(p.off_embed) + static_cast<std::uint64_t>(token) * p.hidden;
-  unsigned long long* in = m.resid_after(-1);
-  for (std::uint32_t i = threadIdx.x; i < p.hidden; i += blockDim.x) {
-    in[i] = dg::to_fixed(dm::from_dtype(e[i], p.dtype));
-    m.resid_after(0)[i] = 0;
-    m.resid_after(1)[i] = 0;
-  }
-  if (threadIdx.x < 2 * dm::kSyncCounters)
-    m.st->sync[threadIdx.x / dm::kSyncCounters][threadIdx.x % dm::kSyncCounters] = 0;
+  for (std::uint32_t i = threadIdx.x; i < p.hidden; i += blockDim.x)
+    m.x[i] = dm::from_dtype(e[i], p.dtype);
   if (threadIdx.x == 0) {
     m.st->pos = 0;
     m.st->last_token = token;
+    m.st->barrier[0] = 0;
+    m.st->barrier[1] = 0;
     m.st->argmax[0] = 0;
     m.st->argmax[1] = 0;
   }
