@@ -20,8 +20,9 @@
 #    (torch_read), a plain PyTorch decode step of the same shapes replayed
 #    from a CUDA graph (torch_graph), transformers' generate() with a static
 #    and the dynamic cache (hf_static, hf_eager; random weights, no download).
-# 5. jetgate_decode_bench variants (launch mode, L2 prefetch window, barriers
-#    only) and an Nsight Compute profile of one token, as time allows.
+# 5. jetgate_decode_bench variants (launch mode, L2 prefetch window, the
+#    synchronisation only, phase times) and an Nsight Compute profile of
+#    one token, as time allows.
 # 6. summary: tok/s and the ratios to each reference (docs/probes.md, "Reading
 #    bench/decode_h200.sh"), printed and written to summary.json.
 #
@@ -71,7 +72,8 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,
 python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)' 2>&1 | tail -1
 
 echo "== binaries ($bin)"
-need=("$bin/jetgate" "$bin/tests/jetgate_tests" "$bin/tests/jetgate_decode_bench")
+need=("$bin/jetgate" "$bin/tests/jetgate_decode_bench")
+has tests && need+=("$bin/tests/jetgate_tests")
 missing=0
 for f in "${need[@]}"; do [[ -x "$f" ]] || missing=1; done
 if ((missing)); then
@@ -142,13 +144,13 @@ if has peers; then
 fi
 
 if has sweep; then
-  echo "== jetgate decode kernels, variants (launch:blocks_per_sm:prefetch_window_MiB[:1 = barriers only])"
+  echo "== jetgate decode kernels, variants (launch:blocks_per_sm:prefetch_window_MiB[:flags: 1 = synchronisation only, 2 = phase times])"
   for m in "${models[@]}"; do
     fits 45 || continue
     # shellcheck disable=SC2086
     timeout "$(limit 90)" "$bin/tests/jetgate_decode_bench" $m --tokens 256 \
       --variant graph:1:0 --variant persistent:1:0 --variant persistent:1:0:1 \
-      --variant persistent:1:8 --variant persistent:1:24 | tee -a "$out/sweep.jsonl"
+      --variant persistent:1:8 --variant persistent:1:0:2 | tee -a "$out/sweep.jsonl"
   done
 fi
 
