@@ -258,16 +258,15 @@ Result<Parsed> parse_file(const std::string& file, const std::string& text, std:
                       "run the gate with `jetgate run --node NAME` (RUNNER_NAME by default)");
   // A run cut short by a signal (a drain, a rollout, a cancelled job) measured nothing
   // about the node: stored, it would read as a failure of the gate.
-  if (const nlohmann::json* cut = keys::find(e->extra, keys::kInterrupted);
-      cut && !cut->is_null())
-    return make_error(fmt::format("is a run of node {} cut short by {} (/interrupted): it measured "
-                                  "nothing, so it is not stored as a {} run",
-                                  quoted_text(p.node),
-                                  cut->is_string() ? cut->get<std::string>() : "a signal",
-                                  evidence::to_string(e->status)),
-                      file,
-                      "nothing to do: the node's next complete run is stored (`jetgate run "
-                      "--every` keeps no cut-short run)");
+  if (const nlohmann::json* cut = keys::find(e->extra, keys::kInterrupted); cut && !cut->is_null())
+    return make_error(
+        fmt::format("is a run of node {} cut short by {} (/interrupted): it measured "
+                    "nothing, so it is not stored as a {} run",
+                    quoted_text(p.node), cut->is_string() ? cut->get<std::string>() : "a signal",
+                    evidence::to_string(e->status)),
+        file,
+        "nothing to do: the node's next complete run is stored (`jetgate run "
+        "--every` keeps no cut-short run)");
   auto seconds = evidence::utc_seconds_of_timestamp(e->generated_at);
   auto day = evidence::utc_date_of_timestamp(e->generated_at);
   if (!seconds || !day)
