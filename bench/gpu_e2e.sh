@@ -80,18 +80,7 @@ sha=$(git -C "$work/repo" rev-parse HEAD)
 policy=$work/repo/ci/policy.json
 load_pid=
 start_load() {
-  python3 - <<'PY' &
-import time, torch
-a = torch.randn(1 << 29, device="cuda", dtype=torch.float16)  # 1 GiB
-b = torch.empty_like(a)
-m = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
-end = time.time() + 240
-while time.time() < end:
-    for _ in range(20):
-        b.copy_(a)
-    m @ m
-    torch.cuda.synchronize()
-PY
+  python3 "$root/bench/gpu_load.py" 240 &
   load_pid=$!
   sleep 8
   nvidia-smi --query-gpu=utilization.gpu,utilization.memory --format=csv,noheader

@@ -110,18 +110,7 @@ alerts idle
 cp "$work/metrics/jetgate.prom" "$out/textfile-idle.prom"
 
 step "1b. the second run, under GPU load"
-python3 - <<'PY' &
-import time, torch
-a = torch.randn(1 << 29, device="cuda", dtype=torch.float16)  # 1 GiB
-b = torch.empty_like(a)
-m = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
-end = time.time() + 150
-while time.time() < end:
-    for _ in range(20):
-        b.copy_(a)
-    m @ m
-    torch.cuda.synchronize()
-PY
+python3 "$root/bench/gpu_load.py" 150 &
 load=$!
 pids+=($load)
 t1=$SECONDS
