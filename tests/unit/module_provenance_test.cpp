@@ -109,6 +109,22 @@ TEST(ModuleProvenance, ModinfoAndSignatureOfAModuleFile) {
   EXPECT_FALSE(read_module_info(module_file("nvgpu.ko").substr(0, 100)).ok()) << "truncated";
 }
 
+// Debian's libkmod asserts on some malformed ELF files and aborts the process that
+// reads them (elf_get_section_header: idx < section count; fuzz_modinfo found this
+// one). A module file on a host or in a recording is outside input: reading it must
+// end in an error that names the module's fault, never abort jetgate.
+TEST(ModuleProvenance, AModuleThatMakesLibkmodAbortIsAnErrorNotACrash) {
+  auto r = read_module_info(module_file("libkmod-asserts.ko"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message().find("libkmod did not finish reading it"), std::string::npos)
+      << r.error().message();
+  EXPECT_NE(r.error().message().find("SIGABRT"), std::string::npos) << r.error().message();
+  // And the next module reads as before: nothing of the failure stays behind.
+  auto nvgpu = read_module_info(module_file("nvgpu.ko"));
+  ASSERT_TRUE(nvgpu.ok()) << nvgpu.error().message();
+  EXPECT_EQ(nvgpu->at("sig_hashalgo"), "sha256");
+}
+
 // nvgpu.ko's vermagic is "5.15.148-tegra SMP preempt ...": its kernel release is the
 // first field whole, so a kernel "5.15.148" (a prefix) or "5.15.148-tegra-rt" (longer)
 // is another kernel.

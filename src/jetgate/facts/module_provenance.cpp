@@ -9,12 +9,14 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <chrono>
 
 #include "jetgate/core/identifier.hpp"
 #include "jetgate/facts/collect_context.hpp"
 #include "jetgate/facts/container_images.hpp"
 #include "jetgate/facts/gpu_stack.hpp"
 #include "jetgate/facts/text.hpp"
+#include "jetgate/proc/child.hpp"
 
 namespace jetgate::facts {
 namespace {
@@ -286,7 +288,12 @@ std::optional<ModuleSignature> module_signature_of(std::string_view bytes) {
   return ModuleSignature{sig_len, bytes.size() - trailer - sig_len};
 }
 
-Result<std::map<std::string, std::string>> read_module_info(std::string_view bytes) {
+namespace {
+
+// libkmod's own reading of one module file, in this process. Debian's libkmod asserts
+// on some malformed ELF files (elf_get_section_header: idx < section count, found by
+// fuzz_modinfo) and so aborts the process: read_module_info runs this in a child.
+Result<std::map<std::string, std::string>> read_module_info_in_process(std::string_view bytes) {
   const auto& api = kmod();
   if (!api.error.empty()) return make_error(api.error);
   if (bytes.size() > kMaxModuleBytes)
@@ -348,6 +355,41 @@ Result<std::map<std::string, std::string>> read_module_info(std::string_view byt
   api.ctx_unref(ctx);
   ::close(fd);
   if (!error.empty()) return make_error(error);
+  return info;
+}
+
+}  // namespace
+
+Result<std::map<std::string, std::string>> read_module_info(std::string_view bytes) {
+  // libkmod is loaded once, here; a file refused by size never needs a child.
+  if (const auto& api = kmod(); !api.error.empty()) return make_error(api.error);
+  if (bytes.size() > kMaxModuleBytes) return read_module_info_in_process(bytes);
+  proc::ChildLimits limits;
+  limits.timeout = std::chrono::seconds(10);
+  limits.max_output_bytes = 1u << 20;
+  const proc::ChildOutcome out = proc::run_in_child(
+      [&] {
+        auto info = read_module_info_in_process(bytes);
+        nlohmann::json j;
+        if (info)
+          j["info"] = *info;
+        else
+          j["error"] = info.error().message();
+        return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      },
+      limits);
+  if (out.kind != proc::ChildOutcome::Kind::exited || out.exit_code != 0)
+    return make_error("libkmod did not finish reading it (" + out.describe() +
+                      "): a malformed module file");
+  auto j = nlohmann::json::parse(out.output, nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    return make_error("libkmod's reading of it came back unreadable");
+  if (const auto e = j.find("error"); e != j.end() && e->is_string())
+    return make_error(e->get<std::string>());
+  std::map<std::string, std::string> info;
+  if (const auto i = j.find("info"); i != j.end() && i->is_object())
+    for (const auto& [k, v] : i->items())
+      if (v.is_string()) info.emplace(k, v.get<std::string>());
   return info;
 }
 
